@@ -1,0 +1,129 @@
+/* sw-internal.h: helpers shared by every libswipium module; never installed. */
+#ifndef SW_INTERNAL_H
+#define SW_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <swipium/swipium.h>
+
+#define SW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define SW_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SW_PRINTF(f, a)
+#endif
+
+/* ---- errors ------------------------------------------------------------ */
+
+/*
+ * Sets *err (when err is non-NULL and *err is NULL) and returns @code, so a
+ * failing path reads `return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "...")`.
+ * @failure_code and @hint may be NULL.
+ */
+int sw__error_set(sw_error **err, int code, const char *failure_code, const char *hint, const char *fmt, ...)
+	SW_PRINTF(5, 6);
+int sw__error_setv(sw_error **err, int code, const char *failure_code, const char *hint, const char *fmt,
+		   va_list ap) SW_PRINTF(5, 0);
+/* Sets an "out of memory" error and returns SW_ENOMEM. */
+int sw__error_nomem(sw_error **err);
+/* Attaches structured details to an existing error (takes ownership of @details). */
+void sw__error_take_details(sw_error *err, json_t *details);
+/* The details object of @err, or NULL. (transfer none) */
+json_t *sw__error_details(const sw_error *err);
+/* Moves *src into *dst when dst is non-NULL (and empty); frees it otherwise. */
+void sw__error_propagate(sw_error **dst, sw_error *src);
+
+/* ---- logging ----------------------------------------------------------- */
+
+/* Logs through the context's callback. @fields may be NULL; it is not stolen. */
+void sw__log(const sw_ctx *ctx, sw_log_level level, json_t *fields, const char *fmt, ...) SW_PRINTF(4, 5);
+#define sw__log_debug(ctx, ...) sw__log((ctx), SW_LOG_DEBUG, NULL, __VA_ARGS__)
+#define sw__log_info(ctx, ...) sw__log((ctx), SW_LOG_INFO, NULL, __VA_ARGS__)
+#define sw__log_warn(ctx, ...) sw__log((ctx), SW_LOG_WARN, NULL, __VA_ARGS__)
+#define sw__log_error(ctx, ...) sw__log((ctx), SW_LOG_ERROR, NULL, __VA_ARGS__)
+
+/* ---- growable byte buffer --------------------------------------------- */
+
+typedef struct sw_buf {
+	char *data; /* always NUL-terminated when non-NULL */
+	size_t len;
+	size_t cap;
+	bool failed; /* an allocation failed; later appends are no-ops */
+} sw_buf;
+
+#define SW_BUF_INIT {NULL, 0, 0, false}
+
+bool sw__buf_reserve(sw_buf *b, size_t extra);
+void sw__buf_append(sw_buf *b, const void *data, size_t len);
+void sw__buf_puts(sw_buf *b, const char *s);
+void sw__buf_putc(sw_buf *b, char c);
+void sw__buf_printf(sw_buf *b, const char *fmt, ...) SW_PRINTF(2, 3);
+/* Hands the data to the caller (never NULL unless failed) and resets @b. */
+char *sw__buf_steal(sw_buf *b, size_t *len_out);
+void sw__buf_free(sw_buf *b);
+
+/* ---- strings and UTF-8 ------------------------------------------------- */
+
+char *sw__strdup(const char *s);
+char *sw__strndup(const char *s, size_t n);
+char *sw__asprintf(const char *fmt, ...) SW_PRINTF(1, 2);
+bool sw__str_has_prefix(const char *s, const char *prefix);
+bool sw__str_has_suffix(const char *s, const char *suffix);
+
+/* Decodes one UTF-8 sequence at s[0..len). Returns its length (1..4) and the
+ * code point in *cp, or 0 for an invalid or truncated sequence. */
+size_t sw__utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+/* Encodes @cp into out (4 bytes room); returns the number of bytes. */
+size_t sw__utf8_encode(uint32_t cp, char out[4]);
+bool sw__utf8_valid(const char *s, size_t len);
+/* A copy of s[0..len) where every invalid sequence became U+FFFD. */
+char *sw__utf8_sanitize(const char *s, size_t len);
+/* Number of UTF-16 code units of valid UTF-8 text (JavaScript's String.length). */
+size_t sw__utf16_len(const char *s, size_t len);
+/* Byte length of the longest prefix of s holding at most @units UTF-16 units
+ * without splitting a character. */
+size_t sw__utf16_prefix_bytes(const char *s, size_t len, size_t units);
+
+/* ---- files ------------------------------------------------------------- */
+
+/* mkdir -p with @mode for the directories it creates. */
+int sw__mkdirs(const char *path, mode_t mode, sw_error **err);
+/* Reads a whole file of at most @max bytes (NUL-terminated). SW_ELIMIT when larger. */
+int sw__read_file(const char *path, size_t max, char **out, size_t *len_out, sw_error **err);
+bool sw__is_dir(const char *path);
+bool sw__is_file(const char *path);
+/* Joins two path parts with one '/'. */
+char *sw__path_join(const char *a, const char *b);
+/* Absolute, lexically normalised form of @path relative to @cwd (or getcwd()). */
+char *sw__path_resolve(const char *cwd, const char *path);
+/* realpath(), falling back to sw__path_resolve() when it fails. */
+char *sw__path_real_or_resolved(const char *path);
+
+/* ---- JSON -------------------------------------------------------------- */
+
+/* Pretty JSON the way JavaScript's JSON.stringify(v, null, 2) writes it. */
+char *sw__json_pretty(const json_t *v);
+/* Compact JSON (JSON.stringify(v)). */
+char *sw__json_compact(const json_t *v);
+/* Writes a JavaScript-style number (shortest round-trip form) for @d. */
+void sw__buf_js_number(sw_buf *b, double d);
+/* JSON string quoting as JSON.stringify does. */
+void sw__buf_json_string(sw_buf *b, const char *s, size_t len);
+
+/* ---- context internals ------------------------------------------------- */
+
+struct sw_ctx {
+	sw_log_fn log_fn;
+	void *log_userdata;
+	sw_log_level log_level;
+	char *home;
+};
+
+#endif

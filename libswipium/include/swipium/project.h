@@ -1,0 +1,44 @@
+/* swipium/project.h: finding the app project a run works on (the project-root rule). */
+#ifndef SWIPIUM_PROJECT_H
+#define SWIPIUM_PROJECT_H
+
+#include <swipium/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Inputs of the project-root rule, in priority order. Any field may be NULL.
+ * Environment values are read by the caller (or left NULL to read the
+ * process environment: see use_process_env).
+ */
+typedef struct sw_root_request {
+	unsigned version;            /**< SW_ROOT_REQUEST_VERSION */
+	const char *project_root;    /**< explicit argument: must be an absolute, existing directory */
+	const char *const *mcp_roots; /**< NULL-terminated list of client roots (paths, not URIs), or NULL */
+	const char *cwd;             /**< the process working directory; NULL reads getcwd() */
+	const char *home;            /**< $HOME to refuse as a fallback root; NULL reads the environment */
+	int use_process_env;         /**< non-zero: read SWIPIUM_PROJECT_ROOT and CLAUDE_PROJECT_DIR */
+} sw_root_request;
+
+#define SW_ROOT_REQUEST_VERSION 1
+#define SW_ROOT_REQUEST_INIT {SW_ROOT_REQUEST_VERSION, NULL, NULL, NULL, NULL, 1}
+
+/**
+ * Resolves the project root. On success @root_out receives the directory and
+ * @source_out one of "arg", "mcp-roots", "env:SWIPIUM_PROJECT_ROOT",
+ * "env:CLAUDE_PROJECT_DIR", "cwd" (both transfer full, free with sw_free()).
+ * Fails with SW_EINVAL (failure code INVALID_ARGUMENT) for a bad explicit
+ * argument and SW_ENOTFOUND (PROJECT_ROOT_UNRESOLVED) when nothing applies.
+ */
+SW_API int sw_project_root_resolve(const sw_root_request *req, char **root_out, char **source_out, sw_error **err);
+
+/** Non-zero when @dir holds one of the project markers (package.json, android/, *.xcodeproj ...). */
+SW_API int sw_project_has_marker(const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

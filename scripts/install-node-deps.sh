@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the npm packages the integration tests use (the official MCP SDK client
+# and the MCP Inspector CLI) into tests/integration/node_modules, from the lock file.
+set -euo pipefail
+cd "$(dirname "$0")/../tests/integration"
+[ -f package.json ] || exit 0
+if [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then
+	exit 0
+fi
+if [ -f package-lock.json ]; then
+	npm ci --no-audit --no-fund --loglevel=error </dev/null
+else
+	npm install --no-audit --no-fund --loglevel=error </dev/null
+fi

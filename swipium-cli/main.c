@@ -1,0 +1,64 @@
+/* main.c: `swipium` argument dispatch: --help, --version, serve, and the subcommand table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	cli_cmd_fn fn;
+} commands[] = {
+	{"serve", cmd_serve},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"swipium %s: MCP server for mobile QA (Android emulator / iOS simulator)\n"
+		"(compatible with Swipium %s)\n"
+		"\n"
+		"Usage:\n"
+		"  swipium [serve]            run the stdio MCP server (swipium-mcp)\n"
+		"  swipium report --format junit|sarif|github-summary|markdown|json\n"
+		"                 [--latest | --session <id> | --report <file>] [--root <dir>]\n"
+		"                 [--out <file>] [--fail-on-gate]\n"
+		"                             render a saved QA report for CI\n"
+		"  swipium --help | -h        show this help\n"
+		"  swipium --version | -v     print the version\n"
+		"\n"
+		"Docs: README.md and docs/ in the source tree.\n",
+		sw_version(), sw_compatible_with());
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return cmd_serve(0, argv + argc);
+	const char *word = argv[1];
+	if (!strcmp(word, "--help") || !strcmp(word, "-h") || !strcmp(word, "help")) {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (!strcmp(word, "--version") || !strcmp(word, "-v") || !strcmp(word, "version")) {
+		printf("%s\n", sw_version());
+		return CLI_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(word, commands[i].name))
+			return commands[i].fn(argc - 2, argv + 2);
+	}
+	if (word[0] == '-') {
+		/* A client configured with flags such as --stdio still gets a server. */
+		fprintf(stderr, "swipium: ignoring unrecognized flag(s)");
+		for (int i = 1; i < argc; i++)
+			if (argv[i][0] == '-')
+				fprintf(stderr, " %s", argv[i]);
+		fprintf(stderr, ", starting the stdio MCP server (see swipium --help)\n");
+		return cmd_serve(0, argv + argc);
+	}
+	fprintf(stderr, "swipium: unknown command \"%s\"\n\n", word);
+	usage(stderr);
+	return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,296 @@
+/* check-core.c: unit tests of the core utilities: errors, buffers, UTF-8, files, JSON, project root. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sw-internal.h"
+
+static char *make_tmpdir(void)
+{
+	char tmpl[] = "/tmp/sw-core-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(d);
+	return strdup(d);
+}
+
+START_TEST(test_error_set_once)
+{
+	sw_error *err = NULL;
+	int rc = sw__error_set(&err, SW_EINVAL, "INVALID_ARGUMENT", "try again", "bad %s", "thing");
+	ck_assert_int_eq(rc, SW_EINVAL);
+	ck_assert_int_eq(sw_error_code(err), SW_EINVAL);
+	ck_assert_str_eq(sw_error_message(err), "bad thing");
+	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+	ck_assert_str_eq(sw_error_hint(err), "try again");
+	/* A second failure does not overwrite the first. */
+	sw__error_set(&err, SW_EIO, NULL, NULL, "second");
+	ck_assert_str_eq(sw_error_message(err), "bad thing");
+	ck_assert_ptr_null(sw_error_details_json(err));
+	sw__error_take_details(err, json_pack("{s:i}", "n", 3));
+	ck_assert_str_eq(sw_error_details_json(err), "{\"n\":3}");
+	sw_error_free(err);
+	sw_error_free(NULL);
+	/* NULL err is allowed and the code still comes back. */
+	ck_assert_int_eq(sw__error_set(NULL, SW_ENOTFOUND, NULL, NULL, "x"), SW_ENOTFOUND);
+	ck_assert_str_eq(sw_strerror(SW_ELIMIT), "SW_ELIMIT");
+}
+END_TEST
+
+START_TEST(test_buf)
+{
+	sw_buf b = SW_BUF_INIT;
+	for (int i = 0; i < 10000; i++)
+		sw__buf_printf(&b, "%d,", i % 10);
+	ck_assert_uint_eq(b.len, 20000);
+	size_t len;
+	char *s = sw__buf_steal(&b, &len);
+	ck_assert_uint_eq(len, 20000);
+	ck_assert_int_eq(strncmp(s, "0,1,2,", 6), 0);
+	free(s);
+	sw_buf e = SW_BUF_INIT;
+	s = sw__buf_steal(&e, &len);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_utf8)
+{
+	ck_assert(sw__utf8_valid("h\xC3\xA9llo", 6));
+	ck_assert(!sw__utf8_valid("\xC3", 1));
+	ck_assert(!sw__utf8_valid("\xED\xA0\x80", 3)); /* an encoded surrogate is not UTF-8 */
+	ck_assert(!sw__utf8_valid("\xC0\xAF", 2));     /* overlong */
+	char *s = sw__utf8_sanitize("a\xFF" "b", 3);
+	ck_assert_str_eq(s, "a\xEF\xBF\xBD" "b");
+	free(s);
+	/* JavaScript counts an emoji as two units. */
+	const char *t = "a\xF0\x9F\x98\x80" "b";
+	ck_assert_uint_eq(sw__utf16_len(t, strlen(t)), 4);
+	ck_assert_uint_eq(sw__utf16_prefix_bytes(t, strlen(t), 2), 1); /* never splits the pair */
+	ck_assert_uint_eq(sw__utf16_prefix_bytes(t, strlen(t), 3), 5);
+}
+END_TEST
+
+START_TEST(test_js_numbers)
+{
+	static const struct {
+		double d;
+		const char *want;
+	} cases[] = {
+		{0.1, "0.1"}, {412.345, "412.345"}, {60, "60"}, {-0.5, "-0.5"}, {1e21, "1e+21"},
+		{1e-7, "1e-7"}, {123456789012345680000.0, "123456789012345680000"}, {0.000001, "0.000001"},
+		{1.5e300, "1.5e+300"},
+	};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(cases); i++) {
+		sw_buf b = SW_BUF_INIT;
+		sw__buf_js_number(&b, cases[i].d);
+		char *s = sw__buf_steal(&b, NULL);
+		ck_assert_str_eq(s, cases[i].want);
+		free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_json_pretty)
+{
+	json_t *v = json_loads("{\"b\":[1,2.5,{}],\"a\":\"x\\u0001\\\"\",\"c\":[],\"d\":null,\"e\":1.0}", 0, NULL);
+	ck_assert_ptr_nonnull(v);
+	char *s = sw__json_pretty(v);
+	ck_assert_str_eq(s, "{\n  \"b\": [\n    1,\n    2.5,\n    {}\n  ],\n  \"a\": \"x\\u0001\\\"\",\n  \"c\": [],\n"
+			    "  \"d\": null,\n  \"e\": 1\n}");
+	free(s);
+	s = sw__json_compact(v);
+	ck_assert_str_eq(s, "{\"b\":[1,2.5,{}],\"a\":\"x\\u0001\\\"\",\"c\":[],\"d\":null,\"e\":1}");
+	free(s);
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(test_atomic_write)
+{
+	char *dir = make_tmpdir();
+	char *path = sw__asprintf("%s/a/b/c.json", dir);
+	sw_error *err = NULL;
+	/* Without MKDIRS a missing parent is an error and nothing is created. */
+	ck_assert_int_eq(sw_file_write_atomic(path, "x", 1, 0, &err), SW_EIO);
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_file_write_atomic(path, "hello", 5, SW_WRITE_MKDIRS, &err), SW_OK);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	char *parent = sw__asprintf("%s/a/b", dir);
+	ck_assert_int_eq(stat(parent, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0700);
+	char *data = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(sw__read_file(path, 100, &data, &len, NULL), SW_OK);
+	ck_assert_str_eq(data, "hello");
+	free(data);
+	/* Over the limit: an error, not a truncated read. */
+	ck_assert_int_eq(sw__read_file(path, 3, &data, &len, &err), SW_ELIMIT);
+	sw_error_free(err);
+	err = NULL;
+	/* Writing over a directory fails and leaves no temporary file behind. */
+	ck_assert_int_eq(sw_file_write_atomic(parent, "x", 1, 0, &err), SW_EIO);
+	sw_error_free(err);
+	char *cmd = sw__asprintf("test $(ls -A %s/a | wc -l) -eq 1", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	cmd = sw__asprintf("rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(cmd);
+	free(parent);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+START_TEST(test_paths)
+{
+	char *p = sw__path_resolve("/a/b", "../c/./d//e/..");
+	ck_assert_str_eq(p, "/a/c/d");
+	free(p);
+	p = sw__path_resolve("/", "../../x");
+	ck_assert_str_eq(p, "/x");
+	free(p);
+	p = sw__path_join("/a/", "/b");
+	ck_assert_str_eq(p, "/a/b");
+	free(p);
+}
+END_TEST
+
+START_TEST(test_sha256)
+{
+	char hex[65];
+	sw_sha256_hex("abc", 3, hex);
+	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+END_TEST
+
+START_TEST(test_project_root)
+{
+	char *dir = make_tmpdir();
+	char *marker = sw__asprintf("%s/package.json", dir);
+	ck_assert_int_eq(sw_file_write_atomic(marker, "{}", 2, 0, NULL), SW_OK);
+	sw_root_request req = SW_ROOT_REQUEST_INIT;
+	req.use_process_env = 0;
+	req.home = "/nonexistent-home";
+	char *root = NULL, *source = NULL;
+	sw_error *err = NULL;
+
+	/* Relative explicit root is refused. */
+	req.project_root = "relative/path";
+	ck_assert_int_eq(sw_project_root_resolve(&req, &root, &source, &err), SW_EINVAL);
+	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+	ck_assert_ptr_null(root);
+	sw_error_free(err);
+	err = NULL;
+
+	req.project_root = dir;
+	ck_assert_int_eq(sw_project_root_resolve(&req, &root, &source, &err), SW_OK);
+	ck_assert_str_eq(source, "arg");
+	sw_free(root);
+	sw_free(source);
+
+	/* A client root with a marker wins over a plain one listed first. */
+	req.project_root = NULL;
+	const char *roots[] = {"/tmp", dir, NULL};
+	req.mcp_roots = roots;
+	ck_assert_int_eq(sw_project_root_resolve(&req, &root, &source, &err), SW_OK);
+	ck_assert_str_eq(root, dir);
+	ck_assert_str_eq(source, "mcp-roots");
+	sw_free(root);
+	sw_free(source);
+
+	/* cwd without marker: unresolved. */
+	req.mcp_roots = NULL;
+	req.cwd = "/tmp";
+	ck_assert_int_eq(sw_project_root_resolve(&req, &root, &source, &err), SW_ENOTFOUND);
+	ck_assert_str_eq(sw_error_failure_code(err), "PROJECT_ROOT_UNRESOLVED");
+	sw_error_free(err);
+	err = NULL;
+
+	req.cwd = dir;
+	ck_assert_int_eq(sw_project_root_resolve(&req, &root, &source, &err), SW_OK);
+	ck_assert_str_eq(source, "cwd");
+	sw_free(root);
+	sw_free(source);
+
+	/* The home directory itself never serves as the cwd fallback. */
+	req.home = dir;
+	ck_assert_int_eq(sw_project_root_resolve(&req, &root, &source, &err), SW_ENOTFOUND);
+	sw_error_free(err);
+
+	unlink(marker);
+	rmdir(dir);
+	free(marker);
+	free(dir);
+}
+END_TEST
+
+static void log_capture(sw_log_level level, const char *msg, const char *fields, void *ud)
+{
+	char *out = ud;
+	snprintf(out, 256, "%d|%s|%s", (int)level, msg, fields);
+}
+
+START_TEST(test_ctx_logging)
+{
+	sw_ctx *ctx = NULL;
+	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
+	char got[256] = "";
+	sw_ctx_set_log_fn(ctx, log_capture, got);
+	sw_ctx_set_log_level(ctx, SW_LOG_WARN);
+	sw__log_info(ctx, "hidden");
+	ck_assert_str_eq(got, "");
+	json_t *f = json_pack("{s:s}", "k", "v");
+	sw__log(ctx, SW_LOG_ERROR, f, "shown %d", 1);
+	json_decref(f);
+	ck_assert_str_eq(got, "3|shown 1|{\"k\":\"v\"}");
+	sw_log_level lvl = SW_LOG_INFO;
+	ck_assert_int_eq(sw_log_level_parse("DEBUG", &lvl), SW_OK);
+	ck_assert_int_eq(lvl, SW_LOG_DEBUG);
+	ck_assert_int_eq(sw_log_level_parse("loud", &lvl), SW_EINVAL);
+	ck_assert_int_eq(lvl, SW_LOG_DEBUG);
+	ck_assert_int_eq(sw_ctx_set_home(ctx, "", NULL), SW_EINVAL);
+	ck_assert_int_eq(sw_ctx_set_home(ctx, "/x", NULL), SW_OK);
+	ck_assert_str_eq(sw_ctx_get_home(ctx), "/x");
+	sw_ctx_free(ctx);
+	sw_ctx_free(NULL);
+}
+END_TEST
+
+static Suite *core_suite(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("errors");
+	tcase_add_test(tc, test_error_set_once);
+	tcase_add_test(tc, test_ctx_logging);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("strings");
+	tcase_add_test(tc, test_buf);
+	tcase_add_test(tc, test_utf8);
+	tcase_add_test(tc, test_js_numbers);
+	tcase_add_test(tc, test_json_pretty);
+	tcase_add_test(tc, test_sha256);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("files");
+	tcase_add_test(tc, test_atomic_write);
+	tcase_add_test(tc, test_paths);
+	tcase_add_test(tc, test_project_root);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(core_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
