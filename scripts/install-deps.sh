@@ -8,7 +8,7 @@ PKGS=(
 	libjansson-dev libyaml-dev libxml2-dev libcurl4-openssl-dev libpng-dev zlib1g-dev nettle-dev
 	check valgrind
 	adb
-	libxml2-utils python3 python3-jsonschema cmark-gfm
+	libxml2-utils python3 python3-jsonschema python3-yaml cmark-gfm
 	nodejs npm
 )
 

@@ -17,7 +17,13 @@ enum {
 typedef int (*cli_cmd_fn)(int argc, char **argv);
 
 int cmd_serve(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+
+/* The swipium-mcp beside this binary (or in the build tree's swipium-mcp/), or NULL. (transfer full) */
+char *cli_find_mcp(void);
 
 /* The path of this executable's directory (for finding swipium-mcp beside it). */
 char *cli_self_dir(void);

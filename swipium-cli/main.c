@@ -11,6 +11,10 @@ static const struct {
 	cli_cmd_fn fn;
 } commands[] = {
 	{"serve", cmd_serve},
+	{"gc", cmd_gc},
+	{"report", cmd_report},
+	{"verify", cmd_verify},
+	{"init", cmd_init},
 };
 
 static void usage(FILE *f)
@@ -25,6 +29,12 @@ static void usage(FILE *f)
 		"                 [--latest | --session <id> | --report <file>] [--root <dir>]\n"
 		"                 [--out <file>] [--fail-on-gate]\n"
 		"                             render a saved QA report for CI\n"
+		"  swipium gc [--dry-run] [--days N] [--keep N]\n"
+		"                             delete old session folders under ~/.swipium/runs\n"
+		"  swipium init <claude|codex|gemini|cursor|vscode> [--apply] [--scope local|user|project]\n"
+		"                 [--cwd <app dir>]\n"
+		"                             register swipium-mcp with an MCP client (preview without --apply)\n"
+		"  swipium verify             start swipium-mcp, check its tools and prompts, run qa_doctor\n"
 		"  swipium --help | -h        show this help\n"
 		"  swipium --version | -v     print the version\n"
 		"\n"

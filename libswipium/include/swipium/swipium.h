@@ -7,5 +7,15 @@
 #include <swipium/context.h>
 #include <swipium/util.h>
 #include <swipium/project.h>
+#include <swipium/catalog.h>
+#include <swipium/report.h>
+#include <swipium/snapshot.h>
+#include <swipium/driver.h>
+#include <swipium/actions.h>
+#include <swipium/redact.h>
+#include <swipium/consent.h>
+#include <swipium/session.h>
+#include <swipium/job.h>
+#include <swipium/issues.h>
 
 #endif

@@ -1,0 +1,1100 @@
+/* actions.c: qa_act and qa_snapshot on a device: target resolution, obstruction rules, typing, scrolling, settling. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sw-internal.h"
+#include "../snapshot/snapshot-internal.h"
+#include <swipium/actions.h>
+
+#define SETTLE_MAX_DUMPS 5
+#define SETTLE_DEFAULT_MS 5000
+#define WAIT_DEFAULT_MS 8000
+#define TIMEOUT_CLAMP_MS 50000
+#define KEYBOARD_MAX_SHARE 0.55
+
+struct sw_drive {
+	sw_device *dev;
+	sw_snapshot_tracker *t;
+	sw_drive_hooks hooks;
+	const volatile int *cancel;
+	char *last_xml;
+	size_t last_len;
+	int sw, sh;
+	json_t *keyboard; /* {shown, frame} */
+};
+
+/* A copy of what an action needs from an element, valid across snapshots. */
+typedef struct target_el {
+	unsigned ref;
+	int b[4];
+	bool secure, focused, edit;
+	size_t text_chars;
+	char *cls, *id, *label, *text, *hint, *desc;
+} target_el;
+
+static void target_clear(target_el *t)
+{
+	free(t->cls);
+	free(t->id);
+	free(t->label);
+	free(t->text);
+	free(t->hint);
+	free(t->desc);
+	memset(t, 0, sizeof(*t));
+}
+
+static void target_copy(target_el *t, const sw__element *e)
+{
+	memset(t, 0, sizeof(*t));
+	t->ref = e->ref;
+	memcpy(t->b, e->bounds, sizeof(t->b));
+	t->secure = e->secure;
+	t->focused = e->focused;
+	t->edit = e->edit;
+	t->text_chars = e->raw_text_chars;
+	t->cls = sw__strdup(e->cls);
+	t->id = sw__strdup(e->id);
+	t->label = sw__strdup(e->label);
+	t->text = sw__strdup(e->text);
+	t->hint = sw__strdup(e->hint);
+	t->desc = sw__strdup(e->desc);
+}
+
+static int cx(const int b[4])
+{
+	return (b[0] + b[2]) / 2;
+}
+
+static int cy(const int b[4])
+{
+	return (b[1] + b[3]) / 2;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+static void mark_state(sw_error **err, bool changed_state)
+{
+	if (!err || !*err)
+		return;
+	json_t *d = sw__error_details(*err);
+	if (d)
+		json_object_set_new(d, "changedState", json_boolean(changed_state));
+	else
+		sw__error_take_details(*err, json_pack("{sb}", "changedState", changed_state));
+}
+
+SW_PRINTF(6, 7)
+static int act_fail(sw_error **err, bool changed_state, int code, const char *failure, const char *hint,
+                    const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = sw__error_setv(err, code, failure, hint, fmt, ap);
+	va_end(ap);
+	mark_state(err, changed_state);
+	return rc;
+}
+
+static bool cancelled(const sw_drive *d)
+{
+	return d->cancel && *d->cancel;
+}
+
+static int cancel_fail(sw_error **err, bool changed_state)
+{
+	return act_fail(err, changed_state, SW_ECANCELLED, "CANCELLED", NULL, "The call was cancelled");
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+int sw_drive_new(sw_device *dev, sw_drive **out, sw_error **err)
+{
+	if (!dev || !out)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "device and out must not be NULL");
+	sw_drive *d = calloc(1, sizeof(*d));
+	if (!d)
+		return sw__error_nomem(err);
+	int rc = sw_snapshot_tracker_new(&d->t, err);
+	if (rc < 0) {
+		free(d);
+		return rc;
+	}
+	d->dev = dev;
+	*out = d;
+	return SW_OK;
+}
+
+void sw_drive_free(sw_drive *d)
+{
+	if (!d)
+		return;
+	sw_snapshot_tracker_free(d->t);
+	free(d->last_xml);
+	json_decref(d->keyboard);
+	free(d);
+}
+
+void sw_drive_set_hooks(sw_drive *d, const sw_drive_hooks *hooks)
+{
+	if (!d)
+		return;
+	if (hooks)
+		d->hooks = *hooks;
+	else
+		memset(&d->hooks, 0, sizeof(d->hooks));
+	sw_snapshot_tracker_set_redactor(d->t, d->hooks.redact, d->hooks.userdata);
+}
+
+void sw_drive_set_cancel(sw_drive *d, const volatile int *cancel)
+{
+	if (d)
+		d->cancel = cancel;
+}
+
+sw_snapshot_tracker *sw_drive_tracker(sw_drive *d)
+{
+	return d ? d->t : NULL;
+}
+
+/* ---- observing ---------------------------------------------------------- */
+
+static int refresh_keyboard(sw_drive *d, sw_error **err)
+{
+	if (d->sw <= 0) {
+		int rc = sw_device_screen_size(d->dev, &d->sw, &d->sh, err);
+		if (rc < 0)
+			return rc;
+	}
+	char *kb = NULL;
+	int rc = sw_device_keyboard(d->dev, &kb, err);
+	if (rc == SW_EUNSUPPORTED) {
+		sw_error_free(err ? *err : NULL);
+		if (err)
+			*err = NULL;
+		kb = sw__strdup("{\"shown\":false,\"frame\":null}");
+		rc = SW_OK;
+	}
+	if (rc < 0)
+		return rc;
+	json_decref(d->keyboard);
+	d->keyboard = kb ? json_loads(kb, 0, NULL) : NULL;
+	free(kb);
+	return SW_OK;
+}
+
+/* Dumps the hierarchy; a dump failure counts towards visual-only mode, device failures pass through. */
+static int dump(sw_drive *d, char **xml, size_t *len, sw_error **err)
+{
+	sw_error *e = NULL;
+	int rc = sw_device_dump_ui(d->dev, xml, len, &e);
+	if (rc == SW_OK)
+		return SW_OK;
+	if (!strcmp(sw_error_failure_code(e), "SNAPSHOT_FAILED")) {
+		rc = sw_snapshot_record_failure(d->t, sw_error_message(e), err);
+		sw_error_free(e);
+		return rc;
+	}
+	sw__error_propagate(err, e);
+	return rc;
+}
+
+/* Feeds @xml to the tracker with the keyboard and screen; @extra (nullable) adds options. */
+static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json_t **res, sw_error **err)
+{
+	json_t *opts = extra ? json_deep_copy(extra) : json_object();
+	if (!opts)
+		return sw__error_nomem(err);
+	if (d->keyboard)
+		json_object_set(opts, "keyboard", d->keyboard);
+	if (d->sw > 0)
+		json_object_set_new(opts, "screen", json_pack("{sisi}", "width", d->sw, "height", d->sh));
+	char *o = sw__json_compact(opts);
+	json_decref(opts);
+	if (!o)
+		return sw__error_nomem(err);
+	char *out = NULL;
+	int rc = sw_snapshot_take_xml(d->t, xml, len, o, &out, err);
+	free(o);
+	if (rc < 0)
+		return rc;
+	*res = json_loads(out, 0, NULL);
+	free(out);
+	if (!*res)
+		return sw__error_nomem(err);
+	free(d->last_xml);
+	d->last_xml = sw__strndup(xml, len);
+	d->last_len = d->last_xml ? len : 0;
+	return SW_OK;
+}
+
+static int snapshot_now(sw_drive *d, json_t *extra, json_t **res, sw_error **err)
+{
+	int rc = refresh_keyboard(d, err);
+	if (rc < 0)
+		return rc;
+	char *xml = NULL;
+	size_t len = 0;
+	rc = dump(d, &xml, &len, err);
+	if (rc < 0)
+		return rc;
+	rc = observe(d, xml, len, extra, res, err);
+	free(xml);
+	return rc;
+}
+
+int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_json, sw_error **err)
+{
+	if (!d || !out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "drive and out_json must not be NULL");
+	json_t *opts = NULL;
+	if (options_json && options_json[0]) {
+		opts = json_loads(options_json, 0, NULL);
+		if (!json_is_object(opts)) {
+			json_decref(opts);
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			                     "snapshot options must be an object");
+		}
+	}
+	json_t *res = NULL;
+	int rc = snapshot_now(d, opts, &res, err);
+	json_decref(opts);
+	if (rc < 0)
+		return rc;
+	*out_json = sw__json_compact(res);
+	json_decref(res);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+/*
+ * Re-dumps until two dumps in a row are identical (or the dump budget or
+ * deadline runs out), then feeds the last one to the tracker with a diff
+ * against the pre-action snapshot.
+ */
+static int settle(sw_drive *d, int timeout_ms, bool verbose, json_t **res, bool *settled, sw_error **err)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	char *prev = NULL, *xml = NULL;
+	size_t prev_len = 0, len = 0;
+	int rc = SW_OK;
+	*settled = false;
+	for (int i = 0; i < SETTLE_MAX_DUMPS; i++) {
+		if (cancelled(d)) {
+			rc = cancel_fail(err, true);
+			goto out;
+		}
+		rc = dump(d, &xml, &len, err);
+		if (rc < 0)
+			goto out;
+		if (prev && prev_len == len && !memcmp(prev, xml, len)) {
+			*settled = true;
+			break;
+		}
+		free(prev);
+		prev = xml;
+		prev_len = len;
+		xml = NULL;
+		if (now_ms() >= deadline)
+			break;
+		if (i > 0)
+			sleep_ms(150);
+	}
+	if (!xml) {
+		xml = prev;
+		len = prev_len;
+		prev = NULL;
+	}
+	rc = refresh_keyboard(d, err);
+	if (rc < 0)
+		goto out;
+	json_t *extra = json_pack("{sbsb}", "diff", true, "verbose", verbose);
+	rc = observe(d, xml, len, extra, res, err);
+	json_decref(extra);
+out:
+	free(prev);
+	free(xml);
+	if (rc < 0)
+		mark_state(err, true);
+	return rc;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static bool secret_name(const char *s)
+{
+	if (!s || !s[0])
+		return false;
+	static const char *const subs[] = {"password",    "passcode",      "passwd",        "card number", "cardnumber",
+	                                   "card_number", "security code", "security_code", "secret",      "token"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(subs); i++)
+		if (strcasestr(s, subs[i]))
+			return true;
+	static const char *const words[] = {"pin", "otp", "cvv", "cvc", "pwd", "pw"};
+	const char *p = s;
+	while (*p) {
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		const char *w = p;
+		while (isalnum((unsigned char)*p))
+			p++;
+		size_t n = (size_t)(p - w);
+		for (size_t i = 0; n && i < SW_ARRAY_SIZE(words); i++)
+			if (strlen(words[i]) == n && !strncasecmp(w, words[i], n))
+				return true;
+	}
+	return false;
+}
+
+static bool target_is_secret(const target_el *t)
+{
+	const char *id = t->id ? strrchr(t->id, '/') : NULL;
+	return t->secure || secret_name(t->label) || secret_name(t->hint) || secret_name(t->desc) ||
+	       secret_name(id ? id + 1 : t->id);
+}
+
+/* Replaces ${SWIPIUM_*} placeholders: session inputs first, then the environment. */
+static int resolve_placeholders(sw_drive *d, const char *in, char **out, json_t *names, bool *secret, sw_error **err)
+{
+	sw_buf b = SW_BUF_INIT;
+	const char *p = in;
+	while (*p) {
+		const char *start = strstr(p, "${");
+		if (!start) {
+			sw__buf_puts(&b, p);
+			break;
+		}
+		const char *close = strchr(start + 2, '}');
+		if (!close) {
+			sw__buf_puts(&b, p);
+			break;
+		}
+		sw__buf_append(&b, p, (size_t)(start - p));
+		char *name = sw__strndup(start + 2, (size_t)(close - start - 2));
+		if (!name) {
+			sw__buf_free(&b);
+			return sw__error_nomem(err);
+		}
+		bool valid = sw__str_has_prefix(name, "SWIPIUM_") && name[8];
+		for (const char *c = name; valid && *c; c++)
+			if (!(isupper((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_'))
+				valid = false;
+		if (!valid) {
+			/* not a placeholder we resolve: typed literally */
+			sw__buf_append(&b, start, (size_t)(close - start + 1));
+			free(name);
+			p = close + 1;
+			continue;
+		}
+		char *val = d->hooks.lookup_input ? d->hooks.lookup_input(name, d->hooks.userdata) : NULL;
+		if (!val && getenv(name))
+			val = sw__strdup(getenv(name));
+		if (!val) {
+			int rc = act_fail(err, false, SW_ENOTFOUND, "MISSING_TEST_DATA",
+			                  "Set the variable in the server's environment or pass it as a session input",
+			                  "${%s} is not set, so there is nothing to type", name);
+			free(name);
+			sw__buf_free(&b);
+			return rc;
+		}
+		json_array_append_new(names, json_string(name));
+		if (secret_name(name))
+			*secret = true;
+		sw__buf_puts(&b, val);
+		free(val);
+		free(name);
+		p = close + 1;
+	}
+	*out = sw__buf_steal(&b, NULL);
+	return *out ? SW_OK : sw__error_nomem(err);
+}
+
+static bool frame_of(json_t *kb, int f[4])
+{
+	json_t *fr = json_object_get(kb, "frame");
+	if (json_array_size(fr) != 4)
+		return false;
+	for (int i = 0; i < 4; i++)
+		f[i] = (int)json_integer_value(json_array_get(fr, (size_t)i));
+	return f[2] > f[0] && f[3] > f[1];
+}
+
+static bool keyboard_shown(const sw_drive *d)
+{
+	return json_is_true(json_object_get(d->keyboard, "shown"));
+}
+
+static bool point_in(const int f[4], int x, int y)
+{
+	return x >= f[0] && x < f[2] && y >= f[1] && y < f[3];
+}
+
+/* The element of the current snapshot that is the same control as @t, even if it moved. */
+static const sw__element *find_again(sw_drive *d, const target_el *t)
+{
+	const sw__element *e = sw__snapshot_find_ref(d->t, t->ref);
+	if (e)
+		return e;
+	const sw__screen *s = sw__snapshot_current(d->t);
+	for (size_t i = 0; s && i < s->n_els; i++) {
+		const sw__element *c = &s->els[i];
+		if (!strcmp(c->cls, t->cls) && !strcmp(c->id, t->id) && !strcmp(c->label, t->label) &&
+		    (t->edit || !strcmp(c->text, t->text)))
+			return c;
+	}
+	return NULL;
+}
+
+static json_t *overlay_json(const sw__overlay *o)
+{
+	return json_pack("{sssssss[iiii]}", "kind", o->kind, "label", o->label, "package", o->pkg, "bounds",
+	                 o->bounds[0], o->bounds[1], o->bounds[2], o->bounds[3]);
+}
+
+/*
+ * The keyboard and overlay rules before tapping @t: may hide the keyboard
+ * and re-resolve (updating @t). Sets *keyboard_hidden, appends warnings.
+ */
+static int check_obstruction(sw_drive *d, target_el *t, bool *keyboard_hidden, json_t *warnings, sw_error **err)
+{
+	*keyboard_hidden = false;
+	int rc = refresh_keyboard(d, err);
+	if (rc < 0)
+		return rc;
+	int f[4];
+	int x = cx(t->b), y = cy(t->b);
+	if (keyboard_shown(d)) {
+		bool known = frame_of(d->keyboard, f);
+		double share = known && d->sw > 0 && d->sh > 0
+		                   ? (double)(f[2] - f[0]) * (f[3] - f[1]) / ((double)d->sw * d->sh)
+		                   : 1.0;
+		if (!known || share > KEYBOARD_MAX_SHARE) {
+			json_array_append_new(warnings, json_string("the keyboard's frame is unknown; tapped without "
+			                                            "checking whether the keyboard covers the target"));
+		} else if (point_in(f, x, y)) {
+			rc = sw_device_hide_keyboard(d->dev, err);
+			if (rc < 0) {
+				mark_state(err, false);
+				return rc;
+			}
+			rc = refresh_keyboard(d, err);
+			if (rc < 0)
+				return rc;
+			if (keyboard_shown(d))
+				return act_fail(err, false, SW_EDEVICE, "KEYBOARD_OBSTRUCTION",
+				                "Press enter, tap Done, or use qa_clear_overlay with tap_outside",
+				                "The soft keyboard covers the target and could not be hidden");
+			*keyboard_hidden = true;
+			json_t *res = NULL;
+			rc = snapshot_now(d, NULL, &res, err);
+			json_decref(res);
+			if (rc < 0) {
+				mark_state(err, true);
+				return rc;
+			}
+			const sw__element *e = find_again(d, t);
+			if (!e || (keyboard_shown(d) && frame_of(d->keyboard, f) &&
+			           point_in(f, cx(e->bounds), cy(e->bounds)))) {
+				rc = act_fail(err, true, SW_EDEVICE, "KEYBOARD_OBSTRUCTION",
+				              "Take a new qa_snapshot and retry",
+				              "The keyboard was hidden but the target is %s; nothing was tapped",
+				              e ? "still covered" : "gone");
+				json_object_set_new(sw__error_details(*err), "keyboardHidden", json_true());
+				return rc;
+			}
+			target_clear(t);
+			target_copy(t, e);
+		}
+	}
+	const sw__screen *s = sw__snapshot_current(d->t);
+	const sw__element *e = sw__snapshot_find_ref(d->t, t->ref);
+	const sw__overlay *o = (s && e) ? sw__snapshot_overlay_over(s, e) : NULL;
+	if (o) {
+		rc = act_fail(err, *keyboard_hidden, SW_EDEVICE, "OVERLAY_OBSTRUCTION",
+		              "Dismiss it (qa_clear_overlay) or pass ignoreOverlay:true to tap anyway",
+		              "A %s is drawn over the target; nothing was tapped", o->kind);
+		if (err && *err) {
+			json_t *det = sw__error_details(*err);
+			json_object_set_new(det, "blockedByOverlay", overlay_json(o));
+			if (*keyboard_hidden)
+				json_object_set_new(det, "keyboardHidden", json_true());
+		}
+		return rc;
+	}
+	return SW_OK;
+}
+
+static int resolve(sw_drive *d, json_t *target, target_el *out, sw_error **err)
+{
+	const sw__element *e = NULL;
+	int rc = sw__snapshot_resolve_target(d->t, target, &e, err);
+	if (rc < 0) {
+		mark_state(err, false);
+		return rc;
+	}
+	target_copy(out, e);
+	return SW_OK;
+}
+
+/* Makes sure a current snapshot exists; selectors (not refs) always look at a fresh one. */
+static int baseline(sw_drive *d, json_t *target, sw_error **err)
+{
+	bool by_ref = json_is_string(json_object_get(target, "ref"));
+	if (sw_snapshot_tracker_has_snapshot(d->t) && (by_ref || !json_is_object(target)))
+		return SW_OK;
+	json_t *res = NULL;
+	int rc = snapshot_now(d, NULL, &res, err);
+	json_decref(res);
+	if (rc < 0)
+		mark_state(err, false);
+	return rc;
+}
+
+static int clear_field(sw_drive *d, size_t chars, sw_error **err)
+{
+	if (chars == 0)
+		return SW_OK;
+	return sw_device_clear_text(d->dev, chars > 500 ? 500 : chars, err);
+}
+
+/* ---- scrolling geometry -------------------------------------------------- */
+
+/* The largest scrollable element of the current snapshot, or NULL. */
+static const sw__element *largest_scrollable(sw_drive *d)
+{
+	const sw__screen *s = sw__snapshot_current(d->t);
+	const sw__element *best = NULL;
+	long best_area = 0;
+	for (size_t i = 0; s && i < s->n_els; i++) {
+		const sw__element *e = &s->els[i];
+		if (!e->scrollable)
+			continue;
+		long area = (long)(e->bounds[2] - e->bounds[0]) * (e->bounds[3] - e->bounds[1]);
+		if (area > best_area) {
+			best = e;
+			best_area = area;
+		}
+	}
+	return best;
+}
+
+/* Finger path for a scroll that reveals content in @dir (down: finger moves up). */
+static void scroll_path(const int box[4], const char *dir, int p[4])
+{
+	int w = box[2] - box[0], h = box[3] - box[1];
+	int x_mid = box[0] + w / 2, y_mid = box[1] + h / 2;
+	int top = box[1] + h / 10, bottom = box[3] - h / 10, left = box[0] + w / 10, right = box[2] - w / 10;
+	if (!strcmp(dir, "down"))
+		p[0] = x_mid, p[1] = bottom, p[2] = x_mid, p[3] = top;
+	else if (!strcmp(dir, "up"))
+		p[0] = x_mid, p[1] = top, p[2] = x_mid, p[3] = bottom;
+	else if (!strcmp(dir, "right"))
+		p[0] = right, p[1] = y_mid, p[2] = left, p[3] = y_mid;
+	else
+		p[0] = left, p[1] = y_mid, p[2] = right, p[3] = y_mid;
+}
+
+/* Whether @target is on screen now: center on screen and not under the keyboard. */
+static bool visible_now(sw_drive *d, json_t *target)
+{
+	const sw__element *e = NULL;
+	if (sw__snapshot_resolve_target(d->t, target, &e, NULL) < 0 || !e)
+		return false;
+	int x = cx(e->bounds), y = cy(e->bounds);
+	if (d->sw > 0 && (x < 0 || y < 0 || x >= d->sw || y >= d->sh))
+		return false;
+	int f[4];
+	if (keyboard_shown(d) && frame_of(d->keyboard, f) && point_in(f, x, y))
+		return false;
+	return true;
+}
+
+/* ---- the action --------------------------------------------------------- */
+
+static bool one_of(const char *s, const char *const *set, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (!strcmp(s, set[i]))
+			return true;
+	return false;
+}
+
+static int invalid(sw_error **err, const char *msg)
+{
+	return act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s", msg);
+}
+
+/* Shapes the observation part of the result. */
+static void add_observation(json_t *out, json_t *res, const char *observe_mode)
+{
+	json_t *diff = json_object_get(res, "diff");
+	json_object_set(out, "changed", json_object_get(diff, "changed"));
+	json_object_set(out, "quality", json_object_get(res, "quality"));
+	json_object_set(out, "qualityReasons", json_object_get(res, "qualityReasons"));
+	json_t *sc = json_object_get(diff, "stateChanged");
+	if (json_array_size(sc) > 0)
+		json_object_set(out, "stateChanged", sc);
+	if (json_array_size(json_object_get(res, "overlays")) > 0)
+		json_object_set(out, "overlays", json_object_get(res, "overlays"));
+	if (json_object_get(res, "keyboard"))
+		json_object_set(out, "keyboard", json_object_get(res, "keyboard"));
+	if (!strcmp(observe_mode, "none"))
+		return;
+	json_int_t added = json_integer_value(json_object_get(diff, "addedCount"));
+	json_int_t removed = json_integer_value(json_object_get(diff, "removedCount"));
+	json_int_t total = json_integer_value(json_object_get(res, "elementCount"));
+	bool full = !strcmp(observe_mode, "full");
+	if (!full && added * 2 > total) {
+		full = true;
+		json_object_set_new(out, "diffAsFull", json_true());
+		json_object_set_new(out, "addedCount", json_integer(added));
+		json_object_set_new(out, "removedCount", json_integer(removed));
+	}
+	if (full) {
+		json_object_set(out, "elements", json_object_get(res, "elements"));
+		json_object_set(out, "elementsOmitted", json_object_get(res, "elementsOmitted"));
+		if (json_object_get(res, "hint"))
+			json_object_set(out, "hint", json_object_get(res, "hint"));
+	} else {
+		json_object_set(out, "elements", json_object_get(diff, "added"));
+		json_object_set(out, "removed", json_object_get(diff, "removed"));
+	}
+}
+
+int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error **err)
+{
+	int rc = SW_OK;
+	json_t *args = NULL, *out = NULL, *res = NULL;
+	json_t *warnings = json_array(), *notes = json_array(), *names = json_array();
+	char *typed = NULL;
+	target_el tgt = {0};
+	bool changed_state = false;
+	if (!d || !args_json || !out_json) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                   "drive, args and out_json must not be NULL");
+		goto out;
+	}
+	args = json_loads(args_json, 0, NULL);
+	if (!json_is_object(args)) {
+		rc = invalid(err, "qa_act arguments must be an object");
+		goto out;
+	}
+	static const char *const actions[] = {"tap", "type", "clear", "swipe", "scroll", "press", "open_url", "wait"};
+	const char *action = json_string_value(json_object_get(args, "action"));
+	if (!one_of(action, actions, SW_ARRAY_SIZE(actions))) {
+		rc = invalid(err, "action must be one of tap, type, clear, swipe, scroll, press, open_url, wait");
+		goto out;
+	}
+	json_t *target = json_object_get(args, "target");
+	if (target && !json_is_object(target)) {
+		rc = invalid(err, "target must be an object");
+		goto out;
+	}
+	json_t *jt = json_object_get(args, "timeoutMs");
+	int timeout = !strcmp(action, "wait") ? WAIT_DEFAULT_MS : SETTLE_DEFAULT_MS;
+	if (jt) {
+		if (!json_is_number(jt) || json_number_value(jt) < 0) {
+			rc = invalid(err, "timeoutMs must be a number of milliseconds, 0 or more");
+			goto out;
+		}
+		double v = json_number_value(jt);
+		if (v > TIMEOUT_CLAMP_MS) {
+			json_array_append_new(notes, json_string("timeoutMs was clamped to 50000"));
+			v = TIMEOUT_CLAMP_MS;
+		}
+		timeout = (int)v;
+	}
+	bool ignore_overlay = json_is_true(json_object_get(args, "ignoreOverlay"));
+	bool verbose = json_is_true(json_object_get(args, "verbose"));
+	const char *observe_mode = json_string_value(json_object_get(args, "observe"));
+	static const char *const modes[] = {"diff", "full", "none"};
+	if (observe_mode && !one_of(observe_mode, modes, 3)) {
+		rc = invalid(err, "observe must be diff, full or none");
+		goto out;
+	}
+	bool had_snapshot = sw_snapshot_tracker_has_snapshot(d->t);
+	if (!observe_mode)
+		observe_mode = had_snapshot ? "diff" : "full";
+	out = json_pack("{ss}", "action", action);
+	bool keyboard_hidden = false;
+	bool coords = target && json_is_number(json_object_get(target, "x")) &&
+	              json_is_number(json_object_get(target, "y")) && !json_object_get(target, "ref") &&
+	              !json_object_get(target, "text") && !json_object_get(target, "id") &&
+	              !json_object_get(target, "selector");
+	bool needs_target = !strcmp(action, "tap") || !strcmp(action, "type") || !strcmp(action, "clear");
+	if (needs_target && !target) {
+		rc = act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL, "action %s needs a target", action);
+		goto out;
+	}
+
+	if (!strcmp(action, "tap")) {
+		int x, y, dur = (int)json_integer_value(json_object_get(args, "durationMs"));
+		if (coords) {
+			x = (int)json_number_value(json_object_get(target, "x"));
+			y = (int)json_number_value(json_object_get(target, "y"));
+			if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
+				goto out;
+		} else {
+			if ((rc = baseline(d, target, err)) < 0 || (rc = resolve(d, target, &tgt, err)) < 0)
+				goto out;
+			if (!ignore_overlay && (rc = check_obstruction(d, &tgt, &keyboard_hidden, warnings, err)) < 0)
+				goto out;
+			x = cx(tgt.b);
+			y = cy(tgt.b);
+			char ref[16];
+			snprintf(ref, sizeof(ref), "@e%u", tgt.ref);
+			json_object_set_new(out, "ref", json_string(ref));
+		}
+		changed_state = true;
+		if ((rc = sw_device_tap(d->dev, x, y, dur > 0 ? dur : 0, err)) < 0)
+			goto out;
+		json_object_set_new(out, "point", json_pack("[ii]", x, y));
+		if (keyboard_hidden)
+			json_object_set_new(out, "keyboardHidden", json_true());
+	} else if (!strcmp(action, "type") || !strcmp(action, "clear")) {
+		bool is_type = !strcmp(action, "type");
+		const char *text = json_string_value(json_object_get(args, "text"));
+		const char *mode = json_string_value(json_object_get(args, "mode"));
+		if (is_type && !text) {
+			rc = invalid(err, "action type needs text");
+			goto out;
+		}
+		if (mode && strcmp(mode, "replace") != 0 && strcmp(mode, "append") != 0) {
+			rc = invalid(err, "mode must be replace or append");
+			goto out;
+		}
+		bool secret = false;
+		if (is_type) {
+			if ((rc = resolve_placeholders(d, text, &typed, names, &secret, err)) < 0)
+				goto out;
+			for (const unsigned char *c = (const unsigned char *)typed; *c; c++)
+				if (*c >= 0x80 || *c < 0x20 || *c == 0x7f) {
+					rc = act_fail(
+					    err, false, SW_EUNSUPPORTED, "TEXT_INPUT_UNSUPPORTED",
+					    "Type ASCII text only on Android",
+					    "The text has %s characters, which Android's input text cannot type",
+					    *c >= 0x80 ? "non-ASCII" : "control");
+					goto out;
+				}
+		}
+		if ((rc = baseline(d, target, err)) < 0 || (rc = resolve(d, target, &tgt, err)) < 0)
+			goto out;
+		if (!tgt.focused) {
+			if (!ignore_overlay && (rc = check_obstruction(d, &tgt, &keyboard_hidden, warnings, err)) < 0)
+				goto out;
+			changed_state = true;
+			if ((rc = sw_device_tap(d->dev, cx(tgt.b), cy(tgt.b), 0, err)) < 0)
+				goto out;
+		}
+		changed_state = true;
+		if ((!is_type || !mode || !strcmp(mode, "replace")) && (rc = clear_field(d, tgt.text_chars, err)) < 0)
+			goto out;
+		secret = secret || target_is_secret(&tgt);
+		if (is_type && typed[0]) {
+			/* register before typing: the value must never leak, even through a failure message */
+			if (secret && d->hooks.register_secret)
+				d->hooks.register_secret(typed, d->hooks.userdata);
+			if ((rc = sw_device_type_text(d->dev, typed, err)) < 0)
+				goto out;
+		}
+		if (is_type && json_is_true(json_object_get(args, "submit")) &&
+		    (rc = sw_device_press_key(d->dev, "enter", err)) < 0)
+			goto out;
+		char ref[16];
+		snprintf(ref, sizeof(ref), "@e%u", tgt.ref);
+		json_object_set_new(out, "ref", json_string(ref));
+		if (is_type) {
+			json_object_set_new(out, "typedChars", json_integer((json_int_t)strlen(typed)));
+			if (json_array_size(names) > 0)
+				json_object_set(out, "placeholders", names);
+			if (secret) {
+				json_object_set_new(out, "redacted", json_true());
+				json_object_set_new(out, "secret", json_true());
+			}
+		}
+		if (keyboard_hidden)
+			json_object_set_new(out, "keyboardHidden", json_true());
+	} else if (!strcmp(action, "swipe") || !strcmp(action, "scroll")) {
+		static const char *const dirs[] = {"up", "down", "left", "right"};
+		const char *dir = json_string_value(json_object_get(args, "direction"));
+		if (!one_of(dir, dirs, 4)) {
+			rc = act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			              "action %s needs direction up, down, left or right", action);
+			goto out;
+		}
+		if ((rc = baseline(d, target, err)) < 0)
+			goto out;
+		if (d->sw <= 0 && (rc = refresh_keyboard(d, err)) < 0)
+			goto out;
+		int p[4];
+		if (!strcmp(action, "swipe")) {
+			int sx = d->sw / 2, sy = d->sh / 2;
+			if (target && !coords) {
+				if ((rc = resolve(d, target, &tgt, err)) < 0)
+					goto out;
+				sx = cx(tgt.b);
+				sy = cy(tgt.b);
+			} else if (coords) {
+				sx = (int)json_number_value(json_object_get(target, "x"));
+				sy = (int)json_number_value(json_object_get(target, "y"));
+			}
+			int dx = d->sw * 2 / 5, dy = d->sh * 2 / 5;
+			int ex = sx, ey = sy;
+			if (!strcmp(dir, "up"))
+				ey = sy - dy;
+			else if (!strcmp(dir, "down"))
+				ey = sy + dy;
+			else if (!strcmp(dir, "left"))
+				ex = sx - dx;
+			else
+				ex = sx + dx;
+			/* keep the finger away from the screen edges (system gestures) */
+			int mx = d->sw / 20, my = d->sh / 20;
+			ex = ex < mx ? mx : (ex > d->sw - mx ? d->sw - mx : ex);
+			ey = ey < my ? my : (ey > d->sh - my ? d->sh - my : ey);
+			changed_state = true;
+			if ((rc = sw_device_swipe(d->dev, sx, sy, ex, ey,
+			                          (int)json_integer_value(json_object_get(args, "durationMs")), err)) <
+			    0)
+				goto out;
+			json_object_set_new(out, "from", json_pack("[ii]", sx, sy));
+			json_object_set_new(out, "to", json_pack("[ii]", ex, ey));
+		} else {
+			json_t *until = json_object_get(args, "untilVisible");
+			json_t *jmax = json_object_get(args, "maxScrolls");
+			int max_scrolls = jmax ? (int)json_number_value(jmax) : 8;
+			if (max_scrolls < 1 || max_scrolls > 50) {
+				rc = invalid(err, "maxScrolls must be between 1 and 50");
+				goto out;
+			}
+			if (until && !json_is_object(until)) {
+				rc = invalid(err, "untilVisible must be a target object");
+				goto out;
+			}
+			const sw__element *box_el = largest_scrollable(d);
+			int box[4] = {0, d->sh / 5, d->sw, d->sh * 4 / 5};
+			if (box_el)
+				memcpy(box, box_el->bounds, sizeof(box));
+			json_object_set_new(out, "anchoredIn", json_string(box_el ? "scrollable" : "screen"));
+			scroll_path(box, dir, p);
+			int swipes = 0;
+			bool found = until && visible_now(d, until), end = false;
+			while (!found && !end && swipes < (until ? max_scrolls : 1)) {
+				if (cancelled(d)) {
+					rc = cancel_fail(err, changed_state);
+					goto out;
+				}
+				changed_state = true;
+				if ((rc = sw_device_swipe(d->dev, p[0], p[1], p[2], p[3], 400, err)) < 0)
+					goto out;
+				swipes++;
+				json_decref(res);
+				res = NULL;
+				bool st;
+				if ((rc = settle(d, timeout, verbose, &res, &st, err)) < 0)
+					goto out;
+				if (!json_is_true(json_object_get(json_object_get(res, "diff"), "changed")))
+					end = true;
+				if (until)
+					found = visible_now(d, until);
+			}
+			json_object_set_new(out, "swipes", json_integer(swipes));
+			if (until)
+				json_object_set_new(out, "untilVisibleFound", json_boolean(found));
+			json_object_set_new(out, "endOfList", json_boolean(end));
+			if (found) {
+				const sw__element *e = NULL;
+				if (sw__snapshot_resolve_target(d->t, until, &e, NULL) == SW_OK && e)
+					json_object_set_new(out, "found", sw__snapshot_element_repr(d->t, e, verbose));
+			}
+		}
+	} else if (!strcmp(action, "press")) {
+		static const char *const keys[] = {"back", "home", "enter"};
+		const char *key = json_string_value(json_object_get(args, "key"));
+		if (!one_of(key, keys, 3)) {
+			rc = invalid(err, "action press needs key back, home or enter");
+			goto out;
+		}
+		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
+			goto out;
+		changed_state = true;
+		if ((rc = sw_device_press_key(d->dev, key, err)) < 0)
+			goto out;
+		json_object_set_new(out, "key", json_string(key));
+	} else if (!strcmp(action, "open_url")) {
+		const char *url = json_string_value(json_object_get(args, "url"));
+		if (!url || !url[0] || strchr(url, '\n')) {
+			rc = invalid(err, "action open_url needs url");
+			goto out;
+		}
+		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
+			goto out;
+		changed_state = true;
+		if ((rc = sw_device_open_url(d->dev, url, err)) < 0)
+			goto out;
+	} else { /* wait */
+		json_t *forv = json_object_get(args, "for");
+		if (forv && !json_is_object(forv)) {
+			rc = invalid(err, "for must be an object");
+			goto out;
+		}
+		bool for_element = forv && (json_object_get(forv, "ref") || json_object_get(forv, "text") ||
+		                            json_object_get(forv, "id") || json_object_get(forv, "selector"));
+		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
+			goto out;
+		if (for_element) {
+			int64_t deadline = now_ms() + timeout;
+			bool ok = false;
+			for (;;) {
+				if (cancelled(d)) {
+					rc = cancel_fail(err, false);
+					goto out;
+				}
+				json_decref(res);
+				res = NULL;
+				if ((rc = snapshot_now(d, NULL, &res, err)) < 0)
+					goto out;
+				const sw__element *e = NULL;
+				if (sw__snapshot_resolve_target(d->t, forv, &e, NULL) == SW_OK && e) {
+					ok = true;
+					break;
+				}
+				if (now_ms() + 250 > deadline)
+					break;
+				sleep_ms(250);
+			}
+			json_object_set_new(out, "satisfied", json_boolean(ok));
+			json_object_set_new(out, "timedOut", json_boolean(!ok));
+		}
+	}
+
+	/* settle and observe (scroll already observed after each swipe) */
+	bool settled = true;
+	if (!res || strcmp(action, "scroll") != 0) {
+		json_decref(res);
+		res = NULL;
+		if ((rc = settle(d, timeout, verbose, &res, &settled, err)) < 0)
+			goto out;
+	}
+	json_object_set_new(out, "settled", json_boolean(settled));
+	add_observation(out, res, observe_mode);
+	json_object_set_new(out, "changedState", json_boolean(changed_state));
+	if (json_array_size(warnings))
+		json_object_set(out, "warnings", warnings);
+	if (json_array_size(notes))
+		json_object_set(out, "notes", notes);
+	*out_json = sw__json_compact(out);
+	if (!*out_json)
+		rc = sw__error_nomem(err);
+out:
+	if (rc < 0 && err && *err && !json_object_get(sw__error_details(*err), "changedState"))
+		mark_state(err, changed_state);
+	if (typed) {
+		memset(typed, 0, strlen(typed));
+		free(typed);
+	}
+	target_clear(&tgt);
+	json_decref(args);
+	json_decref(out);
+	json_decref(res);
+	json_decref(warnings);
+	json_decref(notes);
+	json_decref(names);
+	return rc;
+}
+
+/* ---- screenshots -------------------------------------------------------- */
+
+static bool png_size(const unsigned char *p, size_t len, int *w, int *h)
+{
+	if (len < 24 || memcmp(p, "\x89PNG\r\n\x1a\n", 8) != 0 || memcmp(p + 12, "IHDR", 4) != 0)
+		return false;
+	*w = (int)((uint32_t)p[16] << 24 | (uint32_t)p[17] << 16 | (uint32_t)p[18] << 8 | p[19]);
+	*h = (int)((uint32_t)p[20] << 24 | (uint32_t)p[21] << 16 | (uint32_t)p[22] << 8 | p[23]);
+	return *w > 0 && *h > 0;
+}
+
+int sw_drive_screenshot(sw_drive *d, int force, unsigned char **png, size_t *png_len, char **meta_json, sw_error **err)
+{
+	if (!d || !png || !png_len || !meta_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "arguments must not be NULL");
+	/* a fresh tree decides whether a secure field is on screen */
+	const char *check = "clear";
+	json_t *res = NULL;
+	sw_error *e = NULL;
+	int rc = snapshot_now(d, NULL, &res, &e);
+	json_decref(res);
+	if (rc < 0) {
+		if (strcmp(sw_error_failure_code(e), "SNAPSHOT_FAILED") &&
+		    strcmp(sw_error_failure_code(e), "VISUAL_ONLY_SCREEN")) {
+			sw__error_propagate(err, e);
+			return rc;
+		}
+		sw_error_free(e);
+		check = "unverified";
+	} else {
+		const sw__screen *s = sw__snapshot_current(d->t);
+		for (size_t i = 0; s && i < s->n_els; i++)
+			if (s->els[i].secure)
+				check = "secure";
+	}
+	if (!strcmp(check, "secure")) {
+		if (!force)
+			return act_fail(err, false, SW_EDENIED, "CAPTURE_WITHHELD_SECURE",
+			                "Leave the password screen first, or pass force:true if the capture is needed",
+			                "A secure field is on screen, so the screenshot was withheld");
+		check = "forced";
+	}
+	unsigned char *data = NULL;
+	size_t len = 0;
+	rc = sw_device_screencap(d->dev, &data, &len, err);
+	if (rc < 0)
+		return rc;
+	int pw = 0, ph = 0;
+	if (!png_size(data, len, &pw, &ph)) {
+		free(data);
+		return sw__error_set(err, SW_EDEVICE, "UNKNOWN", "Retry the screenshot",
+		                     "The screen capture is not a PNG");
+	}
+	if (d->sw <= 0 && sw_device_screen_size(d->dev, &d->sw, &d->sh, NULL) < 0) {
+		d->sw = pw;
+		d->sh = ph;
+	}
+	double scale = d->sw > 0 ? (double)pw / d->sw : 1.0;
+	json_t *meta = json_pack("{sisisIs{sssisisf}ss}", "width", pw, "height", ph, "bytes", (json_int_t)len,
+	                         "coordinateSpace", "kind", "device-pixels", "width", d->sw, "height", d->sh, "scale",
+	                         scale, "secureFieldCheck", check);
+	if (meta && !strcmp(check, "forced")) {
+		json_object_set_new(meta, "sensitiveForced", json_true());
+		json_object_set_new(meta, "warnings",
+		                    json_pack("[s]", "a secure field was on screen; the capture was forced"));
+	} else if (meta && !strcmp(check, "unverified")) {
+		json_object_set_new(
+		    meta, "warnings",
+		    json_pack("[s]", "the UI tree could not be read, so secure fields were not checked"));
+	}
+	char *txt = meta ? sw__json_compact(meta) : NULL;
+	json_decref(meta);
+	if (!txt) {
+		free(data);
+		return sw__error_nomem(err);
+	}
+	*png = data;
+	*png_len = len;
+	*meta_json = txt;
+	return SW_OK;
+}

@@ -1,0 +1,318 @@
+/* prepare.c: choosing an Android target (qa_resolve_target) and preparing it (boot, install, launch, verify). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "android-internal.h"
+
+static json_t *list_avds(const char *emulator)
+{
+	json_t *arr = json_array();
+	if (!emulator || !arr)
+		return arr;
+	const char *argv[] = {emulator, "-list-avds", NULL};
+	sw__proc_opts o = {.timeout_ms = 10000};
+	sw__proc_result r;
+	if (sw__proc_run(argv, &o, &r, NULL) < 0)
+		return arr;
+	if (r.status == 0) {
+		char *save = NULL;
+		for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			size_t n = strlen(l);
+			while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
+				l[--n] = '\0';
+			/* the emulator prints INFO/WARNING lines before the names */
+			if (n && !strchr(l, ' ') && !strchr(l, '|') && sw__utf8_valid(l, n))
+				json_array_append_new(arr, json_string(l));
+		}
+	}
+	sw__proc_result_clear(&r);
+	return arr;
+}
+
+static bool has_string(json_t *arr, const char *s)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), s)) return true;
+	return false;
+}
+
+int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err)
+{
+	int rc = SW_OK;
+	json_t *opts = NULL, *list = NULL, *avds = NULL, *res = NULL, *emus = json_array(), *phones = json_array(),
+	       *waiting = json_array();
+	sw__android_tools t;
+	sw__android_tools_find(ctx ? sw_ctx_get_home(ctx) : getenv("HOME"), &t);
+	if (!out_json) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
+		goto out;
+	}
+	if (options_json && options_json[0]) {
+		opts = json_loads(options_json, 0, NULL);
+		if (!json_is_object(opts)) {
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+			goto out;
+		}
+	}
+	const char *want = json_string_value(json_object_get(opts, "device"));
+	bool prefer_real = json_is_true(json_object_get(opts, "preferRealDevice"));
+	json_t *include = json_object_get(opts, "include");
+	bool want_context = has_string(include, "context"), want_plan = has_string(include, "plan");
+	avds = list_avds(t.emulator);
+	if (t.adb) {
+		rc = sw__android_list_devices(t.adb, &list, err);
+		if (rc < 0)
+			goto out;
+		size_t i;
+		json_t *d;
+		json_array_foreach(list, i, d)
+		{
+			const char *serial = json_string_value(json_object_get(d, "serial"));
+			const char *state = json_string_value(json_object_get(d, "state"));
+			if (strcmp(state, "device") != 0) {
+				json_array_append_new(waiting, json_pack("{ssss}", "serial", serial, "state", state));
+				continue;
+			}
+			json_t *props = NULL;
+			bool emu = sw__android_serial_is_emulator(serial);
+			if (!emu && sw__android_read_props(t.adb, serial, &props, NULL) == SW_OK)
+				emu = sw__android_props_are_emulator(props);
+			json_decref(props);
+			json_array_append_new(emu ? emus : phones, json_string(serial));
+		}
+	}
+	json_t *selected = json_null(), *alternatives = json_array(), *pre = json_array();
+	bool will_boot = false;
+	char reason[600] = "";
+	const char *fail_code = NULL;
+	char fail_msg[400] = "";
+	if (!t.adb && !json_array_size(avds)) {
+		fail_code = "ADB_NOT_FOUND";
+		snprintf(fail_msg, sizeof(fail_msg), "adb was not found on PATH or in the Android SDK");
+	} else if (want) {
+		if (has_string(emus, want)) {
+			selected = json_pack("{ssssss}", "platform", "android", "kind", "emulator", "serial", want);
+			snprintf(reason, sizeof(reason), "%s is an online emulator, as requested", want);
+		} else if (has_string(phones, want)) {
+			fail_code = "PHYSICAL_DEVICE_UNSUPPORTED";
+			snprintf(fail_msg, sizeof(fail_msg), "%s is a physical device; only emulators are supported",
+			         want);
+		} else if (has_string(avds, want)) {
+			selected = json_pack("{ssssss}", "platform", "android", "kind", "avd", "avd", want);
+			will_boot = true;
+			snprintf(reason, sizeof(reason), "AVD %s is not running; qa_prepare_target will boot it", want);
+		} else {
+			fail_code = "NO_DEVICE";
+			snprintf(fail_msg, sizeof(fail_msg), "%s is neither an attached device nor a known AVD", want);
+		}
+	} else if (prefer_real && json_array_size(phones)) {
+		fail_code = "PHYSICAL_DEVICE_UNSUPPORTED";
+		snprintf(fail_msg, sizeof(fail_msg), "Physical devices (%s) are not supported; use an emulator",
+		         json_string_value(json_array_get(phones, 0)));
+	} else if (json_array_size(emus)) {
+		const char *s = json_string_value(json_array_get(emus, 0));
+		selected = json_pack("{ssssss}", "platform", "android", "kind", "emulator", "serial", s);
+		snprintf(reason, sizeof(reason), "online emulator %s%s", s,
+		         json_array_size(emus) > 1 ? " (several are online: pass device to qa_prepare_target)" : "");
+	} else if (json_array_size(avds)) {
+		const char *a = json_string_value(json_array_get(avds, 0));
+		selected = json_pack("{ssssss}", "platform", "android", "kind", "avd", "avd", a);
+		will_boot = true;
+		snprintf(reason, sizeof(reason), "no emulator is online; AVD %s can be booted by qa_prepare_target", a);
+	} else if (json_array_size(phones)) {
+		fail_code = "PHYSICAL_DEVICE_UNSUPPORTED";
+		snprintf(fail_msg, sizeof(fail_msg), "The only Android device (%s) is a physical one; boot an emulator",
+		         json_string_value(json_array_get(phones, 0)));
+	} else {
+		fail_code = json_array_size(waiting) ? "DEVICE_NOT_READY" : "NO_DEVICE";
+		snprintf(fail_msg, sizeof(fail_msg), "%s",
+		         json_array_size(waiting) ? "A device is attached but not online yet"
+		                                  : "No emulator is online and no AVD was found");
+	}
+	if (!fail_code && json_array_size(phones) && reason[0]) {
+		size_t n = strlen(reason);
+		snprintf(reason + n, sizeof(reason) - n, "; physical device %s ignored",
+		         json_string_value(json_array_get(phones, 0)));
+	}
+	size_t i;
+	json_t *v;
+	json_array_foreach(emus, i, v) if (!json_equal(json_object_get(selected, "serial"), v))
+	    json_array_append_new(alternatives, json_pack("{sssO}", "kind", "emulator", "serial", v));
+	json_array_foreach(avds, i, v) if (!json_equal(json_object_get(selected, "avd"), v))
+	    json_array_append_new(alternatives, json_pack("{sssO}", "kind", "avd", "avd", v));
+	if (will_boot)
+		json_array_append_new(pre, json_string("boot the AVD (qa_prepare_target with avd)"));
+	res = json_pack("{sosssososbs[]}", "selected", selected, "reason", fail_code ? fail_msg : reason,
+	                "alternatives", alternatives, "preconditions", pre, "willBoot", will_boot, "notes");
+	if (want_context) {
+		json_t *ctxo =
+		    json_pack("{sOsOsOsOs{sbsb}}", "onlineEmulators", emus, "physicalDevices", phones, "waitingDevices",
+		              waiting, "avds", avds, "toolchain", "adb", t.adb != NULL, "emulator", t.emulator != NULL);
+		json_object_set_new(res, "context", ctxo);
+	}
+	if (want_plan) {
+		json_t *plan =
+		    fail_code ? json_pack("{ssssssssss}", "status", "BLOCKED", "category",
+		                          !strcmp(fail_code, "ADB_NOT_FOUND") ? "missing_toolchain" : "missing_device",
+		                          "requiredState", "an online Android emulator", "unblock",
+		                          "boot an AVD (qa_prepare_target with avd) or install the SDK", "failureCode",
+		                          fail_code)
+		              : json_pack("{sssss[s]}", "status", "READY", "budgetProfile", "guardrail",
+		                          "satisfiedPreconditions", will_boot ? "bootable AVD" : "online emulator");
+		json_object_set_new(res, "plan", plan);
+	}
+	if (fail_code) {
+		rc = sw__error_set(err, !strcmp(fail_code, "PHYSICAL_DEVICE_UNSUPPORTED") ? SW_EDENIED : SW_ENOTFOUND,
+		                   fail_code, "Boot an Android emulator (an AVD) and try again", "%s", fail_msg);
+		/* the requested sections ride on the error */
+		json_t *det = json_object();
+		if (json_object_get(res, "context"))
+			json_object_set(det, "context", json_object_get(res, "context"));
+		if (json_object_get(res, "plan"))
+			json_object_set(det, "plan", json_object_get(res, "plan"));
+		if (err && *err && json_object_size(det))
+			sw__error_take_details(*err, det);
+		else
+			json_decref(det);
+		goto out;
+	}
+	*out_json = sw__json_compact(res);
+	if (!*out_json)
+		rc = sw__error_nomem(err);
+out:
+	sw__android_tools_clear(&t);
+	json_decref(opts);
+	json_decref(list);
+	json_decref(avds);
+	json_decref(res);
+	json_decref(emus);
+	json_decref(phones);
+	json_decref(waiting);
+	return rc;
+}
+
+/* ---- prepare ------------------------------------------------------------- */
+
+int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err)
+{
+	int rc = SW_OK;
+	json_t *opts = NULL, *res = json_object();
+	sw_device *dev = NULL;
+	char *boot = NULL, *fg = NULL, *desc = NULL;
+	if (!out_json || !res) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
+		goto out;
+	}
+	if (options_json && options_json[0]) {
+		opts = json_loads(options_json, 0, NULL);
+		if (!json_is_object(opts)) {
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+			goto out;
+		}
+	}
+	const char *serial = json_string_value(json_object_get(opts, "device"));
+	const char *avd = json_string_value(json_object_get(opts, "avd"));
+	const char *apk = json_string_value(json_object_get(opts, "apk"));
+	const char *app = json_string_value(json_object_get(opts, "appId"));
+	bool bind_only = json_is_true(json_object_get(opts, "bindOnly"));
+	if (app && !sw__android_valid_package(app)) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "An app id looks like com.example.app",
+		                   "appId \"%s\" is not a valid Android package name", app);
+		goto out;
+	}
+	if (apk && !sw__is_file(apk)) {
+		rc = sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT", "Build the app first (qa_build) or fix the path",
+		                   "The APK %s does not exist", apk);
+		goto out;
+	}
+	/* nothing online and an AVD named: boot it (an offline leftover does not count) */
+	bool need_boot = false;
+	if (avd && !serial) {
+		char *adb = sw__android_find_adb(ctx);
+		json_t *list = NULL;
+		if (adb && sw__android_list_devices(adb, &list, NULL) == SW_OK) {
+			size_t i, online = 0;
+			json_t *d;
+			json_array_foreach(
+			    list, i, d) if (!strcmp(json_string_value(json_object_get(d, "state")), "device")) online++;
+			need_boot = online == 0;
+		}
+		json_decref(list);
+		free(adb);
+	}
+	json_t *o;
+	char *oj;
+	if (need_boot) {
+		json_t *bo = json_pack("{sb}", "headless", !json_is_false(json_object_get(opts, "headless")));
+		if (json_object_get(opts, "timeoutMs"))
+			json_object_set(bo, "timeoutMs", json_object_get(opts, "timeoutMs"));
+		char *boj = sw__json_compact(bo);
+		json_decref(bo);
+		rc = sw_android_boot_avd(ctx, avd, boj, &boot, err);
+		free(boj);
+		if (rc < 0)
+			goto out;
+		json_t *b = json_loads(boot, 0, NULL);
+		json_object_set_new(res, "booted", json_true());
+		json_object_set(res, "boot", b);
+		o = json_pack("{sO}", "serial", json_object_get(b, "serial"));
+		json_decref(b);
+	} else {
+		o = serial ? json_pack("{ss}", "serial", serial) : json_object();
+	}
+	oj = sw__json_compact(o);
+	json_decref(o);
+	rc = sw_device_open(ctx, sw_driver_android(), oj, &dev, err);
+	free(oj);
+	if (rc < 0)
+		goto out;
+	rc = sw_device_describe(dev, &desc, err);
+	if (rc < 0)
+		goto out;
+	json_object_set_new(res, "device", json_loads(desc, 0, NULL));
+	if (bind_only) {
+		json_object_set_new(res, "bindOnly", json_true());
+		goto done;
+	}
+	if (apk) {
+		rc = sw_device_install(dev, apk, err);
+		if (rc < 0)
+			goto out;
+		json_object_set_new(res, "installed", json_true());
+	}
+	if (app) {
+		rc = sw_device_launch(dev, app, err);
+		if (rc < 0)
+			goto out;
+		json_object_set_new(res, "launched", json_true());
+		rc = sw_device_foreground(dev, &fg, err);
+		if (rc < 0)
+			goto out;
+		json_t *f = json_loads(fg, 0, NULL);
+		json_object_set(res, "foreground", f);
+		bool is_app = json_is_string(json_object_get(f, "package")) &&
+		              !strcmp(json_string_value(json_object_get(f, "package")), app);
+		json_decref(f);
+		json_object_set_new(res, "foregroundIsApp", json_boolean(is_app));
+		if (!is_app) {
+			rc = sw__error_set(err, SW_EDEVICE, "APP_LAUNCH_FAILED",
+			                   "Check the app id and its launcher activity",
+			                   "%s was launched but is not in the foreground", app);
+			goto out;
+		}
+	}
+done:
+	*out_json = sw__json_compact(res);
+	if (!*out_json)
+		rc = sw__error_nomem(err);
+out:
+	sw_device_free(dev);
+	free(boot);
+	free(fg);
+	free(desc);
+	json_decref(opts);
+	json_decref(res);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/* swipium/actions.h: observe and act on a bound device: snapshots, qa_act actions, settling, screenshots. */
+#ifndef SWIPIUM_ACTIONS_H
+#define SWIPIUM_ACTIONS_H
+
+#include <stddef.h>
+
+#include <swipium/common.h>
+#include <swipium/driver.h>
+#include <swipium/snapshot.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * The drive state of one session on one device: the device (borrowed), its
+ * snapshot tracker (owned) and the last dump.
+ */
+typedef struct sw_drive sw_drive;
+
+/**
+ * What only the caller knows: the session's secrets and inputs. Every slot
+ * may be NULL.
+ */
+typedef struct sw_drive_hooks {
+	/** Registers a typed value as a secret (the session redactor). */
+	void (*register_secret)(const char *value, void *userdata);
+	/** A session input for a `${SWIPIUM_*}` name, or NULL; the result is freed with free(). */
+	char *(*lookup_input)(const char *name, void *userdata);
+	/** Redaction of any text leaving the library (see sw_snapshot_redact_fn). */
+	sw_snapshot_redact_fn redact;
+	void *userdata;
+} sw_drive_hooks;
+
+/** Creates drive state on @dev, which must outlive it. */
+SW_API int sw_drive_new(sw_device *dev, sw_drive **out, sw_error **err);
+/** Frees @d (not the device). NULL is accepted. */
+SW_API void sw_drive_free(sw_drive *d);
+/** Installs the hooks (copied). */
+SW_API void sw_drive_set_hooks(sw_drive *d, const sw_drive_hooks *hooks);
+/** A flag that, once non-zero, stops waits, settling and dump retries with CANCELLED. (nullable) */
+SW_API void sw_drive_set_cancel(sw_drive *d, const volatile int *cancel);
+/** The snapshot tracker. (transfer none) */
+SW_API sw_snapshot_tracker *sw_drive_tracker(sw_drive *d);
+
+/**
+ * qa_snapshot: dumps the UI, reads the keyboard state and screen size, and
+ * returns sw_snapshot_take_xml()'s result. @options_json: {filter?, diff?,
+ * verbose?}. A failed dump counts towards visual-only mode.
+ * @out_json: (transfer full)
+ */
+SW_API int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_json, sw_error **err);
+
+/**
+ * qa_act: @args_json holds the tool's arguments without sessionId
+ * (action, target, text, mode, submit, direction, untilVisible, maxScrolls,
+ * key, url, durationMs, ignoreOverlay, for, observe, timeoutMs, verbose).
+ * Result: {action, changed, settled, quality, elements | added+removed,
+ * stateChanged, ...}. Failures carry the catalog codes of TOOLS.md
+ * (STALE_REF, ELEMENT_NOT_FOUND, KEYBOARD_OBSTRUCTION, OVERLAY_OBSTRUCTION,
+ * TEXT_INPUT_UNSUPPORTED, MISSING_TEST_DATA, ...) and details with
+ * changedState (and blockedByOverlay, keyboardHidden where they apply).
+ * @out_json: (transfer full)
+ */
+SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error **err);
+
+/**
+ * qa_screenshot's capture: a PNG and its metadata {width, height,
+ * coordinateSpace {kind, width, height, scale}, secureOnScreen,
+ * sensitiveForced}. A secure field on screen (from a fresh dump) refuses
+ * with CAPTURE_WITHHELD_SECURE unless @force. (transfer full)
+ */
+SW_API int sw_drive_screenshot(sw_drive *d, int force, unsigned char **png, size_t *png_len, char **meta_json,
+                               sw_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,681 @@
+/* parse.c: uiautomator XML dumps to the screen model (interactive elements, roles, overlays, quality signals). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "snapshot-internal.h"
+
+static const char empty_str[] = "";
+
+/* The attributes of one uiautomator node, borrowed from the document. */
+typedef struct raw_node {
+	xmlNode *node;
+	const char *text, *id, *cls, *pkg, *desc, *hint, *bounds;
+	bool clickable, long_clickable, focusable, focused, password, scrollable, checkable, checked, selected, enabled;
+	bool invisible;
+	size_t depth;
+	size_t subtree_end;
+	int b[4];
+	bool b_ok;
+	bool absorbed;
+	bool in_list; /* a descendant of a list or recycler view */
+} raw_node;
+
+static const char *attr_value(const xmlAttr *a)
+{
+	if (a->children && a->children->type == XML_TEXT_NODE && a->children->content && !a->children->next)
+		return (const char *)a->children->content;
+	return NULL;
+}
+
+static bool parse_bounds(const char *s, int b[4])
+{
+	/* "[x1,y1][x2,y2]" */
+	long v[4];
+	const char *p = s;
+	for (int i = 0; i < 4; i++) {
+		char *end;
+		if (i % 2 == 0) {
+			if (*p != '[')
+				return false;
+			p++;
+		} else {
+			if (*p != ',')
+				return false;
+			p++;
+		}
+		v[i] = strtol(p, &end, 10);
+		if (end == p || v[i] < -1000000 || v[i] > 1000000)
+			return false;
+		p = end;
+		if (i % 2 == 1) {
+			if (*p != ']')
+				return false;
+			p++;
+		}
+	}
+	if (*p)
+		return false;
+	for (int i = 0; i < 4; i++)
+		b[i] = (int)v[i];
+	return true;
+}
+
+static void read_attrs(raw_node *r)
+{
+	r->text = r->id = r->cls = r->pkg = r->desc = r->hint = r->bounds = empty_str;
+	r->enabled = true;
+	for (const xmlAttr *a = r->node->properties; a; a = a->next) {
+		const char *n = (const char *)a->name;
+		const char *v = attr_value(a);
+		if (!v)
+			continue;
+		bool t = strcmp(v, "true") == 0;
+		switch (n[0]) {
+		case 'b':
+			if (!strcmp(n, "bounds"))
+				r->bounds = v;
+			break;
+		case 'c':
+			if (!strcmp(n, "class"))
+				r->cls = v;
+			else if (!strcmp(n, "content-desc"))
+				r->desc = v;
+			else if (!strcmp(n, "clickable"))
+				r->clickable = t;
+			else if (!strcmp(n, "checkable"))
+				r->checkable = t;
+			else if (!strcmp(n, "checked"))
+				r->checked = t;
+			break;
+		case 'e':
+			if (!strcmp(n, "enabled"))
+				r->enabled = t;
+			break;
+		case 'f':
+			if (!strcmp(n, "focusable"))
+				r->focusable = t;
+			else if (!strcmp(n, "focused"))
+				r->focused = t;
+			break;
+		case 'h':
+			if (!strcmp(n, "hint"))
+				r->hint = v;
+			break;
+		case 'l':
+			if (!strcmp(n, "long-clickable"))
+				r->long_clickable = t;
+			break;
+		case 'p':
+			if (!strcmp(n, "package"))
+				r->pkg = v;
+			else if (!strcmp(n, "password"))
+				r->password = t;
+			break;
+		case 'r':
+			if (!strcmp(n, "resource-id"))
+				r->id = v;
+			break;
+		case 's':
+			if (!strcmp(n, "scrollable"))
+				r->scrollable = t;
+			else if (!strcmp(n, "selected"))
+				r->selected = t;
+			break;
+		case 't':
+			if (!strcmp(n, "text"))
+				r->text = v;
+			break;
+		case 'v':
+			if (!strcmp(n, "visible-to-user"))
+				r->invisible = !t;
+			break;
+		default: break;
+		}
+	}
+	r->b_ok = parse_bounds(r->bounds, r->b);
+}
+
+static const char *class_short(const char *cls)
+{
+	const char *dot = strrchr(cls, '.');
+	return dot ? dot + 1 : cls;
+}
+
+static bool ci_contains(const char *hay, const char *needle)
+{
+	return strcasestr(hay, needle) != NULL;
+}
+
+static bool is_edit_class(const char *cls)
+{
+	return strstr(cls, "EditText") != NULL || !strcmp(cls, "android.widget.AutoCompleteTextView") ||
+	       !strcmp(cls, "android.widget.MultiAutoCompleteTextView");
+}
+
+static void assign_role(sw__element *e)
+{
+	const char *shortname = class_short(e->cls);
+	if (e->edit)
+		e->role = "text-field";
+	else if (e->scrollable)
+		e->role = "scrollable";
+	else if (e->clickable || e->long_clickable)
+		e->role = "button";
+	else if (strstr(shortname, "Image"))
+		e->role = "image";
+	else if (e->text[0] || !strcmp(shortname, "TextView"))
+		e->role = "text";
+	else if (shortname[0])
+		e->role = shortname;
+	else
+		e->role = "node";
+	e->role_len = strlen(e->role);
+}
+
+/* Overlay kinds by class or id wording. Text fields and list rows are never overlays. */
+static const char *overlay_kind_of(const raw_node *r)
+{
+	static const struct {
+		const char *word, *kind;
+	} words[] = {
+	    {"snackbar", "snackbar"}, {"toast", "toast"},     {"banner", "banner"},   {"bottom_sheet", "sheet"},
+	    {"bottomsheet", "sheet"}, {"popup", "popup"},     {"tooltip", "tooltip"}, {"dialog", "dialog"},
+	    {"alert", "dialog"},      {"overlay", "overlay"},
+	};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(words); i++) {
+		if (ci_contains(r->cls, words[i].word) || ci_contains(r->id, words[i].word))
+			return words[i].kind;
+	}
+	return NULL;
+}
+
+static bool is_dismiss_word(const char *s)
+{
+	static const char *const words[] = {"dismiss",   "close",    "not now", "got it",
+	                                    "no thanks", "\xc3\x97", "x",       "skip"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(words); i++) {
+		if (!strcasecmp(s, words[i]))
+			return true;
+	}
+	return false;
+}
+
+static bool on_screen(const int b[4], int w, int h)
+{
+	if (b[2] <= b[0] || b[3] <= b[1])
+		return false;
+	if (w > 0 && h > 0 && (b[2] <= 0 || b[3] <= 0 || b[0] >= w || b[1] >= h))
+		return false;
+	return true;
+}
+
+void sw__screen_free(sw__screen *s)
+{
+	if (!s)
+		return;
+	if (s->doc)
+		xmlFreeDoc(s->doc);
+	free(s->els);
+	free(s->overlays);
+	free(s);
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	h ^= 0x1f;
+	h *= 1099511628211ULL;
+	return h;
+}
+
+static uint64_t element_hash(const sw__element *e)
+{
+	uint64_t h = 1469598103934665603ULL;
+	h = fnv(h, e->cls);
+	h = fnv(h, e->id);
+	h = fnv(h, e->desc);
+	if (!e->edit) {
+		h = fnv(h, e->text);
+		h = fnv(h, e->label);
+	}
+	for (int i = 0; i < 4; i++) {
+		h ^= (uint64_t)(unsigned)e->bounds[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+struct walk_item {
+	xmlNode *node;
+	size_t depth;
+	bool in_list;
+};
+struct walk_stack {
+	struct walk_item *items;
+	size_t n, cap;
+};
+
+static bool push(struct walk_stack *st, xmlNode *node, size_t depth, bool in_list)
+{
+	if (st->n == st->cap) {
+		size_t nc = st->cap ? st->cap * 2 : 256;
+		if (nc > (size_t)SW__SNAPSHOT_MAX_NODES * 8)
+			return false;
+		struct walk_item *ni = realloc(st->items, nc * sizeof(*ni));
+		if (!ni)
+			return false;
+		st->items = ni;
+		st->cap = nc;
+	}
+	st->items[st->n++] = (struct walk_item){node, depth, in_list};
+	return true;
+}
+
+static int fail(sw_error **err, const char *msg)
+{
+	return sw__error_set(err, SW_EPARSE, "SNAPSHOT_FAILED",
+	                     "Take the snapshot again; if dumps keep failing, use qa_screenshot", "%s", msg);
+}
+
+int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, sw__screen **out, sw_error **err)
+{
+	int rc = SW_OK;
+	xmlDoc *doc = NULL;
+	raw_node *raw = NULL;
+	size_t n_raw = 0, cap_raw = 0;
+	size_t *open_idx = NULL;
+	size_t n_open = 0;
+	struct walk_stack st = {NULL, 0, 0};
+	sw__screen *s = NULL;
+
+	if (!xml || len == 0)
+		return fail(err, "The UI dump was empty");
+	if (len > SW__SNAPSHOT_MAX_BYTES)
+		return fail(err, "The UI dump is larger than the 16 MiB limit");
+	if (len > INT32_MAX)
+		return fail(err, "The UI dump is too large");
+
+	doc = xmlReadMemory(xml, (int)len, "uiautomator.xml", NULL,
+	                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS |
+	                        XML_PARSE_NOCDATA);
+	if (!doc) {
+		rc = fail(err, "The UI dump is not well-formed XML");
+		goto out;
+	}
+	if (doc->intSubset || doc->extSubset) {
+		rc = fail(err, "The UI dump declares a DTD, which is not accepted");
+		goto out;
+	}
+	xmlNode *root = xmlDocGetRootElement(doc);
+	if (!root || strcmp((const char *)root->name, "hierarchy") != 0) {
+		rc = fail(err, "The UI dump has no <hierarchy> root element");
+		goto out;
+	}
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	for (const xmlAttr *a = root->properties; a; a = a->next) {
+		const char *v = attr_value(a);
+		if (v && !strcmp((const char *)a->name, "rotation"))
+			s->rotation = atoi(v);
+	}
+
+	/* Pre-order walk without recursion. */
+	for (xmlNode *c = root->last; c; c = c->prev) {
+		if (c->type == XML_ELEMENT_NODE && !push(&st, c, 0, false)) {
+			rc = fail(err, "The UI dump has too many nodes");
+			goto out;
+		}
+	}
+	while (st.n > 0) {
+		struct walk_item it = st.items[--st.n];
+		xmlNode *nd = it.node;
+		size_t depth = it.depth;
+		/* close subtrees that ended */
+		while (n_open > 0 && raw[open_idx[n_open - 1]].depth >= depth) {
+			raw[open_idx[n_open - 1]].subtree_end = n_raw;
+			n_open--;
+		}
+		if (strcmp((const char *)nd->name, "node") != 0)
+			continue;
+		if (n_raw >= SW__SNAPSHOT_MAX_NODES) {
+			rc = fail(err, "The UI dump has more than 50000 nodes");
+			goto out;
+		}
+		if (n_raw == cap_raw) {
+			size_t nc = cap_raw ? cap_raw * 2 : 256;
+			raw_node *nr = realloc(raw, nc * sizeof(*nr));
+			size_t *no = realloc(open_idx, nc * sizeof(*no));
+			if (no)
+				open_idx = no;
+			if (!nr || !no) {
+				if (nr)
+					raw = nr;
+				rc = sw__error_nomem(err);
+				goto out;
+			}
+			raw = nr;
+			cap_raw = nc;
+		}
+		raw_node *r = &raw[n_raw];
+		memset(r, 0, sizeof(*r));
+		r->node = nd;
+		r->depth = depth;
+		r->in_list = it.in_list;
+		read_attrs(r);
+		bool child_in_list = it.in_list || strstr(r->cls, "RecyclerView") || strstr(r->cls, "ListView");
+		open_idx[n_open++] = n_raw;
+		n_raw++;
+		for (xmlNode *c = nd->last; c; c = c->prev) {
+			if (c->type == XML_ELEMENT_NODE && !push(&st, c, depth + 1, child_in_list)) {
+				rc = fail(err, "The UI dump has too many nodes");
+				goto out;
+			}
+		}
+	}
+	while (n_open > 0)
+		raw[open_idx[--n_open]].subtree_end = n_raw;
+
+	s->node_count = n_raw;
+	if (n_raw > 0) {
+		s->package = raw[0].pkg;
+		if (raw[0].b_ok) {
+			s->width = raw[0].b[2];
+			s->height = raw[0].b[3];
+		}
+	}
+	if (screen_w > 0 && screen_h > 0) {
+		s->width = screen_w;
+		s->height = screen_h;
+	}
+
+	s->els = calloc(n_raw ? n_raw : 1, sizeof(*s->els));
+	if (!s->els) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	size_t overlay_cap = 0;
+	for (size_t i = 0; i < n_raw; i++) {
+		raw_node *r = &raw[i];
+		bool clickable = r->clickable || r->long_clickable;
+		if (clickable) {
+			s->clickable_count++;
+			bool named = r->text[0] || r->desc[0] || r->id[0];
+			for (size_t j = i + 1; !named && j < r->subtree_end; j++)
+				named = raw[j].text[0] || raw[j].desc[0] || raw[j].id[0];
+			if (!named)
+				s->unidentified_clickable++;
+		}
+		if (strstr(r->cls, "WebView") && r->b_ok && r->b[2] > r->b[0] && r->b[3] > r->b[1]) {
+			size_t area = (size_t)(r->b[2] - r->b[0]) * (size_t)(r->b[3] - r->b[1]);
+			if (area > s->webview_area_max)
+				s->webview_area_max = area;
+		}
+		if (strstr(r->cls, "ComposeView") || strstr(r->cls, "AndroidComposeView"))
+			s->compose_seen = true;
+
+		/* overlays: a container with an overlay signal, or a window of another package */
+		const char *okind = NULL;
+		if (r->b_ok && on_screen(r->b, s->width, s->height)) {
+			if (!is_edit_class(r->cls) && !r->in_list)
+				okind = overlay_kind_of(r);
+			if (!okind && r->depth == 0 && i > 0 && r->pkg[0] && s->package && strcmp(r->pkg, s->package))
+				okind = "window";
+		}
+		if (okind) {
+			bool nested = false;
+			for (size_t k = 0; k < s->n_overlays; k++)
+				if (i < s->overlays[k].subtree_end && i >= s->overlays[k].node_index)
+					nested = true;
+			if (!nested) {
+				if (s->n_overlays == overlay_cap) {
+					size_t nc = overlay_cap ? overlay_cap * 2 : 4;
+					sw__overlay *no = realloc(s->overlays, nc * sizeof(*no));
+					if (!no) {
+						rc = sw__error_nomem(err);
+						goto out;
+					}
+					s->overlays = no;
+					overlay_cap = nc;
+				}
+				sw__overlay *o = &s->overlays[s->n_overlays++];
+				memset(o, 0, sizeof(*o));
+				o->kind = okind;
+				o->pkg = r->pkg;
+				memcpy(o->bounds, r->b, sizeof(o->bounds));
+				o->node_index = i;
+				o->subtree_end = r->subtree_end;
+				o->label = r->desc[0] ? r->desc : r->text;
+				for (size_t j = i + 1; !o->label[0] && j < r->subtree_end; j++)
+					if (raw[j].text[0] && !raw[j].clickable)
+						o->label = raw[j].text;
+			}
+		}
+
+		if (r->invisible || r->absorbed || !r->b_ok || !on_screen(r->b, s->width, s->height))
+			continue;
+		bool edit = is_edit_class(r->cls) || r->password;
+		bool keep = clickable || r->checkable || r->scrollable || edit || r->text[0] || r->desc[0];
+		if (!keep)
+			continue;
+		sw__element *e = &s->els[s->n_els++];
+		e->cls = r->cls;
+		e->id = r->id;
+		const char *slash = strrchr(r->id, '/');
+		e->short_id = slash ? slash + 1 : r->id;
+		e->desc = r->desc;
+		e->pkg = r->pkg;
+		e->hint = r->hint;
+		e->raw_text_chars = 0;
+		for (const unsigned char *c = (const unsigned char *)r->text; *c; c++)
+			if ((*c & 0xc0) != 0x80)
+				e->raw_text_chars++;
+		e->secure = r->password;
+		e->edit = edit;
+		e->text = r->password ? SW__SECURE_VALUE : r->text;
+		e->label = r->desc;
+		if (!e->label[0] && edit && r->hint[0] && strcmp(r->hint, r->text) != 0)
+			e->label = r->hint;
+		if (!e->label[0] && !e->text[0] && (clickable || r->checkable) && !edit) {
+			/* a clickable container takes the first text of its subtree as its label */
+			for (size_t j = i + 1; j < r->subtree_end; j++) {
+				raw_node *c = &raw[j];
+				if (c->clickable || c->long_clickable || c->checkable || is_edit_class(c->cls))
+					break;
+				const char *t = c->desc[0] ? c->desc : c->text;
+				if (t[0] && !c->password) {
+					e->label = t;
+					if (!c->scrollable)
+						c->absorbed = true;
+					break;
+				}
+			}
+		}
+		memcpy(e->bounds, r->b, sizeof(e->bounds));
+		e->has_bounds = r->b[0] || r->b[1] || r->b[2] || r->b[3];
+		e->clickable = r->clickable;
+		e->long_clickable = r->long_clickable;
+		e->focusable = r->focusable;
+		e->focused = r->focused;
+		e->scrollable = r->scrollable;
+		e->checkable = r->checkable;
+		e->checked = r->checked;
+		e->selected = r->selected;
+		e->enabled = r->enabled;
+		e->node_index = i;
+		e->subtree_end = r->subtree_end;
+		e->node = r->node;
+		assign_role(e);
+		e->hash = element_hash(e);
+	}
+	/* A dismiss control inside an unnamed container still marks it an overlay (a banner). */
+	for (size_t i = 0; i < s->n_els; i++) {
+		sw__element *e = &s->els[i];
+		const char *name = e->label[0] ? e->label : e->text;
+		if (!(e->clickable && is_dismiss_word(name)))
+			continue;
+		/* find the nearest enclosing node smaller than the screen */
+		for (size_t j = e->node_index; j-- > 0;) {
+			raw_node *p = &raw[j];
+			if (p->subtree_end <= e->node_index || !p->b_ok || p->depth == 0)
+				continue;
+			size_t area = (size_t)(p->b[2] - p->b[0]) * (size_t)(p->b[3] - p->b[1]);
+			size_t screen = (size_t)s->width * (size_t)s->height;
+			if (strstr(p->cls, "RecyclerView") || strstr(p->cls, "ListView") || area * 2 > screen)
+				break;
+			bool known = false;
+			for (size_t k = 0; k < s->n_overlays; k++)
+				if (j >= s->overlays[k].node_index && j < s->overlays[k].subtree_end)
+					known = true;
+			if (known)
+				break;
+			if (s->n_overlays == overlay_cap) {
+				size_t nc = overlay_cap ? overlay_cap * 2 : 4;
+				sw__overlay *no = realloc(s->overlays, nc * sizeof(*no));
+				if (!no) {
+					rc = sw__error_nomem(err);
+					goto out;
+				}
+				s->overlays = no;
+				overlay_cap = nc;
+			}
+			sw__overlay *o = &s->overlays[s->n_overlays++];
+			memset(o, 0, sizeof(*o));
+			o->kind = "banner";
+			o->pkg = p->pkg;
+			memcpy(o->bounds, p->b, sizeof(o->bounds));
+			o->node_index = j;
+			o->subtree_end = p->subtree_end;
+			o->label = "";
+			for (size_t k = j + 1; k < p->subtree_end; k++)
+				if (raw[k].text[0] && !raw[k].clickable) {
+					o->label = raw[k].text;
+					break;
+				}
+			break;
+		}
+	}
+	s->doc = doc;
+	doc = NULL;
+	*out = s;
+	s = NULL;
+out:
+	free(raw);
+	free(open_idx);
+	free(st.items);
+	if (doc)
+		xmlFreeDoc(doc);
+	sw__screen_free(s);
+	return rc;
+}
+
+/* ---- element lines ------------------------------------------------------ */
+
+static bool plain_token(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (!(isalnum(c) || c == '_' || c == '.' || c == '-' || c == '$'))
+			return false;
+	}
+	return true;
+}
+
+/* Appends @s JSON-quoted, cut at 80 UTF-16 units with "..." appended, never inside a «redacted» placeholder. */
+static void put_capped(sw_buf *b, const char *s)
+{
+	size_t len = strlen(s);
+	if (sw__utf16_len(s, len) <= SW__SNAPSHOT_MAX_LABEL_CHARS) {
+		sw__buf_json_string(b, s, len);
+		return;
+	}
+	size_t cut = sw__utf16_prefix_bytes(s, len, SW__SNAPSHOT_MAX_LABEL_CHARS);
+	const size_t plen = sizeof(SW__REDACTED_VALUE) - 1;
+	for (const char *p = strstr(s, SW__REDACTED_VALUE); p; p = strstr(p + 1, SW__REDACTED_VALUE)) {
+		size_t at = (size_t)(p - s);
+		if (at >= cut)
+			break;
+		if (at + plen > cut) {
+			cut = at;
+			break;
+		}
+	}
+	char *tmp = malloc(cut + 4);
+	if (!tmp) {
+		b->failed = true;
+		return;
+	}
+	memcpy(tmp, s, cut);
+	memcpy(tmp + cut, "...", 4);
+	sw__buf_json_string(b, tmp, cut + 3);
+	free(tmp);
+}
+
+static const char *redacted(const char *s, sw_snapshot_redact_fn redact, void *ud, char **owned)
+{
+	*owned = NULL;
+	if (!redact || !s[0])
+		return s;
+	*owned = redact(s, ud);
+	return *owned ? *owned : s;
+}
+
+void sw__element_line(sw_buf *b, const sw__element *e, sw_snapshot_redact_fn redact, void *ud)
+{
+	char *o_label, *o_text, *o_id;
+	const char *label = redacted(e->label, redact, ud, &o_label);
+	const char *text = redacted(e->text, redact, ud, &o_text);
+	const char *id = redacted(e->short_id, redact, ud, &o_id);
+
+	sw__buf_printf(b, "@e%u [", e->ref);
+	sw__buf_append(b, e->role, e->role_len);
+	sw__buf_puts(b, "] ");
+	put_capped(b, label[0] ? label : text);
+	if (id[0]) {
+		sw__buf_puts(b, " #");
+		if (plain_token(id))
+			sw__buf_puts(b, id);
+		else
+			sw__buf_json_string(b, id, strlen(id));
+	}
+	if (label[0] && text[0] && strcmp(label, text) != 0) {
+		sw__buf_puts(b, " text=");
+		put_capped(b, text);
+	}
+	if (e->has_bounds)
+		sw__buf_printf(b, " [%d,%d][%d,%d]", e->bounds[0], e->bounds[1], e->bounds[2], e->bounds[3]);
+	bool nc = !e->clickable && !e->long_clickable;
+	if (e->focused || e->secure || nc) {
+		const char *sep = "";
+		sw__buf_puts(b, " (");
+		if (e->focused) {
+			sw__buf_puts(b, "focused");
+			sep = ",";
+		}
+		if (e->secure) {
+			sw__buf_puts(b, sep);
+			sw__buf_puts(b, "secure");
+			sep = ",";
+		}
+		if (nc) {
+			sw__buf_puts(b, sep);
+			sw__buf_puts(b, "non-clickable");
+		}
+		sw__buf_putc(b, ')');
+	}
+	free(o_label);
+	free(o_text);
+	free(o_id);
+}

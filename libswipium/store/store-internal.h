@@ -1,0 +1,87 @@
+/* store-internal.h: the store's and sessions' private structures, shared by store/ and jobs/. */
+#ifndef SW_STORE_INTERNAL_H
+#define SW_STORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sw-internal.h"
+
+struct sw_job;
+
+struct sw_store {
+	sw_ctx *ctx;
+	char *dir;            /* <home>/.swipium */
+	char *runs_dir;       /* <home>/.swipium/runs */
+	pthread_mutex_t lock; /* sessions[], registry state, saver state */
+	pthread_cond_t cond;  /* wakes the saver thread */
+	struct sw_session **sessions;
+	size_t n_sessions, cap_sessions;
+	bool registry_loaded;
+	json_t *registry; /* id -> dir of registry.json, read once (lazy) */
+	pthread_t saver;
+	bool saver_started;
+	bool stopping;
+	int64_t prune_at; /* when the automatic prune runs; 0 = never / done */
+};
+
+struct sw_session {
+	sw_store *store;
+	pthread_mutex_t lock;      /* state, dirty, jobs */
+	pthread_mutex_t save_lock; /* serialises writes of state.json */
+	pthread_cond_t job_cond;   /* signalled whenever a job leaves running */
+	char *id, *dir, *root, *state_path;
+	int64_t created_at;
+	json_t *state; /* raw in-memory state in key order; redacted when it leaves */
+	bool dirty;
+	int64_t dirty_since;
+	bool sensitive;
+	bool redaction_degraded;
+	struct sw_redactor *redactor;
+	struct sw_job **jobs;
+	size_t n_jobs, cap_jobs;
+};
+
+/* ---- store.c ----------------------------------------------------------- */
+int64_t sw__store_now_ms(void);
+/* ISO 8601 UTC with milliseconds (JavaScript's Date.toISOString()). */
+char *sw__store_iso(int64_t ms);
+/* 8 lowercase hex digits from the kernel's random source. */
+void sw__store_random_id(char out[9]);
+/* Marks the session dirty (caller holds s->lock) so the saver writes it within ~150 ms. */
+void sw__session_touch(struct sw_session *s);
+/* Serialises and writes state.json now. Takes save_lock and s->lock itself. */
+int sw__session_save(struct sw_session *s, sw_error **err);
+/* A redacted deep copy of @v (caller holds s->lock). */
+json_t *sw__session_redacted_copy(struct sw_session *s, const json_t *v);
+/* Redacts a copy of the whole state in place, leaving id, root and dir as they are. */
+void sw__session_redact_state(struct sw_session *s, json_t *state);
+/* Redacted copy of a text (never NULL unless out of memory). */
+char *sw__session_redact_text(struct sw_session *s, const char *text);
+/* Advisory lock on <path>.lock (flock, waits up to 5 s). Returns the fd or a negative code. */
+int sw__store_lock(const char *path, sw_error **err);
+void sw__store_unlock(int fd);
+/* Renames a corrupt state file aside as <path>.corrupt-<ms>; logs a warning. */
+void sw__store_set_aside(sw_store *store, const char *path, const char *why);
+/* Default key-ordered state for a new session. */
+json_t *sw__state_new(const char *id, const char *root, const char *dir, int64_t created_at);
+/* Rebuilds a loaded state in key order with defaults filled in. Returns NULL when it is not a session. */
+json_t *sw__state_normalize(json_t *loaded, bool *degraded);
+
+/* registry.json as an array; SW_EPARSE when it exists but is unreadable or not an array. */
+int sw__store_read_registry(sw_store *store, json_t **out);
+/* Is @dir the folder of a session live in this store? */
+bool sw__store_is_live_dir(sw_store *store, const char *dir);
+/* The automatic prune (environment-configured); run by the saver thread. */
+int sw__store_run_auto_prune(sw_store *store);
+/* Applies qa_start_session options to a new session (caller owns s exclusively). */
+int sw__session_apply_options(struct sw_session *s, json_t *opts, sw_error **err);
+
+/* ---- jobs (jobs/job.c) ------------------------------------------------- */
+/* Cancels and joins every job thread of @s (store shutdown); frees the job objects. */
+void sw__session_jobs_shutdown(struct sw_session *s);
+/* Marks jobs persisted as running as failed (rehydration). Caller holds s->lock. */
+void sw__jobs_fail_stale(json_t *jobs);
+
+#endif

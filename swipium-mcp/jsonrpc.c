@@ -1,0 +1,186 @@
+/* jsonrpc.c: line framing with a size cap, and JSON-RPC 2.0 message classification. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonrpc.h"
+
+void mcp_reader_init(struct mcp_reader *r, size_t max)
+{
+	memset(r, 0, sizeof(*r));
+	r->max = max;
+}
+
+void mcp_reader_free(struct mcp_reader *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+static void deliver(struct mcp_reader *r, const char *line, size_t len, mcp_line_fn fn, void *ud)
+{
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	fn(ud, line, len, false);
+	(void)r;
+}
+
+int mcp_reader_feed(struct mcp_reader *r, const char *data, size_t n, mcp_line_fn fn, void *ud)
+{
+	while (n > 0) {
+		const char *nl = memchr(data, '\n', n);
+		size_t chunk = nl ? (size_t)(nl - data) : n;
+		if (r->discarding) {
+			if (nl) {
+				r->discarding = false;
+				fn(ud, NULL, 0, true);
+			}
+		} else if (r->len + chunk > r->max) {
+			/* Over the cap: forget what was buffered and skip to the end of the line. */
+			r->len = 0;
+			if (nl)
+				fn(ud, NULL, 0, true);
+			else
+				r->discarding = true;
+		} else if (nl && r->len == 0) {
+			/* Fast path: the whole line is in the caller's buffer. */
+			deliver(r, data, chunk, fn, ud);
+		} else {
+			if (r->len + chunk + 1 > r->cap) {
+				size_t cap = r->cap ? r->cap : 4096;
+				while (cap < r->len + chunk + 1)
+					cap *= 2;
+				char *nb = realloc(r->buf, cap);
+				if (!nb)
+					return -1;
+				r->buf = nb;
+				r->cap = cap;
+			}
+			memcpy(r->buf + r->len, data, chunk);
+			r->len += chunk;
+			if (nl) {
+				r->buf[r->len] = '\0';
+				size_t len = r->len;
+				r->len = 0;
+				deliver(r, r->buf, len, fn, ud);
+			}
+		}
+		if (!nl)
+			break;
+		data += chunk + 1;
+		n -= chunk + 1;
+	}
+	/* Give back memory after a large message so a long session stays small. */
+	if (r->len == 0 && r->cap > 65536) {
+		free(r->buf);
+		r->buf = NULL;
+		r->cap = 0;
+	}
+	return 0;
+}
+
+void mcp_reader_finish(struct mcp_reader *r, mcp_line_fn fn, void *ud)
+{
+	if (r->discarding) {
+		r->discarding = false;
+		fn(ud, NULL, 0, true);
+	} else if (r->len > 0) {
+		size_t len = r->len;
+		r->len = 0;
+		deliver(r, r->buf, len, fn, ud);
+	}
+}
+
+static void invalid(struct mcp_msg *m, int code, const char *msg)
+{
+	m->kind = MCP_MSG_INVALID;
+	m->err_code = code;
+	snprintf(m->err_message, sizeof(m->err_message), "%s", msg);
+}
+
+static bool valid_id(const json_t *id)
+{
+	/* MCP request ids are strings or integers (never null). */
+	return id && (json_is_string(id) || json_is_integer(id));
+}
+
+void mcp_msg_parse(const char *line, size_t len, struct mcp_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	json_error_t jerr;
+	m->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (!m->root) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "Parse error: %.120s", jerr.text);
+		invalid(m, RPC_PARSE_ERROR, msg);
+		return;
+	}
+	if (json_is_array(m->root)) {
+		invalid(m, RPC_INVALID_REQUEST,
+			"Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line");
+		return;
+	}
+	if (!json_is_object(m->root)) {
+		invalid(m, RPC_INVALID_REQUEST, "Invalid Request: a message must be a JSON object");
+		return;
+	}
+	json_t *id = json_object_get(m->root, "id");
+	if (valid_id(id))
+		m->id = id;
+	json_t *ver = json_object_get(m->root, "jsonrpc");
+	if (!json_is_string(ver) || strcmp(json_string_value(ver), "2.0") != 0) {
+		invalid(m, RPC_INVALID_REQUEST, "Invalid Request: \"jsonrpc\" must be \"2.0\"");
+		return;
+	}
+	json_t *method = json_object_get(m->root, "method");
+	json_t *params = json_object_get(m->root, "params");
+	if (method) {
+		if (!json_is_string(method) || json_string_length(method) == 0) {
+			invalid(m, RPC_INVALID_REQUEST, "Invalid Request: \"method\" must be a non-empty string");
+			return;
+		}
+		m->method = json_string_value(method);
+		if (params && !json_is_object(params)) {
+			invalid(m, RPC_INVALID_PARAMS, "Invalid params: \"params\" must be an object");
+			return;
+		}
+		m->params = params;
+		if (id && !m->id) {
+			invalid(m, RPC_INVALID_REQUEST, "Invalid Request: \"id\" must be a string or an integer");
+			return;
+		}
+		m->kind = id ? MCP_MSG_REQUEST : MCP_MSG_NOTIFICATION;
+		return;
+	}
+	json_t *result = json_object_get(m->root, "result");
+	json_t *error = json_object_get(m->root, "error");
+	if (m->id && (result != NULL) != (error != NULL)) {
+		m->kind = MCP_MSG_RESPONSE;
+		m->result = result;
+		m->error = error;
+		return;
+	}
+	invalid(m, RPC_INVALID_REQUEST, "Invalid Request: neither a request, a notification nor a response");
+}
+
+void mcp_msg_clear(struct mcp_msg *m)
+{
+	json_decref(m->root);
+	memset(m, 0, sizeof(*m));
+}
+
+char *mcp_json_line(const json_t *v)
+{
+	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+}
+
+json_t *mcp_error_msg(const json_t *id, int code, const char *message, json_t *data)
+{
+	json_t *e = json_pack("{s:i,s:s}", "code", code, "message", message ? message : "error");
+	if (e && data)
+		json_object_set_new(e, "data", data);
+	else
+		json_decref(data);
+	json_t *msg = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id ? (json_t *)id : json_null(), "error", e);
+	return msg;
+}

@@ -1,0 +1,322 @@
+/* resources.c: resource templates, resources/list (scoped, capped) and resources/read (shared caps). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp.h"
+
+#define LIST_CAP 100
+#define SESSION_PREFIX "swipium://session/"
+#define PROJECT_PREFIX "swipium://project/"
+
+json_t *mcp_resource_templates(void)
+{
+	return json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s}]",
+			 "uriTemplate", "swipium://session/{sessionId}/{kind}/{name}", "name", "session-artifact",
+			 "description", "Evidence saved by a session: screenshots, dumps, reports, logs, videos.",
+			 "uriTemplate", "swipium://project/{projectId}/app-map", "name", "app-map", "description",
+			 "The project's whole app map (.swipium/app-map.json).", "mimeType", "application/json",
+			 "uriTemplate", "swipium://project/{projectId}/app-map/{kind}/{id}", "name", "app-map-entry",
+			 "description", "One feature, screen or test-suite entry of the app map.", "mimeType",
+			 "application/json");
+}
+
+static void project_id(const char *root, char out[17])
+{
+	char hex[65];
+	sw_sha256_hex(root, strlen(root), hex);
+	memcpy(out, hex, 16);
+	out[16] = '\0';
+}
+
+static json_t *load_json_text(char *text)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	sw_free(text);
+	return v;
+}
+
+/* Runs on the worker: every session used in this process, newest first, sensitive ones never. */
+void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
+{
+	json_t *resources = json_array();
+	json_t *roots_seen = json_object();
+	if (!s->store) {
+		sw_error *err = NULL;
+		if (sw_store_open(s->ctx, &s->store, &err) != SW_OK)
+			sw_error_free(err);
+	}
+	json_t *sessions = NULL;
+	if (s->store) {
+		char *text = NULL;
+		if (sw_store_sessions_json(s->store, &text, NULL) == SW_OK)
+			sessions = load_json_text(text);
+	}
+	size_t listed = 0, total = 0;
+	for (size_t i = json_array_size(sessions); i-- > 0;) {
+		json_t *e = json_array_get(sessions, i);
+		const char *id = json_string_value(json_object_get(e, "id"));
+		const char *root = json_string_value(json_object_get(e, "root"));
+		if (!id || json_is_true(json_object_get(e, "sensitive")))
+			continue;
+		if (root)
+			json_object_set_new(roots_seen, root, json_true());
+		sw_session *sess = NULL;
+		if (sw_store_get_session(s->store, id, &sess, NULL) != SW_OK)
+			continue;
+		char *text = NULL;
+		json_t *arts = sw_artifact_list(sess, &text, NULL) == SW_OK ? load_json_text(text) : NULL;
+		for (size_t j = json_array_size(arts); j-- > 0;) {
+			json_t *a = json_array_get(arts, j);
+			const char *uri = json_string_value(json_object_get(a, "uri"));
+			if (!uri)
+				continue;
+			total++;
+			if (listed >= LIST_CAP)
+				continue;
+			const char *slash = strrchr(uri, '/');
+			json_t *r = json_pack("{s:s,s:s}", "uri", uri, "name", slash ? slash + 1 : uri);
+			json_t *mime = json_object_get(a, "mime");
+			if (json_is_string(mime))
+				json_object_set(r, "mimeType", mime);
+			json_t *bytes = json_object_get(a, "bytes");
+			if (json_is_integer(bytes))
+				json_object_set(r, "size", bytes);
+			json_array_append_new(resources, r);
+			listed++;
+		}
+		json_decref(arts);
+	}
+	json_decref(sessions);
+	if (total > listed && listed > 0) {
+		json_t *last = json_array_get(resources, listed - 1);
+		char note[200];
+		snprintf(note, sizeof(note),
+			 "Listing capped at %d of %zu session artifacts (newest first); read the rest by URI or with "
+			 "qa_get_artifact.",
+			 LIST_CAP, total);
+		json_object_set_new(last, "description", json_string(note));
+	}
+	/* App maps of the roots in use (the client's MCP roots and the sessions' roots). */
+	char **roots = mcp_client_roots(s, req);
+	for (char **r = roots; r && *r; r++)
+		json_object_set_new(roots_seen, *r, json_true());
+	mcp_strv_free(roots);
+	const char *root;
+	json_t *unused;
+	size_t maps = 0;
+	json_object_foreach(roots_seen, root, unused)
+	{
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/.swipium/app-map.json", root);
+		FILE *f = fopen(path, "r");
+		if (!f || maps >= LIST_CAP) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		char pid[17], uri[128];
+		project_id(root, pid);
+		snprintf(uri, sizeof(uri), PROJECT_PREFIX "%s/app-map", pid);
+		json_array_append_new(resources, json_pack("{s:s,s:s,s:s}", "uri", uri, "name", "app-map", "mimeType",
+							    "application/json"));
+		maps++;
+	}
+	json_decref(roots_seen);
+	if (atomic_load(&req->cancelled)) {
+		json_decref(resources);
+		return;
+	}
+	json_t *result = json_pack("{s:o}", "resources", resources);
+	if (s->era == MCP_ERA_STATELESS) {
+		json_object_set_new(result, "resultType", json_string("complete"));
+		json_object_set_new(result, "ttlMs", json_integer(0));
+		json_object_set_new(result, "cacheScope", json_string("private"));
+	}
+	mcp_send_result(s, req->id, result);
+}
+
+static void not_found(struct mcp_server *s, const json_t *id, const char *uri, const char *why)
+{
+	char *msg = NULL;
+	if (asprintf(&msg, "Resource not found: %.1000s: %.400s", uri, why) < 0)
+		msg = NULL;
+	mcp_send_error(s, id, RPC_INVALID_PARAMS, msg ? msg : "Resource not found", json_pack("{s:s}", "uri", uri));
+	free(msg);
+}
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc(((n + 2) / 3) * 4 + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		out[o++] = t[(v >> 18) & 63];
+		out[o++] = t[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? t[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return out;
+}
+
+char *mcp_base64(const unsigned char *p, size_t n);
+char *mcp_base64(const unsigned char *p, size_t n)
+{
+	return base64(p, n);
+}
+
+/* Finds the root whose project id is @pid among the sessions of this process. (transfer full) */
+static char *root_of_project(struct mcp_server *s, const char *pid, size_t pid_len)
+{
+	char *text = NULL;
+	if (!s->store || sw_store_sessions_json(s->store, &text, NULL) != SW_OK)
+		return NULL;
+	json_t *sessions = load_json_text(text);
+	char *found = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(sessions, i, e)
+	{
+		const char *root = json_string_value(json_object_get(e, "root"));
+		char id[17];
+		if (!root)
+			continue;
+		project_id(root, id);
+		if (pid_len == 16 && !strncmp(id, pid, 16)) {
+			found = strdup(root);
+			break;
+		}
+	}
+	json_decref(sessions);
+	return found;
+}
+
+static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const char *uri)
+{
+	const char *rest = uri + strlen(PROJECT_PREFIX);
+	const char *slash = strchr(rest, '/');
+	if (!slash || strncmp(slash, "/app-map", 8) != 0 || (slash[8] && slash[8] != '/')) {
+		not_found(s, req->id, uri, "not a Swipium resource URI");
+		return;
+	}
+	char *root = root_of_project(s, rest, (size_t)(slash - rest));
+	if (!root) {
+		not_found(s, req->id, uri, "no session of this server works on that project");
+		return;
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/.swipium/app-map.json", root);
+	free(root);
+	json_error_t jerr;
+	json_t *map = json_load_file(path, 0, &jerr);
+	if (!map) {
+		not_found(s, req->id, uri, "the project has no readable app map (.swipium/app-map.json)");
+		return;
+	}
+	json_t *doc = map;
+	if (slash[8] == '/') {
+		/* app-map/{kind}/{id}: an entry of features, screens or testSuite lists with that id */
+		const char *kind = slash + 9;
+		const char *sep = strchr(kind, '/');
+		doc = NULL;
+		if (sep) {
+			char k[64];
+			snprintf(k, sizeof(k), "%.*s", (int)(sep - kind) < 63 ? (int)(sep - kind) : 63, kind);
+			const char *want = sep + 1;
+			static const char *const lists[][2] = {{"feature", "features"}, {"screen", "screens"},
+							       {"test-suite", "testSuites"}, {"testSuite", "testSuites"},
+							       {"features", "features"}, {"screens", "screens"}};
+			for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]) && !doc; i++) {
+				if (strcmp(lists[i][0], k) != 0)
+					continue;
+				size_t j;
+				json_t *e;
+				json_array_foreach(json_object_get(map, lists[i][1]), j, e)
+				{
+					const char *eid = json_string_value(json_object_get(e, "id"));
+					if (eid && !strcmp(eid, want)) {
+						doc = e;
+						break;
+					}
+				}
+			}
+		}
+		if (!doc) {
+			json_decref(map);
+			not_found(s, req->id, uri, "no app-map entry of that kind and id");
+			return;
+		}
+	}
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(map);
+	json_t *result = json_pack("{s:[{s:s,s:s,s:s}]}", "contents", "uri", uri, "mimeType", "application/json", "text",
+				   text ? text : "null");
+	free(text);
+	if (s->era == MCP_ERA_STATELESS) {
+		json_object_set_new(result, "resultType", json_string("complete"));
+		json_object_set_new(result, "ttlMs", json_integer(0));
+		json_object_set_new(result, "cacheScope", json_string("private"));
+	}
+	mcp_send_result(s, req->id, result);
+}
+
+void mcp_resources_read(struct mcp_server *s, struct mcp_inflight *req)
+{
+	json_t *params = json_object_get(req->msg, "params");
+	const char *uri = json_string_value(json_object_get(params, "uri"));
+	if (!uri) {
+		mcp_send_error(s, req->id, RPC_INVALID_PARAMS, "Invalid params: resources/read needs a \"uri\" string",
+			       NULL);
+		return;
+	}
+	if (!s->store) {
+		sw_error *err = NULL;
+		if (sw_store_open(s->ctx, &s->store, &err) != SW_OK)
+			sw_error_free(err);
+	}
+	if (!strncmp(uri, PROJECT_PREFIX, strlen(PROJECT_PREFIX))) {
+		read_app_map(s, req, uri);
+		return;
+	}
+	if (strncmp(uri, SESSION_PREFIX, strlen(SESSION_PREFIX)) != 0 || !s->store) {
+		not_found(s, req->id, uri, "not a Swipium resource URI");
+		return;
+	}
+	char *data = NULL, *meta_text = NULL;
+	size_t len = 0;
+	sw_error *err = NULL;
+	if (sw_artifact_read(s->store, uri, 0, &data, &len, &meta_text, &err) != SW_OK) {
+		not_found(s, req->id, uri, sw_error_message(err));
+		sw_error_free(err);
+		return;
+	}
+	json_t *meta = load_json_text(meta_text);
+	const char *mime = json_string_value(json_object_get(meta, "mime"));
+	json_t *content = json_pack("{s:s,s:s}", "uri", uri, "mimeType", mime ? mime : "application/octet-stream");
+	if (!data) {
+		const char *note = json_string_value(json_object_get(meta, "note"));
+		json_object_set_new(content, "text", json_string(note ? note : "[swipium: not inlined]"));
+		json_object_set_new(content, "mimeType", json_string("text/plain"));
+	} else if (json_is_true(json_object_get(meta, "text"))) {
+		json_t *t = json_stringn(data, len);
+		json_object_set_new(content, "text", t ? t : json_string("[swipium: not valid UTF-8]"));
+	} else {
+		char *b = base64((const unsigned char *)data, len);
+		json_object_set_new(content, "blob", json_string(b ? b : ""));
+		free(b);
+	}
+	sw_free(data);
+	json_decref(meta);
+	json_t *result = json_pack("{s:[o]}", "contents", content);
+	if (s->era == MCP_ERA_STATELESS) {
+		json_object_set_new(result, "resultType", json_string("complete"));
+		json_object_set_new(result, "ttlMs", json_integer(0));
+		json_object_set_new(result, "cacheScope", json_string("private"));
+	}
+	mcp_send_result(s, req->id, result);
+}

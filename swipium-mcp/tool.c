@@ -1,0 +1,734 @@
+/* tool.c: tools/call: validation order, the success and error envelopes, response modes, size caps. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mcp.h"
+
+#define CAP_WHAT 2000
+#define CAP_EXTRA_STRING 8000
+#define CAP_NAMES 20
+#define CAP_NAME_CHARS 100
+#define CAP_ENVELOPE 65536
+
+/* ---- tools/list entries ----------------------------------------------------- */
+
+json_t *mcp_tool_entry(const struct mcp_tool *t)
+{
+	json_t *schema = json_loads(t->schema, 0, NULL);
+	if (!json_is_object(schema)) {
+		json_decref(schema);
+		return NULL;
+	}
+	if (!json_object_get(schema, "properties"))
+		json_object_set_new(schema, "properties", json_object());
+	json_object_set_new(schema, "additionalProperties", json_false());
+	json_t *ann;
+	switch (t->annot) {
+	case MCP_ANNOT_RO: ann = json_pack("{s:b,s:b}", "readOnlyHint", 1, "openWorldHint", 0); break;
+	case MCP_ANNOT_I:
+		ann = json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 0, "idempotentHint", 1,
+				"openWorldHint", 0);
+		break;
+	case MCP_ANNOT_D:
+		ann = json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 1, "idempotentHint", 0,
+				"openWorldHint", 0);
+		break;
+	default:
+		ann = json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 0, "idempotentHint", 0,
+				"openWorldHint", 0);
+		break;
+	}
+	return json_pack("{s:s,s:s,s:o,s:o,s:{s:s}}", "name", t->name, "description", t->description, "inputSchema",
+			 schema, "annotations", ann, "execution", "taskSupport", "forbidden");
+}
+
+/* ---- the call context --------------------------------------------------------- */
+
+sw_ctx *mcp_call_ctx(mcp_call *call)
+{
+	return call->srv->ctx;
+}
+
+const char *mcp_call_tool_name(const mcp_call *call)
+{
+	return call->tool ? call->tool->name : "";
+}
+
+int mcp_call_cancelled(mcp_call *call)
+{
+	return atomic_load(&call->req->cancelled);
+}
+
+int mcp_call_abort(void *call)
+{
+	return mcp_call_cancelled(call);
+}
+
+int mcp_call_sleep(mcp_call *call, long ms)
+{
+	while (ms > 0) {
+		if (mcp_call_cancelled(call))
+			return -1;
+		long step = ms < 50 ? ms : 50;
+		struct timespec ts = {0, step * 1000000L};
+		nanosleep(&ts, NULL);
+		ms -= step;
+	}
+	return mcp_call_cancelled(call) ? -1 : 0;
+}
+
+int mcp_call_project_root(mcp_call *call, const char *project_root, char **root, char **source)
+{
+	char **roots = project_root ? NULL : mcp_client_roots(call->srv, call->req);
+	sw_root_request req = SW_ROOT_REQUEST_INIT;
+	req.project_root = project_root;
+	req.mcp_roots = (const char *const *)roots;
+	sw_error *err = NULL;
+	int rc = sw_project_root_resolve(&req, root, source, &err);
+	mcp_strv_free(roots);
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- answering ------------------------------------------------------------------ */
+
+void mcp_ok(mcp_call *call, json_t *payload, const char *summary)
+{
+	if (call->answered) {
+		json_decref(payload);
+		return;
+	}
+	call->answered = true;
+	call->is_error = false;
+	call->payload = payload ? payload : json_object();
+	call->summary = strdup(summary ? summary : "");
+}
+
+void mcp_next(mcp_call *call, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!call->next)
+		call->next = json_array();
+	json_array_append_new(call->next, json_string(buf));
+}
+
+void mcp_keep_whole_summary(mcp_call *call)
+{
+	call->keep_whole_summary = true;
+}
+
+void mcp_add_content(mcp_call *call, json_t *block)
+{
+	if (!call->content)
+		call->content = json_array();
+	json_array_append_new(call->content, block);
+}
+
+void mcp_fail(mcp_call *call, const char *failure_code, const char *what, json_t *extra)
+{
+	if (call->answered) {
+		json_decref(extra);
+		return;
+	}
+	call->answered = true;
+	call->is_error = true;
+	call->failure_code = strdup(failure_code ? failure_code : "UNKNOWN");
+	call->what = strdup(what ? what : "The tool failed.");
+	call->payload = extra ? extra : json_object();
+}
+
+void mcp_fail_err(mcp_call *call, const sw_error *err)
+{
+	if (!err) {
+		mcp_fail(call, "UNKNOWN", "The operation failed without details.", NULL);
+		return;
+	}
+	json_t *extra = NULL;
+	const char *details = sw_error_details_json(err);
+	if (details) {
+		extra = json_loads(details, 0, NULL);
+		if (!json_is_object(extra)) {
+			json_decref(extra);
+			extra = NULL;
+		}
+	}
+	int code = sw_error_code(err);
+	const char *fc = sw_error_failure_code(err);
+	if (code == SW_ECANCELLED && (!fc || !strcmp(fc, "UNKNOWN")))
+		fc = "CANCELLED";
+	bool has_changed = false, has_retry = false;
+	bool changed = false, retry = false;
+	if (extra) {
+		json_t *c = json_object_get(extra, "changedState");
+		json_t *r = json_object_get(extra, "retrySafe");
+		if (json_is_boolean(c)) {
+			has_changed = true;
+			changed = json_is_true(c);
+			json_object_del(extra, "changedState");
+		}
+		if (json_is_boolean(r)) {
+			has_retry = true;
+			retry = json_is_true(r);
+			json_object_del(extra, "retrySafe");
+		}
+		json_t *steps = json_object_get(extra, "nextSteps");
+		if (json_is_array(steps)) {
+			size_t i;
+			json_t *st;
+			json_array_foreach(steps, i, st)
+			{
+				if (json_is_string(st))
+					mcp_fail_step(call, "%s", json_string_value(st));
+			}
+			json_object_del(extra, "nextSteps");
+		}
+	}
+	mcp_fail(call, fc, sw_error_message(err), extra);
+	if (has_changed || has_retry)
+		mcp_fail_flags(call, has_changed ? changed : false,
+			       has_retry ? retry : mcp_catalog_retry_safe(call->failure_code));
+	const char *hint = sw_error_hint(err);
+	if (hint)
+		mcp_fail_step(call, "%s", hint);
+}
+
+void mcp_fail_step(mcp_call *call, const char *fmt, ...)
+{
+	char *buf = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (!call->steps)
+		call->steps = json_array();
+	json_array_append_new(call->steps, json_string(buf));
+	free(buf);
+}
+
+void mcp_fail_flags(mcp_call *call, bool changed_state, bool retry_safe)
+{
+	call->changed_state = changed_state;
+	call->retry_safe = retry_safe ? 1 : 0;
+}
+
+void mcp_fail_hint(mcp_call *call, const char *hint)
+{
+	free(call->hint);
+	call->hint = hint ? strdup(hint) : NULL;
+}
+
+/* ---- size caps -------------------------------------------------------------------- */
+
+/* Keeps the head and tail of a long string (in UTF-16 units, never splitting UTF-8). */
+static json_t *cap_string(const char *s, size_t max)
+{
+	size_t len = strlen(s);
+	if (len <= max)
+		return json_string(s);
+	static const char marker[] = " …[truncated]… ";
+	size_t keep = (max - (sizeof(marker) - 1)) / 2;
+	size_t head = keep, tail = len - keep;
+	while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
+		head--;
+	while (tail < len && ((unsigned char)s[tail] & 0xC0) == 0x80)
+		tail++;
+	char *out = malloc(head + sizeof(marker) + (len - tail) + 1);
+	if (!out)
+		return json_string("");
+	memcpy(out, s, head);
+	memcpy(out + head, marker, sizeof(marker) - 1);
+	memcpy(out + head + sizeof(marker) - 1, s + tail, len - tail);
+	out[head + sizeof(marker) - 1 + len - tail] = '\0';
+	json_t *j = json_string(out);
+	free(out);
+	return j;
+}
+
+static void cap_strings_deep(json_t *v, size_t max)
+{
+	if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x)
+		{
+			if (json_is_string(x) && json_string_length(x) > max)
+				json_object_set_new(v, k, cap_string(json_string_value(x), max));
+			else
+				cap_strings_deep(x, max);
+		}
+	} else if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+		{
+			if (json_is_string(x) && json_string_length(x) > max)
+				json_array_set_new(v, i, cap_string(json_string_value(x), max));
+			else
+				cap_strings_deep(x, max);
+		}
+	}
+}
+
+/* ---- rendering ---------------------------------------------------------------------- */
+
+static json_t *text_block(const char *text)
+{
+	return json_pack("{s:s,s:s}", "type", "text", "text", text);
+}
+
+
+static char *join_lines_uris(const char *summary, const json_t *payload)
+{
+	static const char *const keys[] = {"artifactUri", "screenshotUri", "reportUri", "exportUri", "manifestUri",
+					   "dumpUri", NULL};
+	size_t cap = strlen(summary) + 1;
+	char *out = strdup(summary);
+	for (int i = 0; out && keys[i]; i++) {
+		const char *u = json_string_value(json_object_get(payload, keys[i]));
+		if (u && !strstr(out, u)) {
+			cap += strlen(u) + 1;
+			char *n = realloc(out, cap);
+			if (!n)
+				break;
+			out = n;
+			strcat(out, "\n");
+			strcat(out, u);
+		}
+	}
+	json_t *arr = json_object_get(payload, "artifactUris");
+	size_t i;
+	json_t *u;
+	json_array_foreach(arr, i, u)
+	{
+		if (!out || !json_is_string(u) || strstr(out, json_string_value(u)))
+			continue;
+		cap += json_string_length(u) + 1;
+		char *n = realloc(out, cap);
+		if (!n)
+			break;
+		out = n;
+		strcat(out, "\n");
+		strcat(out, json_string_value(u));
+	}
+	return out;
+}
+
+static char *text_with_json(const char *head, json_t *obj, bool pretty)
+{
+	char *js = json_dumps(obj, pretty ? (JSON_INDENT(2) | JSON_PRESERVE_ORDER) : (JSON_COMPACT | JSON_PRESERVE_ORDER));
+	char *out = NULL;
+	if (js && asprintf(&out, "%s\n%s", head, js) < 0)
+		out = NULL;
+	free(js);
+	return out;
+}
+
+static bool payload_has_next(const json_t *p)
+{
+	return json_object_get(p, "nextBestAction") || json_object_get(p, "nextAction") ||
+	       json_object_get(p, "nextRecommendedAction") || json_object_get(p, "nextSteps");
+}
+
+static json_t *build_success(mcp_call *call)
+{
+	const char *mode = call->response_mode[0] ? call->response_mode : "normal";
+	json_t *sc = json_object();
+	const char *summary = call->summary ? call->summary : "";
+	const char *nl = strchr(summary, '\n');
+	if (call->keep_whole_summary || !nl)
+		json_object_set_new(sc, "summary", json_string(summary));
+	else
+		json_object_set_new(sc, "summary", json_stringn(summary, (size_t)(nl - summary)));
+	json_object_set_new(sc, "ok", json_true());
+	json_object_update(sc, call->payload);
+	if (call->next && json_array_size(call->next) && !payload_has_next(call->payload))
+		json_object_set(sc, "next", call->next);
+	if (call->text_verbatim) {
+		/* The consent envelope: its own text, the payload as-is (no summary/ok keys). */
+		json_decref(sc);
+		return json_pack("{s:[o],s:O}", "content", text_block(summary), "structuredContent", call->payload);
+	}
+
+	char *text = NULL;
+	if (!strcmp(mode, "compact")) {
+		text = join_lines_uris(summary, sc);
+	} else {
+		json_t *copy = json_deep_copy(sc);
+		json_object_del(copy, "summary");
+		if (!strcmp(mode, "normal") && call->tool && call->tool->rendered_above) {
+			json_t *ra = json_array();
+			for (const char *const *k = call->tool->rendered_above; *k; k++) {
+				if (json_object_get(copy, *k)) {
+					json_object_del(copy, *k);
+					json_array_append_new(ra, json_string(*k));
+				}
+			}
+			if (json_array_size(ra))
+				json_object_set_new(copy, "renderedAbove", ra);
+			else
+				json_decref(ra);
+		}
+		text = text_with_json(summary, copy, !strcmp(mode, "verbose"));
+		json_decref(copy);
+	}
+	json_t *content = json_array();
+	json_array_append_new(content, text_block(text ? text : summary));
+	free(text);
+	size_t i;
+	json_t *b;
+	json_array_foreach(call->content, i, b)
+	{
+		json_array_append(content, b);
+	}
+	return json_pack("{s:o,s:o}", "content", content, "structuredContent", sc);
+}
+
+static json_t *cap_names(json_t *arr)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v)
+	{
+		if (i >= CAP_NAMES)
+			break;
+		if (json_is_string(v))
+			json_array_append_new(out, cap_string(json_string_value(v), CAP_NAME_CHARS));
+		else if (json_is_object(v)) {
+			json_t *c = json_deep_copy(v);
+			json_t *p = json_object_get(c, "path");
+			if (json_is_string(p))
+				json_object_set_new(c, "path", cap_string(json_string_value(p), CAP_NAME_CHARS));
+			json_array_append_new(out, c);
+		}
+	}
+	return out;
+}
+
+static json_t *build_error(mcp_call *call)
+{
+	const char *mode = call->response_mode[0] ? call->response_mode : "normal";
+	bool retry = call->retry_safe >= 0 ? call->retry_safe : mcp_catalog_retry_safe(call->failure_code);
+	json_t *steps = json_array();
+	size_t i;
+	json_t *st;
+	json_array_foreach(call->steps, i, st)
+	{
+		json_array_append_new(steps, cap_string(json_string_value(st), CAP_WHAT));
+	}
+	json_t *sc = json_object();
+	json_object_set_new(sc, "ok", json_false());
+	json_object_set_new(sc, "failureCode", json_string(call->failure_code));
+	json_object_set_new(sc, "what", cap_string(call->what, CAP_WHAT));
+	json_object_set_new(sc, "changedState", json_boolean(call->changed_state));
+	json_object_set_new(sc, "retrySafe", json_boolean(retry));
+	json_object_set_new(sc, "nextSteps", steps);
+	json_t *extra = call->payload;
+	static const char *const listed[] = {"unknownArguments", "invalidArguments", "acceptedParameters", NULL};
+	for (int k = 0; listed[k]; k++) {
+		json_t *a = json_object_get(extra, listed[k]);
+		if (json_is_array(a) && strcmp(listed[k], "acceptedParameters") != 0)
+			json_object_set_new(extra, listed[k], cap_names(a));
+	}
+	cap_strings_deep(extra, CAP_EXTRA_STRING);
+	const char *key;
+	json_t *v;
+	json_object_foreach(extra, key, v)
+	{
+		if (!json_object_get(sc, key))
+			json_object_set(sc, key, v);
+	}
+	if (call->hint)
+		json_object_set_new(sc, "clientHint", cap_string(call->hint, CAP_WHAT));
+	char *probe = json_dumps(sc, JSON_COMPACT);
+	if (probe && strlen(probe) > CAP_ENVELOPE) {
+		json_t *dropped = json_array();
+		json_object_foreach(extra, key, v)
+		{
+			json_object_del(sc, key);
+			json_array_append_new(dropped, json_string(key));
+		}
+		json_object_set_new(sc, "extraDropped", dropped);
+	}
+	free(probe);
+
+	/* Text: the heading lines always, the JSON unless compact. */
+	size_t cap = 64 + strlen(json_string_value(json_object_get(sc, "what")));
+	json_array_foreach(json_object_get(sc, "nextSteps"), i, st) cap += json_string_length(st) + 8;
+	if (call->hint)
+		cap += strlen(json_string_value(json_object_get(sc, "clientHint"))) + 8;
+	char *head = malloc(cap);
+	if (head) {
+		int n = snprintf(head, cap, "❌ %s\nchangedState=%s retrySafe=%s",
+				 json_string_value(json_object_get(sc, "what")), call->changed_state ? "true" : "false",
+				 retry ? "true" : "false");
+		size_t used = n > 0 ? (size_t)n : 0;
+		json_array_foreach(json_object_get(sc, "nextSteps"), i, st)
+		{
+			n = snprintf(head + used, cap - used, "\nnext: %s", json_string_value(st));
+			used += n > 0 ? (size_t)n : 0;
+		}
+		if (call->hint)
+			snprintf(head + used, cap - used, "\nhint: %s",
+				 json_string_value(json_object_get(sc, "clientHint")));
+	}
+	char *text = NULL;
+	if (head && strcmp(mode, "compact") != 0)
+		text = text_with_json(head, sc, !strcmp(mode, "verbose"));
+	json_t *result = json_pack("{s:[o],s:o,s:b}", "content", text_block(text ? text : head ? head : call->what),
+				   "structuredContent", sc, "isError", 1);
+	free(text);
+	free(head);
+	return result;
+}
+
+/* ---- argument checks ------------------------------------------------------------------ */
+
+static json_t *accepted_parameters(const json_t *schema)
+{
+	json_t *out = json_array();
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(schema, "properties"), k, v)
+	{
+		json_array_append_new(out, json_string(k));
+	}
+	return out;
+}
+
+/* Unknown top-level arguments, then per-field checks. Returns true when the call may run. */
+static bool check_arguments(mcp_call *call, const json_t *schema, json_t *args)
+{
+	json_t *props = json_object_get(schema, "properties");
+	json_t *unknown = json_array();
+	const char *k;
+	json_t *v;
+	json_object_foreach(args, k, v)
+	{
+		if (!json_object_get(props, k))
+			json_array_append_new(unknown, json_string(k));
+	}
+	if (json_array_size(unknown)) {
+		char what[600];
+		size_t used = (size_t)snprintf(what, sizeof(what), "%s does not accept ", call->tool->name);
+		size_t i;
+		json_array_foreach(unknown, i, v)
+		{
+			if (i >= 5 || used > sizeof(what) - 150)
+				break;
+			used += (size_t)snprintf(what + used, sizeof(what) - used, "%s\"%.100s\"", i ? ", " : "",
+						 json_string_value(v));
+		}
+		if (json_array_size(unknown) > 5)
+			used += (size_t)snprintf(what + used, sizeof(what) - used, " and %zu more",
+						 json_array_size(unknown) - 5);
+		snprintf(what + used, sizeof(what) - used, "; nothing ran.");
+		mcp_fail(call, "INVALID_ARGUMENT", what,
+			 json_pack("{s:o,s:o}", "unknownArguments", unknown, "acceptedParameters",
+				   accepted_parameters(schema)));
+		mcp_fail_step(call, "Re-call %s with only the accepted parameters (see acceptedParameters).",
+			      call->tool->name);
+		return false;
+	}
+	json_decref(unknown);
+	json_t *problems = json_array();
+	mcp_schema_validate(schema, args, "", problems);
+	if (json_array_size(problems)) {
+		json_t *first = json_array_get(problems, 0);
+		char what[400];
+		snprintf(what, sizeof(what), "%.150s: %.200s", json_string_value(json_object_get(first, "path")),
+			 json_string_value(json_object_get(first, "message")));
+		mcp_fail(call, "INVALID_ARGUMENT", what,
+			 json_pack("{s:o,s:o}", "invalidArguments", problems, "acceptedParameters",
+				   accepted_parameters(schema)));
+		mcp_fail_step(call, "Fix the arguments listed in invalidArguments and call %s again.", call->tool->name);
+		return false;
+	}
+	json_decref(problems);
+	return true;
+}
+
+/* ---- 2026-07-28 requestState ----------------------------------------------------------- */
+
+char *mcp_args_hash(const json_t *args);
+char *mcp_args_hash(const json_t *args)
+{
+	char *canon = mcp_canonical_json(args);
+	if (!canon)
+		return NULL;
+	char *hex = malloc(65);
+	if (hex)
+		sw_sha256_hex(canon, strlen(canon), hex);
+	free(canon);
+	return hex;
+}
+
+/* Redeems the requestState of a retried call: single use, bound to tool, args and session. */
+static bool redeem_state(mcp_call *call, json_t *token)
+{
+	struct mcp_server *s = call->srv;
+	struct mcp_request_state *found = NULL;
+	if (json_is_string(token)) {
+		pthread_mutex_lock(&s->lock);
+		for (struct mcp_request_state **pp = &s->states; *pp; pp = &(*pp)->next) {
+			if (!strcmp((*pp)->token, json_string_value(token))) {
+				found = *pp;
+				*pp = found->next; /* deleted on first presentation */
+				break;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	bool ok = found != NULL;
+	if (ok) {
+		char *hash = mcp_args_hash(call->args);
+		const char *sid = json_string_value(json_object_get(call->args, "sessionId"));
+		if (!hash || strcmp(found->tool, call->tool->name) != 0 || strcmp(found->args_hash, hash) != 0 ||
+		    strcmp(found->session_id, sid ? sid : "") != 0)
+			ok = false;
+		free(hash);
+		/* Expired tokens (older than the consent TTL) are refused too. */
+		if (mcp_now_ms() - found->issued_at_ms > SW_CONSENT_TTL_MS)
+			ok = false;
+	}
+	if (!ok) {
+		if (found) {
+			/* A mismatch burns the consent behind the token. */
+			json_decref(found->request);
+			free(found);
+		}
+		json_decref(call->raw_error);
+		call->raw_error = json_pack("{s:i,s:s,s:{s:s}}", "code", RPC_INVALID_PARAMS, "message",
+					    "Invalid or expired requestState", "data", "reason", "invalid_request_state");
+		return false;
+	}
+	call->redeemed = found;
+	return true;
+}
+
+/* ---- the call ---------------------------------------------------------------------------- */
+
+static const struct mcp_tool *find_tool(const char *name)
+{
+	for (size_t i = 0; mcp_tools[i]; i++)
+		if (!strcmp(mcp_tools[i]->name, name))
+			return mcp_tools[i];
+	return NULL;
+}
+
+static void call_clear(mcp_call *call)
+{
+	json_decref(call->payload);
+	json_decref(call->next);
+	json_decref(call->content);
+	json_decref(call->steps);
+	json_decref(call->input_required);
+	json_decref(call->raw_error);
+	free(call->summary);
+	free(call->failure_code);
+	free(call->what);
+	free(call->hint);
+	if (call->redeemed) {
+		json_decref(call->redeemed->request);
+		free(call->redeemed);
+	}
+}
+
+void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
+{
+	json_t *id = req->id;
+	json_t *params = json_object_get(req->msg, "params");
+	const char *name = json_string_value(json_object_get(params, "name"));
+	if (!name) {
+		mcp_send_error(s, id, RPC_INVALID_PARAMS, "Invalid params: tools/call needs a \"name\" string", NULL);
+		return;
+	}
+	json_t *args = json_object_get(params, "arguments");
+	if (args && !json_is_object(args) && !json_is_null(args)) {
+		mcp_send_error(s, id, RPC_INVALID_PARAMS, "Invalid params: \"arguments\" must be an object", NULL);
+		return;
+	}
+	json_t *own_args = json_is_object(args) ? json_incref(args) : json_object();
+	bool stateless = s->era == MCP_ERA_STATELESS;
+	mcp_call call;
+	memset(&call, 0, sizeof(call));
+	call.srv = s;
+	call.req = req;
+	call.params = params;
+	call.args = own_args;
+	call.retry_safe = -1;
+	if (stateless) {
+		json_t *meta = json_object_get(params, "_meta");
+		call.meta_caps = json_object_get(meta, MCP_META_CAPS);
+	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+
+	const struct mcp_tool *tool = find_tool(name);
+	call.tool = tool;
+	bool run = true;
+	if (mcp_stale_check(&call, name, own_args)) {
+		run = false;
+	} else if (!tool) {
+		char text[200];
+		snprintf(text, sizeof(text), "MCP error -32602: Tool %.120s not found", name);
+		json_t *result = json_pack("{s:[o],s:b}", "content", text_block(text), "isError", 1);
+		if (stateless)
+			json_object_set_new(result, "resultType", json_string("complete"));
+		mcp_send_result(s, id, result);
+		json_decref(own_args);
+		return;
+	} else if (!check_arguments(&call, json_object_get(s->tool_schemas, name), own_args)) {
+		run = false;
+	} else if (stateless && json_object_get(params, "requestState") &&
+		   !redeem_state(&call, json_object_get(params, "requestState"))) {
+		run = false;
+	}
+	if (run)
+		tool->handler(&call, own_args);
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	bool cancelled = atomic_load(&req->cancelled) != 0;
+	const char *sid = json_string_value(json_object_get(own_args, "sessionId"));
+	if (call.input_required)
+		mcp_log(SW_LOG_DEBUG, "tool call",
+			json_pack("{s:s,s:I,s:b}", "tool", name, "durationMs", (json_int_t)ms, "inputRequired", 1));
+	else
+		mcp_log(SW_LOG_DEBUG, "tool call",
+			json_pack("{s:s,s:s*,s:I,s:b,s:s*,s:b}", "tool", name, "sessionId", sid, "durationMs",
+				  (json_int_t)ms, "isError", call.is_error || !call.answered, "failureCode",
+				  call.is_error ? call.failure_code : NULL, "cancelled", cancelled));
+
+	if (cancelled) {
+		/* The client gave up on this request: it gets no response (as MCP asks). */
+	} else if (call.raw_error) {
+		mcp_send_error(s, id, (int)json_integer_value(json_object_get(call.raw_error, "code")),
+			       json_string_value(json_object_get(call.raw_error, "message")),
+			       json_incref(json_object_get(call.raw_error, "data")));
+	} else if (call.input_required) {
+		mcp_send_result(s, id, json_incref(call.input_required));
+	} else {
+		if (!call.answered)
+			mcp_fail(&call, "UNKNOWN", "The tool returned no result.", NULL);
+		json_t *result = call.is_error ? build_error(&call) : build_success(&call);
+		if (stateless)
+			json_object_set_new(result, "resultType", json_string("complete"));
+		mcp_send_result(s, id, result);
+	}
+	call_clear(&call);
+	json_decref(own_args);
+}

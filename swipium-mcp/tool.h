@@ -1,0 +1,153 @@
+/* tool.h: the tool framework of swipium-mcp: how a tool is declared, what a handler may call, how it answers. */
+#ifndef MCP_TOOL_H
+#define MCP_TOOL_H
+
+/*
+ * Adding a tool (the full how-to is in docs/mcp-server.md, "Adding a tool"):
+ *   1. Write swipium-mcp/tools/<family>.c with a handler and a
+ *      `const struct mcp_tool mcp_tool_<name> = {...}` definition.
+ *   2. Add `extern const struct mcp_tool mcp_tool_<name>;` and one `&mcp_tool_<name>,` line
+ *      to the registry in swipium-mcp/tools.c, and the file to swipium-mcp/meson.build.
+ * A tool is listed in tools/list only when it is in that registry, so register it only
+ * once it works end to end.
+ *
+ * A handler runs on the server's worker thread, one call at a time. It receives the
+ * validated arguments (unknown arguments and schema violations never reach it), calls
+ * the library, and answers exactly once with mcp_ok() or one of the mcp_fail*()
+ * functions. It must not write to stdout or stderr; log through mcp_call_ctx().
+ *
+ * This header only grows: fields are appended to struct mcp_tool, functions are added.
+ */
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include <swipium/swipium.h>
+
+/* Annotation sets (TOOLS.md §0.2). Every tool also carries openWorldHint:false. */
+enum mcp_annot {
+	MCP_ANNOT_RO = 0, /* readOnlyHint:true */
+	MCP_ANNOT_W,      /* readOnly false, destructive false, idempotent false */
+	MCP_ANNOT_I,      /* readOnly false, destructive false, idempotent true */
+	MCP_ANNOT_D,      /* readOnly false, destructive true, idempotent false */
+};
+
+typedef struct mcp_call mcp_call;
+
+/* A tool handler. @args is the validated argument object (never NULL, borrowed). */
+typedef void (*mcp_tool_fn)(mcp_call *call, json_t *args);
+
+struct mcp_tool {
+	const char *name;        /* "qa_status" */
+	const char *group;       /* README group: start, setup, build, device, drive, run, ... */
+	const char *description; /* short; every tools/list byte counts (the 55-tool list must fit 45 KB) */
+	/*
+	 * The inputSchema as JSON text: {"type":"object","properties":{...},"required":[...]}.
+	 * The framework adds "additionalProperties":false. Supported keywords (checked by
+	 * the validator): type (string, or an array of types), enum, properties, required,
+	 * items, minimum, maximum, minLength, additionalProperties (nested objects), description.
+	 */
+	const char *schema;
+	enum mcp_annot annot;
+	mcp_tool_fn handler;
+	/* Response-mode fields this tool's summary already shows (left out of normal-mode JSON); NULL-terminated. */
+	const char *const *rendered_above;
+};
+
+/* ---- context of a call ---------------------------------------------------- */
+
+/* The library context. (transfer none) */
+sw_ctx *mcp_call_ctx(mcp_call *call);
+/* The session store, opened on first use; NULL (and the call already failed) when it cannot be opened. */
+sw_store *mcp_call_store(mcp_call *call);
+/* The name of the tool being called. (transfer none) */
+const char *mcp_call_tool_name(const mcp_call *call);
+
+/*
+ * Looks up args.sessionId (or @session_id when non-NULL). On failure the call is
+ * answered with INVALID_ARGUMENT (`Unknown sessionId "…"`) and -1 is returned; the
+ * handler then just returns. The session's responseMode applies to this call's text.
+ */
+int mcp_call_session(mcp_call *call, const char *session_id, sw_session **out);
+
+/* Non-zero once the client cancelled this call (notifications/cancelled) or the server is shutting down. */
+int mcp_call_cancelled(mcp_call *call);
+/* An sw_abort_fn for library long-polls: pass mcp_call_abort and the call as userdata. */
+int mcp_call_abort(void *call);
+/* Sleeps up to @ms, waking on cancellation. Returns 0, or -1 when cancelled. */
+int mcp_call_sleep(mcp_call *call, long ms);
+
+/*
+ * Resolves the project root by the project-root rule (TOOLS.md §7.3) with the client's
+ * MCP roots on 2025-era connections. @project_root is the explicit argument (nullable).
+ * On failure the call is answered (INVALID_ARGUMENT / PROJECT_ROOT_UNRESOLVED) and -1
+ * is returned. @root and @source: (transfer full) free with sw_free().
+ */
+int mcp_call_project_root(mcp_call *call, const char *project_root, char **root, char **source);
+
+/* ---- consent --------------------------------------------------------------- */
+
+/*
+ * What a consent-gated tool asks for. The handler fills it and calls mcp_call_consent().
+ * Every string is borrowed for the duration of the call.
+ */
+struct mcp_consent_request {
+	const char *action;        /* one of the 23 consent actions, e.g. "install_app" */
+	const char *risk;          /* low | medium | high */
+	const char *explain;       /* one or two sentences for the human */
+	const char *exact_command; /* nullable: the command that will run, one step per line */
+	json_t *affects;           /* nullable (borrowed): the targets, compared JSON-equal on re-call */
+	sw_session *session;       /* nullable: the session the consent is bound to */
+};
+
+/* Outcome of mcp_call_consent(). */
+enum mcp_consent_outcome {
+	MCP_CONSENT_APPROVED = 0, /* go ahead: the ledger row says how it was approved */
+	MCP_CONSENT_ANSWERED = 1, /* the call was answered (envelope, InputRequiredResult or a CONSENT_* error): return */
+};
+
+/*
+ * Asks for consent the way this connection allows, in the spec's order: operator
+ * pre-approval, form elicitation (elicitation/create on 2025-era connections,
+ * InputRequiredResult on 2026-07-28), else the portable requiresConsent envelope
+ * (re-call with consentId + approve:true, read from @args). Returns
+ * MCP_CONSENT_APPROVED or MCP_CONSENT_ANSWERED.
+ */
+enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const struct mcp_consent_request *req);
+
+/* ---- answering ------------------------------------------------------------- */
+
+/*
+ * Success. @payload (stolen; NULL means {}) becomes structuredContent after `summary`
+ * and `ok:true`; `next` entries added with mcp_next() come last (left out when the payload
+ * has nextBestAction / nextAction / nextRecommendedAction / nextSteps).
+ * @summary is the text headline (may hold several lines; structuredContent.summary keeps
+ * the first line unless @keep_whole_summary was set with mcp_keep_whole_summary()).
+ */
+void mcp_ok(mcp_call *call, json_t *payload, const char *summary);
+/* Adds a next-step hint ("qa_report {sessionId} to ..."); call before or after mcp_ok(). */
+void mcp_next(mcp_call *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Keeps every summary line in structuredContent.summary. */
+void mcp_keep_whole_summary(mcp_call *call);
+/* Appends one more MCP content block (stolen), e.g. an image or an embedded resource. */
+void mcp_add_content(mcp_call *call, json_t *block);
+
+/*
+ * Failure with a catalog code. @what is one sentence; @extra (stolen, nullable) holds
+ * code-specific fields. retrySafe defaults to the catalog's value for the code.
+ */
+void mcp_fail(mcp_call *call, const char *failure_code, const char *what, json_t *extra);
+/* Failure from a library error (failure code, message, hint, details). @err is borrowed. */
+void mcp_fail_err(mcp_call *call, const sw_error *err);
+/* Adds a nextSteps entry to the failure (call before or after mcp_fail*). */
+void mcp_fail_step(mcp_call *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Overrides changedState (default false) and retrySafe (default from the catalog). */
+void mcp_fail_flags(mcp_call *call, bool changed_state, bool retry_safe);
+/* Sets the error's clientHint line. */
+void mcp_fail_hint(mcp_call *call, const char *hint);
+
+/* The tools registry (swipium-mcp/tools.c): NULL-terminated, registration order. */
+extern const struct mcp_tool *const mcp_tools[];
+
+#endif

@@ -1,0 +1,75 @@
+/* tools.c: the tool registry: every tool the server lists, in registration order (the 2025-era tools/list order). */
+#include <stddef.h>
+
+#include "tool.h"
+
+/* start */
+extern const struct mcp_tool mcp_tool_qa_status;
+extern const struct mcp_tool mcp_tool_qa_job_status;
+extern const struct mcp_tool mcp_tool_qa_job_cancel;
+#ifdef MCP_HAVE_CATALOG
+extern const struct mcp_tool mcp_tool_qa_explain_blocker;
+#endif
+extern const struct mcp_tool mcp_tool_qa_continue_from_blocker;
+extern const struct mcp_tool mcp_tool_qa_get_artifact;
+/* setup */
+extern const struct mcp_tool mcp_tool_qa_doctor;
+extern const struct mcp_tool mcp_tool_qa_start_session;
+extern const struct mcp_tool mcp_tool_qa_prepare_target;
+/* build */
+extern const struct mcp_tool mcp_tool_qa_resolve_target;
+/* drive */
+extern const struct mcp_tool mcp_tool_qa_snapshot;
+extern const struct mcp_tool mcp_tool_qa_inspect;
+extern const struct mcp_tool mcp_tool_qa_act;
+extern const struct mcp_tool mcp_tool_qa_screenshot;
+extern const struct mcp_tool mcp_tool_qa_note;
+/* issues */
+extern const struct mcp_tool mcp_tool_qa_issue_log;
+/* run */
+#ifdef MCP_HAVE_REPORT_ASSEMBLY
+extern const struct mcp_tool mcp_tool_qa_report;
+#endif
+
+#ifdef MCP_TEST_TOOLS
+/* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
+extern const struct mcp_tool mcp_tool_qa_consent_probe;
+#endif
+
+/*
+ * One line per tool, grouped as the README groups them. Add a tool here only once it works
+ * end to end: a listed tool is a promise to the agent.
+ */
+const struct mcp_tool *const mcp_tools[] = {
+	/* start */
+	&mcp_tool_qa_status,
+	&mcp_tool_qa_job_status,
+	&mcp_tool_qa_job_cancel,
+#ifdef MCP_HAVE_CATALOG
+	&mcp_tool_qa_explain_blocker,
+#endif
+	&mcp_tool_qa_continue_from_blocker,
+	&mcp_tool_qa_get_artifact,
+	/* setup */
+	&mcp_tool_qa_doctor,
+	&mcp_tool_qa_start_session,
+	&mcp_tool_qa_prepare_target,
+	/* build */
+	&mcp_tool_qa_resolve_target,
+	/* drive */
+	&mcp_tool_qa_snapshot,
+	&mcp_tool_qa_inspect,
+	&mcp_tool_qa_act,
+	&mcp_tool_qa_screenshot,
+	&mcp_tool_qa_note,
+	/* run */
+#ifdef MCP_HAVE_REPORT_ASSEMBLY
+	&mcp_tool_qa_report,
+#endif
+	/* issues */
+	&mcp_tool_qa_issue_log,
+#ifdef MCP_TEST_TOOLS
+	&mcp_tool_qa_consent_probe,
+#endif
+	NULL,
+};

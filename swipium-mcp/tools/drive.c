@@ -1,0 +1,720 @@
+/* drive.c: the device-driving tools: qa_snapshot, qa_inspect, qa_act, qa_screenshot (binding a session to its device).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mcp.h"
+
+/* One session's bound device. Handlers run one at a time on the worker thread, so no lock is needed. */
+struct binding {
+	char sid[64];
+	sw_device *dev;
+	sw_drive *drive;
+	unsigned screenshots;
+};
+
+#define MAX_BINDINGS 64
+static struct binding bindings[MAX_BINDINGS];
+
+static char *hook_redact(const char *text, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (!r || sw_redactor_count(r) == 0)
+		return NULL;
+	char *out = NULL;
+	if (sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
+		return NULL;
+	if (!strcmp(out, text)) {
+		sw_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void hook_secret(const char *value, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (r)
+		sw_redactor_add_secret(r, value, NULL);
+}
+
+/* The serial a session is bound to, from its persisted state (a session only rebinds to its own device). */
+static char *session_serial(sw_session *s)
+{
+	char *dev = NULL;
+	if (sw_session_get_json(s, "device", &dev, NULL) != SW_OK)
+		return NULL;
+	json_t *j = json_loads(dev, JSON_DECODE_ANY, NULL);
+	sw_free(dev);
+	const char *serial = json_string_value(json_object_get(j, "serial"));
+	char *copy = serial ? strdup(serial) : NULL;
+	json_decref(j);
+	return copy;
+}
+
+/*
+ * The session's drive state, binding the device on first use. On failure the
+ * call has been answered and NULL is returned.
+ */
+static struct binding *bind_session(mcp_call *call, sw_session *s)
+{
+	const char *sid = sw_session_id(s);
+	struct binding *free_slot = NULL;
+	for (size_t i = 0; i < MAX_BINDINGS; i++) {
+		if (bindings[i].dev && !strcmp(bindings[i].sid, sid))
+			return &bindings[i];
+		if (!bindings[i].dev && !free_slot)
+			free_slot = &bindings[i];
+	}
+	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
+	if (disabled && !strcmp(disabled, "1")) {
+		mcp_fail(call, "NO_DEVICE", "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).", NULL);
+		return NULL;
+	}
+	if (!free_slot) {
+		/* drop the oldest binding; its session re-binds on its next call */
+		free_slot = &bindings[0];
+		sw_drive_free(free_slot->drive);
+		sw_device_free(free_slot->dev);
+		memset(free_slot, 0, sizeof(*free_slot));
+	}
+	char *serial = session_serial(s);
+	json_t *opts = json_object();
+	if (serial)
+		json_object_set_new(opts, "serial", json_string(serial));
+	char *oj = json_dumps(opts, JSON_COMPACT);
+	json_decref(opts);
+	sw_device *dev = NULL;
+	sw_drive *drive = NULL;
+	sw_error *err = NULL;
+	int rc = sw_device_open(mcp_call_ctx(call), sw_driver_android(), oj, &dev, &err);
+	free(oj);
+	if (rc == SW_OK)
+		rc = sw_drive_new(dev, &drive, &err);
+	if (rc != SW_OK) {
+		sw_device_free(dev);
+		mcp_fail_err(call, err);
+		if (serial && !strcmp(sw_error_failure_code(err), "NO_DEVICE"))
+			mcp_fail_step(call, "this session is bound to %s; start that emulator again", serial);
+		sw_error_free(err);
+		free(serial);
+		return NULL;
+	}
+	if (!serial) {
+		char *desc = NULL;
+		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
+			json_t *d = json_loads(desc, 0, NULL);
+			json_t *rec =
+			    json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
+			char *rj = json_dumps(rec, JSON_COMPACT);
+			sw_session_set_json(s, "device", rj, NULL);
+			sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
+			free(rj);
+			json_decref(rec);
+			json_decref(d);
+			sw_free(desc);
+		}
+	}
+	free(serial);
+	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
+	sw_drive_set_hooks(drive, &hooks);
+	snprintf(free_slot->sid, sizeof(free_slot->sid), "%s", sid);
+	free_slot->dev = dev;
+	free_slot->drive = drive;
+	return free_slot;
+}
+
+static bool verbose_mode(sw_session *s)
+{
+	char *m = NULL;
+	bool v = false;
+	if (sw_session_get_json(s, "responseMode", &m, NULL) == SW_OK && m)
+		v = strstr(m, "verbose") != NULL;
+	sw_free(m);
+	return v;
+}
+
+/* Appends the element lines to a summary. */
+static void lines_into(char **summary, json_t *lines)
+{
+	size_t i;
+	json_t *l;
+	json_array_foreach(lines, i, l)
+	{
+		if (!json_is_string(l))
+			continue;
+		char *n = NULL;
+		if (asprintf(&n, "%s\n%s", *summary, json_string_value(l)) < 0)
+			return;
+		free(*summary);
+		*summary = n;
+	}
+}
+
+/* ---- qa_snapshot -------------------------------------------------------- */
+
+static const char *const snapshot_rendered[] = {"elements", "diff", NULL};
+
+static void qa_snapshot(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	struct binding *b = bind_session(call, s);
+	if (!b)
+		return;
+	json_t *opts = json_object();
+	if (json_object_get(args, "filter"))
+		json_object_set(opts, "filter", json_object_get(args, "filter"));
+	if (json_is_true(json_object_get(args, "diff")))
+		json_object_set_new(opts, "diff", json_true());
+	if (verbose_mode(s))
+		json_object_set_new(opts, "verbose", json_true());
+	char *oj = json_dumps(opts, JSON_COMPACT);
+	json_decref(opts);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_drive_snapshot(b->drive, oj, &out, &err);
+	free(oj);
+	if (rc != SW_OK) {
+		sw_session_counter_add(s, "snapshotFailures", 1, NULL);
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	sw_session_counter_reset(s, "snapshotFailures", NULL);
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	json_t *diff = json_object_get(res, "diff");
+	char *summary = NULL;
+	if (asprintf(&summary, "%zu elements%s%s (quality %s)%s", json_array_size(json_object_get(res, "elements")),
+	             json_object_get(res, "package") ? " on " : "",
+	             json_object_get(res, "package") ? json_string_value(json_object_get(res, "package")) : "",
+	             json_string_value(json_object_get(res, "quality")),
+	             json_integer_value(json_object_get(res, "elementsOmitted")) > 0 ? "; more with filter" : "") < 0)
+		summary = NULL;
+	if (summary && diff) {
+		char *n = NULL;
+		if (asprintf(&n, "%s\ndiff: %lld added, %lld removed", summary,
+		             (long long)json_integer_value(json_object_get(diff, "addedCount")),
+		             (long long)json_integer_value(json_object_get(diff, "removedCount"))) >= 0) {
+			free(summary);
+			summary = n;
+		}
+	}
+	if (summary)
+		lines_into(&summary, json_object_get(res, "elements"));
+	mcp_next(call, "qa_act {sessionId: \"%s\", action: \"tap\", target: {ref: \"@eN\"}}", sw_session_id(s));
+	mcp_ok(call, res, summary ? summary : "Snapshot taken.");
+	free(summary);
+}
+
+const struct mcp_tool mcp_tool_qa_snapshot = {
+    .name = "qa_snapshot",
+    .group = "drive",
+    .description = "Interactive elements as @eN element lines (no screenshot) with a quality verdict; capped at 60, "
+                   "filter finds the rest, diff:true returns only changes.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+        "\"diff\":{\"type\":\"boolean\"},"
+        "\"filter\":{\"type\":\"string\",\"description\":\"Case-insensitive substring of text, label, id or role.\"}},"
+        "\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_snapshot,
+    .rendered_above = snapshot_rendered,
+};
+
+/* ---- qa_inspect --------------------------------------------------------- */
+
+static void qa_inspect(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	struct binding *b = bind_session(call, s);
+	if (!b)
+		return;
+	const char *ref = json_string_value(json_object_get(args, "ref"));
+	char *out = NULL;
+	sw_error *err = NULL;
+	if (sw_snapshot_inspect(sw_drive_tracker(b->drive), ref, &out, &err) != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	char summary[600];
+	snprintf(summary, sizeof(summary), "%s", json_string_value(json_object_get(res, "line")));
+	mcp_ok(call, res, summary);
+}
+
+const struct mcp_tool mcp_tool_qa_inspect = {
+    .name = "qa_inspect",
+    .group = "drive",
+    .description = "Every attribute of one @eN ref from the latest snapshot (secrets redacted).",
+    .schema = "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+              "\"ref\":{\"type\":\"string\",\"description\":\"e.g. @e3\"}},\"required\":[\"sessionId\",\"ref\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_inspect,
+};
+
+/* ---- qa_act ------------------------------------------------------------- */
+
+static const char *const act_rendered[] = {"elements", "removed", "hint", "stateChanged", NULL};
+
+static void qa_act(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	char *reason = NULL;
+	if (sw_session_budget_exhausted(s, &reason) == 1) {
+		json_t *o = json_pack("{s:b,s:s}", "stopped", 1, "reason", reason ? reason : "budget reached");
+		mcp_next(call, "qa_report {sessionId: \"%s\"}", sw_session_id(s));
+		mcp_ok(call, o, reason ? reason : "Budget reached.");
+		sw_free(reason);
+		return;
+	}
+	sw_free(reason);
+	struct binding *b = bind_session(call, s);
+	if (!b)
+		return;
+	json_t *a = json_deep_copy(args);
+	json_object_del(a, "sessionId");
+	if (verbose_mode(s))
+		json_object_set_new(a, "verbose", json_true());
+	char *aj = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_drive_act(b->drive, aj, &out, &err);
+	free(aj);
+	/* the action is recorded with its arguments as given: placeholders, never resolved values */
+	json_t *rec = json_deep_copy(args);
+	json_object_del(rec, "sessionId");
+	json_object_set_new(rec, "tool", json_string("qa_act"));
+	if (rc != SW_OK)
+		json_object_set_new(rec, "failureCode", json_string(sw_error_failure_code(err)));
+	char *rj = json_dumps(rec, JSON_COMPACT);
+	sw_session_append_json(s, "recordedActions", rj, NULL);
+	free(rj);
+	json_decref(rec);
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	sw_session_counter_add(s, "actions", 1, NULL);
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	bool changed = json_is_true(json_object_get(res, "changed"));
+	if (changed)
+		sw_session_counter_reset(s, "noChangeActions", NULL);
+	else
+		sw_session_counter_add(s, "noChangeActions", 1, NULL);
+	const char *action = json_string_value(json_object_get(args, "action"));
+	char *summary = NULL;
+	if (asprintf(&summary, "%s%s%s: %s%s", action, json_object_get(res, "ref") ? " " : "",
+	             json_object_get(res, "ref") ? json_string_value(json_object_get(res, "ref")) : "",
+	             changed ? "screen changed" : "no visible change",
+	             json_is_true(json_object_get(res, "diffAsFull")) ? " (new screen)" : "") < 0)
+		summary = NULL;
+	if (summary)
+		lines_into(&summary, json_object_get(res, "elements"));
+	mcp_next(call, "qa_snapshot {sessionId: \"%s\"} to see the whole screen", sw_session_id(s));
+	mcp_ok(call, res, summary ? summary : "Done.");
+	free(summary);
+}
+
+#define TARGET_SCHEMA                                                                                                  \
+	"{\"type\":\"object\",\"properties\":{\"ref\":{\"type\":\"string\"},\"text\":{\"type\":\"string\"},"           \
+	"\"id\":{\"type\":\"string\"},\"selector\":{\"type\":\"object\",\"properties\":{\"using\":{\"type\":"          \
+	"\"string\","                                                                                                  \
+	"\"enum\":[\"accessibility id\",\"name\",\"predicate string\",\"class "                                        \
+	"chain\"]},\"value\":{\"type\":\"string\"}},"                                                                  \
+	"\"required\":[\"using\",\"value\"]},\"index\":{\"type\":\"number\"},\"x\":{\"type\":\"number\"},"             \
+	"\"y\":{\"type\":\"number\"}}}"
+
+const struct mcp_tool mcp_tool_qa_act = {
+    .name = "qa_act",
+    .group = "drive",
+    .description = "Acts on the screen (tap, type, clear, swipe, scroll, press, open_url, wait), settles, and "
+                   "returns what changed as element lines.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+        "\"action\":{\"type\":\"string\",\"enum\":[\"tap\",\"type\",\"clear\",\"swipe\",\"scroll\",\"press\","
+        "\"open_url\",\"wait\"]},"
+        "\"target\":" TARGET_SCHEMA ","
+        "\"text\":{\"type\":\"string\",\"description\":\"For type; ${SWIPIUM_*} placeholders are resolved.\"},"
+        "\"mode\":{\"type\":\"string\",\"enum\":[\"replace\",\"append\"]},"
+        "\"submit\":{\"type\":\"boolean\"},"
+        "\"direction\":{\"type\":\"string\",\"enum\":[\"up\",\"down\",\"left\",\"right\"]},"
+        "\"untilVisible\":" TARGET_SCHEMA ","
+        "\"maxScrolls\":{\"type\":\"number\"},"
+        "\"key\":{\"type\":\"string\",\"enum\":[\"back\",\"home\",\"enter\"]},"
+        "\"url\":{\"type\":\"string\"},"
+        "\"durationMs\":{\"type\":\"number\"},"
+        "\"ignoreOverlay\":{\"type\":\"boolean\"},"
+        "\"for\":{\"type\":\"object\",\"properties\":{\"settled\":{\"type\":\"boolean\"},\"ref\":{\"type\":\"string\"},"
+        "\"text\":{\"type\":\"string\"},\"id\":{\"type\":\"string\"},\"selector\":{\"type\":\"object\"}}},"
+        "\"observe\":{\"type\":\"string\",\"enum\":[\"diff\",\"full\",\"none\"]},"
+        "\"timeoutMs\":{\"type\":\"number\"}},"
+        "\"required\":[\"sessionId\",\"action\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_act,
+    .rendered_above = act_rendered,
+};
+
+/* ---- qa_screenshot ------------------------------------------------------ */
+
+static void qa_screenshot(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	if (sw_session_is_sensitive(s)) {
+		mcp_fail(call, "SENSITIVE_MODE_REFUSED", "This session is sensitive: screenshots are refused.", NULL);
+		return;
+	}
+	char *reason = NULL;
+	if (sw_session_budget_exhausted(s, &reason) == 1) {
+		json_t *o = json_pack("{s:b,s:s}", "stopped", 1, "reason", reason ? reason : "budget reached");
+		mcp_next(call, "qa_report {sessionId: \"%s\"}", sw_session_id(s));
+		mcp_ok(call, o, reason ? reason : "Budget reached.");
+		sw_free(reason);
+		return;
+	}
+	sw_free(reason);
+	struct binding *b = bind_session(call, s);
+	if (!b)
+		return;
+	unsigned char *png = NULL;
+	size_t len = 0;
+	char *meta = NULL;
+	sw_error *err = NULL;
+	bool force = json_is_true(json_object_get(args, "force"));
+	if (sw_drive_screenshot(b->drive, force, &png, &len, &meta, &err) != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	char name[64];
+	snprintf(name, sizeof(name), "screenshot-%03u.png", ++b->screenshots);
+	char *saved = NULL;
+	const char *label = json_string_value(json_object_get(args, "reason"));
+	int rc = sw_artifact_save(s, "screenshot", name, "image/png", png, len, label, &saved, &err);
+	sw_free(png);
+	if (rc != SW_OK) {
+		sw_free(meta);
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	sw_session_counter_add(s, "screenshots", 1, NULL);
+	json_t *res = json_loads(meta, 0, NULL);
+	json_t *art = json_loads(saved, 0, NULL);
+	sw_free(meta);
+	sw_free(saved);
+	json_object_set(res, "uri", json_object_get(art, "uri"));
+	if (label)
+		json_object_set_new(res, "reason", json_string(label));
+	char summary[400];
+	snprintf(summary, sizeof(summary), "Screenshot %dx%d saved: %s",
+	         (int)json_integer_value(json_object_get(res, "width")),
+	         (int)json_integer_value(json_object_get(res, "height")),
+	         json_string_value(json_object_get(art, "uri")));
+	json_decref(art);
+	mcp_ok(call, res, summary);
+}
+
+const struct mcp_tool mcp_tool_qa_screenshot = {
+    .name = "qa_screenshot",
+    .group = "drive",
+    .description = "Saves a PNG of the screen as a swipium:// artifact with coordinate-space metadata; withheld "
+                   "while a secure field is on screen unless force.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+        "\"force\":{\"type\":\"boolean\"},\"reason\":{\"type\":\"string\",\"description\":\"Shown in the report.\"}},"
+        "\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_screenshot,
+};
+
+/* ---- qa_resolve_target -------------------------------------------------- */
+
+static void qa_resolve_target(mcp_call *call, json_t *args)
+{
+	sw_session *s = NULL;
+	if (json_object_get(args, "sessionId") && mcp_call_session(call, NULL, &s) != 0)
+		return;
+	const char *platform = json_string_value(json_object_get(args, "platform"));
+	if (platform && !strcmp(platform, "ios")) {
+		mcp_fail(call, "BACKEND_UNSUPPORTED",
+		         "iOS simulators need macOS; this server drives Android emulators.", NULL);
+		return;
+	}
+	json_t *o = json_object();
+	static const char *const keys[] = {"device", "preferRealDevice", "include", NULL};
+	for (int i = 0; keys[i]; i++)
+		if (json_object_get(args, keys[i]))
+			json_object_set(o, keys[i], json_object_get(args, keys[i]));
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_android_resolve_target(mcp_call_ctx(call), oj, &out, &err);
+	free(oj);
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	char summary[700];
+	snprintf(summary, sizeof(summary), "Target: %s", json_string_value(json_object_get(res, "reason")));
+	if (s)
+		mcp_next(call, "qa_prepare_target {sessionId: \"%s\"}", sw_session_id(s));
+	else
+		mcp_next(call, "qa_start_session then qa_prepare_target");
+	mcp_ok(call, res, summary);
+}
+
+const struct mcp_tool mcp_tool_qa_resolve_target = {
+    .name = "qa_resolve_target",
+    .group = "build",
+    .description = "Picks the device to test on (online emulator first, else an AVD to boot) without booting "
+                   "anything; include adds context and a READY/BLOCKED plan.",
+    .schema = "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+              "\"projectRoot\":{\"type\":\"string\"},"
+              "\"platform\":{\"type\":\"string\",\"enum\":[\"android\",\"ios\"]},"
+              "\"device\":{\"type\":\"string\",\"description\":\"adb serial or AVD name.\"},"
+              "\"preferRealDevice\":{\"type\":\"boolean\"},"
+              "\"include\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"context\",\"plan\"]}}}}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_resolve_target,
+};
+
+/* ---- qa_prepare_target -------------------------------------------------- */
+
+static void unbind(const char *sid)
+{
+	for (size_t i = 0; i < MAX_BINDINGS; i++) {
+		if (bindings[i].dev && !strcmp(bindings[i].sid, sid)) {
+			sw_drive_free(bindings[i].drive);
+			sw_device_free(bindings[i].dev);
+			memset(&bindings[i], 0, sizeof(bindings[i]));
+		}
+	}
+}
+
+/* Records the prepared device and app on the session. */
+static void remember(sw_session *s, json_t *res, const char *app)
+{
+	json_t *dev = json_object_get(res, "device");
+	json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(dev, "serial"));
+	char *rj = json_dumps(rec, JSON_COMPACT);
+	sw_session_set_json(s, "device", rj, NULL);
+	sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
+	free(rj);
+	json_decref(rec);
+	if (app) {
+		json_t *a = json_string(app);
+		char *aj = json_dumps(a, JSON_ENCODE_ANY);
+		sw_session_set_json(s, "appId", aj, NULL);
+		free(aj);
+		json_decref(a);
+	}
+}
+
+struct prepare_job {
+	char *home;
+	char *options;
+	char *app;
+};
+
+static void prepare_job_free(void *ud)
+{
+	struct prepare_job *pj = ud;
+	free(pj->home);
+	free(pj->options);
+	free(pj->app);
+	free(pj);
+}
+
+static int prepare_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
+{
+	struct prepare_job *pj = ud;
+	sw_ctx *ctx = NULL;
+	int rc = sw_ctx_new(&ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	if (pj->home)
+		sw_ctx_set_home(ctx, pj->home, NULL);
+	sw_job_set_progress(job, "preparing the device (boot, install, launch)", NULL, NULL);
+	char *out = NULL;
+	rc = sw_android_prepare(ctx, pj->options, &out, err);
+	sw_ctx_free(ctx);
+	if (rc != SW_OK)
+		return rc;
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	remember(sw_job_session(job), res, pj->app);
+	*result_json = json_dumps(res, JSON_COMPACT);
+	json_decref(res);
+	return SW_OK;
+}
+
+static char *file_sha256(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap)
+			break;
+		if (cap >= ((size_t)1 << 31)) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		char *nb = realloc(buf, cap * 2);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	fclose(f);
+	if (!buf)
+		return NULL;
+	char *hex = malloc(65);
+	if (hex)
+		sw_sha256_hex(buf, n, hex);
+	free(buf);
+	return hex;
+}
+
+static void qa_prepare_target(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	const char *apk = json_string_value(json_object_get(args, "apk"));
+	const char *app = json_string_value(json_object_get(args, "appId"));
+	const char *avd = json_string_value(json_object_get(args, "avd"));
+	char *apk_real = NULL;
+	json_t *o = json_object();
+	static const char *const keys[] = {"device", "avd", "headless", "appId", "bindOnly", NULL};
+	for (int i = 0; keys[i]; i++)
+		if (json_object_get(args, keys[i]))
+			json_object_set(o, keys[i], json_object_get(args, keys[i]));
+	if (apk) {
+		char *joined = NULL;
+		if (apk[0] != '/' && asprintf(&joined, "%s/%s", sw_session_root(s), apk) < 0)
+			joined = NULL;
+		apk_real = realpath(joined ? joined : apk, NULL);
+		free(joined);
+		if (!apk_real) {
+			json_decref(o);
+			mcp_fail(call, "NO_ARTIFACT", "The APK does not exist.", json_pack("{s:s}", "apk", apk));
+			mcp_fail_step(call, "qa_build {sessionId: \"%s\", mode: \"run\", platform: \"android\"}",
+			              sw_session_id(s));
+			return;
+		}
+		json_object_set_new(o, "apk", json_string(apk_real));
+		/* every install is gated: low inside the project, medium outside (with the file's hash) */
+		char *root_real = realpath(sw_session_root(s), NULL);
+		size_t rl = root_real ? strlen(root_real) : 0;
+		bool inside = root_real && !strncmp(apk_real, root_real, rl) && apk_real[rl] == '/';
+		free(root_real);
+		char *sha = file_sha256(apk_real);
+		json_t *affects =
+		    json_pack("{s:s,s:s*,s:b}", "apk", apk_real, "sha256", sha, "insideProjectRoot", inside);
+		char explain[1200], cmd[1200];
+		snprintf(explain, sizeof(explain), "Install %s%s on the emulator%s%s, then launch it.", apk_real,
+		         inside ? "" : " (outside the project)", sha ? "; sha256 " : "", sha ? sha : "");
+		snprintf(cmd, sizeof(cmd), "adb install -r %s", apk_real);
+		struct mcp_consent_request req = {"prepare_plan", inside ? "low" : "medium", explain, cmd, affects, s};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(affects);
+		free(sha);
+		if (oc == MCP_CONSENT_ANSWERED) {
+			json_decref(o);
+			free(apk_real);
+			return;
+		}
+	}
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	free(apk_real);
+	unbind(sw_session_id(s));
+	if (apk || avd) {
+		/* boot and install can take minutes: a job */
+		struct prepare_job *pj = calloc(1, sizeof(*pj));
+		if (pj) {
+			pj->home = strdup(sw_ctx_get_home(mcp_call_ctx(call)));
+			pj->options = oj;
+			pj->app = app ? strdup(app) : NULL;
+		}
+		char *job_id = NULL;
+		sw_error *err = NULL;
+		if (!pj ||
+		    sw_job_start(s, "prepare_target", prepare_job_run, pj, prepare_job_free, &job_id, &err) != SW_OK) {
+			if (!pj)
+				free(oj);
+			mcp_fail_err(call, err);
+			sw_error_free(err);
+			return;
+		}
+		json_t *res = json_pack("{s:s,s:s}", "jobId", job_id, "status", "running");
+		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s),
+		         job_id);
+		sw_free(job_id);
+		mcp_ok(call, res, "Preparing the target in the background (boot, install, launch).");
+		return;
+	}
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_android_prepare(mcp_call_ctx(call), oj, &out, &err);
+	free(oj);
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return;
+	}
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	remember(s, res, app);
+	char summary[300];
+	snprintf(summary, sizeof(summary), "Bound %s%s%s.",
+	         json_string_value(json_object_get(json_object_get(res, "device"), "serial")), app ? "; launched " : "",
+	         app ? app : "");
+	mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
+	mcp_ok(call, res, summary);
+}
+
+const struct mcp_tool mcp_tool_qa_prepare_target = {
+    .name = "qa_prepare_target",
+    .group = "setup",
+    .description = "Binds the online emulator (or boots avd), installs apk (consent prepare_plan), launches appId "
+                   "and verifies it is in front; boot and install run as a job.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
+        "\"apk\":{\"type\":\"string\"},\"appId\":{\"type\":\"string\"},\"avd\":{\"type\":\"string\"},"
+        "\"device\":{\"type\":\"string\",\"description\":\"Required when more than one device is online.\"},"
+        "\"headless\":{\"type\":\"boolean\"},\"force\":{\"type\":\"boolean\"},\"bindOnly\":{\"type\":\"boolean\"},"
+        "\"allowLaunchWithoutMetro\":{\"type\":\"boolean\"},"
+        "\"consentId\":{\"type\":\"string\"},\"approve\":{\"type\":\"boolean\"}},"
+        "\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_prepare_target,
+};

@@ -1,0 +1,126 @@
+"""test_cli_verify_init.py: `swipium verify` and `swipium init <client>` through argv, exit codes and files."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+CLI = os.environ["SWIPIUM_CLI"]
+
+
+class CliBase(unittest.TestCase):
+    def setUp(self):
+        self.home = tempfile.mkdtemp(prefix="swipium-cli-")
+        self.app = os.path.join(self.home, "app")
+        os.makedirs(self.app)
+
+    def tearDown(self):
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def run_cli(self, *args, cli=CLI, cwd=None):
+        env = dict(os.environ, HOME=self.home, CODEX_HOME=os.path.join(self.home, "codex"),
+                   PATH="/usr/bin:/bin")  # no claude/gemini CLIs here
+        # A copied binary loses the build tree's rpath; point it at the library.
+        libdir = os.path.join(os.path.dirname(os.path.realpath(CLI)), "..", "libswipium")
+        env["LD_LIBRARY_PATH"] = libdir + ":" + env.get("LD_LIBRARY_PATH", "")
+        return subprocess.run([cli] + list(args), cwd=cwd or self.app, env=env, capture_output=True, text=True,
+                              timeout=120)
+
+
+class Verify(CliBase):
+    def test_verify_ok(self):
+        r = self.run_cli("verify")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        first = r.stdout.splitlines()[0]
+        self.assertRegex(first, r"^✅ verify OK: server starts, \d+ tools inject \(all \d+ expected present\), "
+                                r"schema [0-9a-f]{16}, qa_doctor ran\.$")
+        self.assertIn("qa_doctor", r.stdout.splitlines()[1])
+        self.assertIn("swipium_bug_repro", r.stdout.splitlines()[2])
+
+    def test_verify_fails_without_a_server_beside_it(self):
+        lonely = os.path.join(self.home, "bin")
+        os.makedirs(lonely)
+        shutil.copy(CLI, os.path.join(lonely, "swipium"))
+        r = self.run_cli("verify", cli=os.path.join(lonely, "swipium"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("verify FAILED", r.stdout)
+
+    def test_verify_rejects_arguments(self):
+        self.assertEqual(self.run_cli("verify", "--bogus").returncode, 2)
+
+
+class Init(CliBase):
+    def test_preview_changes_nothing(self):
+        r = self.run_cli("init", "cursor")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Preview only", r.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.app, ".cursor")))
+        self.assertTrue(r.stdout.rstrip().endswith("Self-check anytime: swipium verify"))
+
+    def test_vscode_apply_merges_and_keeps_other_keys(self):
+        os.makedirs(os.path.join(self.app, ".vscode"))
+        path = os.path.join(self.app, ".vscode", "mcp.json")
+        with open(path, "w") as f:
+            json.dump({"servers": {"other": {"command": "x"}}, "inputs": []}, f)
+        r = self.run_cli("init", "VSCode", "--apply")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(path) as f:
+            text = f.read()
+        self.assertTrue(text.endswith("}\n"))
+        doc = json.loads(text)
+        self.assertEqual(list(doc["servers"]), ["other", "swipium"])
+        self.assertEqual(doc["servers"]["swipium"], {"type": "stdio", "command": "swipium-mcp", "args": [],
+                                                     "env": {"SWIPIUM_PROJECT_ROOT": "${workspaceFolder}"}})
+        self.assertEqual(doc["inputs"], [])
+        self.assertIn("verify OK", r.stdout)
+        # a second run leaves the entry alone
+        r = self.run_cli("init", "vscode", "--apply")
+        self.assertIn("Already present", r.stdout)
+
+    def test_cursor_refuses_invalid_json_and_leaves_it(self):
+        os.makedirs(os.path.join(self.app, ".cursor"))
+        path = os.path.join(self.app, ".cursor", "mcp.json")
+        with open(path, "w") as f:
+            f.write('{"mcpServers": {}, // comment\n}')
+        r = self.run_cli("init", "cursor", "--apply")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('"swipium"', r.stderr)
+        with open(path) as f:
+            self.assertIn("// comment", f.read())
+
+    def test_codex_appends_a_table_once(self):
+        r = self.run_cli("init", "codex", "--apply", "--cwd", self.app)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(self.home, "codex", "config.toml")) as f:
+            toml = f.read()
+        self.assertIn("[mcp_servers.swipium]\ncommand = \"/", toml)
+        self.assertIn('cwd = "%s"' % self.app, toml)
+        self.assertIn("tool_timeout_sec = 600", toml)
+        self.assertIn('env_vars = ["SWIPIUM_TEST_EMAIL", "SWIPIUM_TEST_USERNAME"', toml)
+        self.assertIn('"BITBUCKET_BRANCH"]', toml)
+        r = self.run_cli("init", "codex", "--apply", "--cwd", self.app)
+        self.assertIn("Already present", r.stdout)
+        with open(os.path.join(self.home, "codex", "config.toml")) as f:
+            self.assertEqual(f.read().count("[mcp_servers.swipium]"), 1)
+
+    def test_codex_apply_refuses_a_missing_cwd(self):
+        r = self.run_cli("init", "codex", "--apply", "--cwd", os.path.join(self.home, "nope"))
+        self.assertEqual(r.returncode, 2)
+
+    def test_claude_without_its_cli_prints_the_manual_command(self):
+        r = self.run_cli("init", "claude", "--scope", "project", "--apply")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("claude mcp add swipium --scope project -- swipium-mcp", r.stdout)
+
+    def test_usage_errors(self):
+        self.assertEqual(self.run_cli("init", "windsurf").returncode, 2)
+        self.assertEqual(self.run_cli("init").returncode, 2)
+        self.assertEqual(self.run_cli("init", "cursor", "--scope", "galaxy").returncode, 2)
+        r = self.run_cli("init", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("Usage: swipium init", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,222 @@
+"""test_consent.py: the consent plumbing of swipium-mcp in both eras, through a test-only gated tool.
+
+Runs swipium-mcp-consent-test: the real server plus one fixture tool, qa_consent_probe, that asks for
+install_app consent and then succeeds.
+"""
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcpclient import Server, meta  # noqa: E402
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.home = tempfile.mkdtemp(prefix="swipium-consent-")
+        self.app = os.path.join(self.home, "app")
+        os.makedirs(self.app)
+        open(os.path.join(self.app, "package.json"), "w").close()
+        self.servers = []
+
+    def tearDown(self):
+        for s in self.servers:
+            if s.proc.poll() is None:
+                s.proc.kill()
+                s.proc.wait()
+            for f in (s.proc.stdin, s.proc.stdout, s.proc.stderr):
+                try:
+                    f.close()
+                except Exception:
+                    pass
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def server(self, env=None):
+        e = {"HOME": self.home, "SWIPIUM_CONSENT_PREAPPROVE": "", "SWIPIUM_REQUIRE_ELICITATION": ""}
+        e.update(env or {})
+        s = Server(env=e)
+        self.servers.append(s)
+        return s
+
+    def session(self, s, stateless=False):
+        p = {"name": "qa_start_session", "arguments": {"projectRoot": self.app}}
+        if stateless:
+            p["_meta"] = meta()
+        return s.call("tools/call", p)["result"]["structuredContent"]["sessionId"]
+
+    def ledger(self, sid):
+        for dirpath, _, files in os.walk(os.path.join(self.home, ".swipium", "runs")):
+            if os.path.basename(dirpath) == sid and "state.json" in files:
+                with open(os.path.join(dirpath, "state.json")) as f:
+                    return json.load(f)["mutations"]
+        return []
+
+
+class Legacy(Base):
+    def probe_with_prompt(self, s, answer, args=None):
+        """Calls the probe, answers the elicitation/create request, returns (request, result)."""
+        rid = s.request("tools/call", {"name": "qa_consent_probe", "arguments": args or {}})
+        req = s.read_line()
+        self.assertEqual(req["method"], "elicitation/create")
+        if answer is not None:
+            s.send({"jsonrpc": "2.0", "id": req["id"], "result": answer})
+        return req, (s.wait_for(rid)["result"] if answer is not None else rid)
+
+    def test_elicitation_accept_runs_and_ledgers(self):
+        s = self.server()
+        s.initialize(capabilities={"elicitation": {}})
+        sid = self.session(s)
+        req, r = self.probe_with_prompt(s, {"action": "accept", "content": {"approve": True}}, {"sessionId": sid})
+        msg = req["params"]["message"]
+        self.assertIn('for action "install_app"', msg)
+        self.assertIn('adb install -r demo.apk', msg)
+        self.assertEqual(req["params"]["requestedSchema"]["required"], ["approve"])
+        self.assertEqual(req["params"].get("mode"), "form")  # 2025-11-25 names the form mode
+        self.assertNotIn("isError", r)
+        self.assertTrue(r["structuredContent"]["ran"])
+        self.assertNotIn("consentId", json.dumps(r))  # the model never sees a consentId on this path
+        self.assertTrue(s.close() == 0)
+        rows = self.ledger(sid)
+        self.assertTrue(any(row.get("consent", {}).get("approvalMechanism") == "elicitation" for row in rows), rows)
+
+    def test_decline_and_cancel(self):
+        s = self.server()
+        s.initialize(version="2025-06-18", capabilities={"elicitation": {}})
+        req, r = self.probe_with_prompt(s, {"action": "decline"})
+        self.assertNotIn("mode", req["params"])  # 2025-06-18 has no mode field
+        sc = r["structuredContent"]
+        self.assertTrue(r["isError"])
+        self.assertEqual(sc["failureCode"], "CONSENT_DECLINED")
+        self.assertFalse(sc["retrySafe"])
+        self.assertEqual(sc["action"], "install_app")
+        self.assertIn("answeredInMs", sc)
+        self.assertNotIn("ledgerRow", sc)
+        _, r = self.probe_with_prompt(s, {"action": "accept", "content": {"approve": False}})
+        self.assertEqual(r["structuredContent"]["failureCode"], "CONSENT_DECLINED")
+        _, r = self.probe_with_prompt(s, {"action": "cancel"})
+        self.assertEqual(r["structuredContent"]["failureCode"], "CONSENT_CANCELLED")
+        self.assertTrue(r["structuredContent"]["retrySafe"])
+        # the client answers the prompt with an error
+        rid = s.request("tools/call", {"name": "qa_consent_probe", "arguments": {}})
+        req = s.read_line()
+        s.send({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32603, "message": "no UI"}})
+        sc = s.wait_for(rid)["result"]["structuredContent"]
+        self.assertEqual(sc["failureCode"], "CONSENT_CANCELLED")
+        self.assertFalse(sc["likelyAutomatic"])
+        self.assertIn("elicitationFailure", sc)
+        self.assertEqual(s.close(), 0)
+
+    def test_cancelling_the_call_while_the_prompt_is_open(self):
+        s = self.server()
+        s.initialize(capabilities={"elicitation": {}})
+        _, rid = self.probe_with_prompt(s, None)
+        s.notify("notifications/cancelled", {"requestId": rid})
+        seen = []
+        r = s.wait_for(s.request("tools/call", {"name": "qa_status", "arguments": {}}), on_other=seen.append)
+        self.assertIn("result", r)
+        self.assertFalse([m for m in seen if m.get("id") == rid])
+        self.assertEqual(s.close(), 0)
+
+    def test_envelope_without_elicitation(self):
+        s = self.server()
+        s.initialize()
+        sid = self.session(s)
+        r = s.tool("qa_consent_probe", {"sessionId": sid, "target": "a.apk"})["result"]
+        self.assertNotIn("isError", r)
+        env = r["structuredContent"]
+        self.assertTrue(env["requiresConsent"])
+        self.assertRegex(env["consentId"], r"^[0-9a-f]{8,}$")  # the spec says 8; the gate mints longer ids
+        self.assertTrue(r["content"][0]["text"].startswith("🔐 Consent required (low): "))
+        cid = env["consentId"]
+        # another target: refused without burning, nothing runs
+        r = s.tool("qa_consent_probe", {"sessionId": sid, "target": "b.apk", "consentId": cid, "approve": True})["result"]
+        self.assertNotIn("ran", r["structuredContent"])
+        r = s.tool("qa_consent_probe", {"sessionId": sid, "target": "a.apk", "consentId": cid, "approve": True})["result"]
+        self.assertTrue(r["structuredContent"]["ran"], r)
+        # single use
+        r = s.tool("qa_consent_probe", {"sessionId": sid, "target": "a.apk", "consentId": cid, "approve": True})["result"]
+        self.assertNotIn("ran", r["structuredContent"])
+        self.assertEqual(s.close(), 0)
+        self.assertTrue(any(row.get("consent", {}).get("approvalMechanism") == "client-assertion"
+                            for row in self.ledger(sid)))
+
+    def test_require_elicitation_refuses_and_preapproval_wins(self):
+        s = self.server({"SWIPIUM_REQUIRE_ELICITATION": "1"})
+        s.initialize()
+        r = s.tool("qa_consent_probe")["result"]
+        self.assertEqual(r["structuredContent"]["failureCode"], "CONSENT_REFUSED")
+        self.assertEqual(s.close(), 0)
+        s = self.server({"SWIPIUM_REQUIRE_ELICITATION": "1", "SWIPIUM_CONSENT_PREAPPROVE": "install_app"})
+        s.initialize(capabilities={"elicitation": {}})
+        r = s.tool("qa_consent_probe")["result"]  # no elicitation/create is sent: the next line is the result
+        self.assertTrue(r["structuredContent"]["ran"])
+        self.assertEqual(s.close(), 0)
+
+
+class Stateless(Base):
+    def call(self, s, args, caps=None, extra=None):
+        p = {"name": "qa_consent_probe", "arguments": args, "_meta": meta(caps)}
+        p.update(extra or {})
+        return s.call("tools/call", p)
+
+    def test_input_required_round_trip(self):
+        s = self.server()
+        sid = self.session(s, stateless=True)
+        args = {"sessionId": sid, "target": "a.apk"}
+        r = self.call(s, args, {"elicitation": {}})["result"]
+        self.assertEqual(r["resultType"], "input_required")
+        ask = r["inputRequests"]["swipium_consent"]
+        self.assertEqual(ask["method"], "elicitation/create")
+        self.assertEqual(ask["params"]["mode"], "form")
+        self.assertIn("install_app", ask["params"]["message"])
+        state = r["requestState"]
+        self.assertRegex(state, r"^swp1\.[A-Za-z0-9_-]{43}$")
+        answer = {"swipium_consent": {"action": "accept", "content": {"approve": True}}}
+        r = self.call(s, args, {"elicitation": {}}, {"requestState": state, "inputResponses": answer})["result"]
+        self.assertEqual(r["resultType"], "complete")
+        self.assertTrue(r["structuredContent"]["ran"], r)
+        # reuse
+        r = self.call(s, args, {"elicitation": {}}, {"requestState": state, "inputResponses": answer})
+        self.assertEqual(r["error"]["code"], -32602)
+        self.assertEqual(r["error"]["data"], {"reason": "invalid_request_state"})
+        self.assertEqual(s.close(), 0)
+
+    def test_retargeted_token_is_refused_and_burned(self):
+        s = self.server()
+        args = {"target": "a.apk"}
+        r = self.call(s, args, {"elicitation": {"form": {}}})["result"]
+        state = r["requestState"]
+        answer = {"swipium_consent": {"action": "accept", "content": {"approve": True}}}
+        r = self.call(s, {"target": "evil.apk"}, {"elicitation": {}}, {"requestState": state, "inputResponses": answer})
+        self.assertEqual(r["error"]["message"], "Invalid or expired requestState")
+        r = self.call(s, args, {"elicitation": {}}, {"requestState": state, "inputResponses": answer})
+        self.assertEqual(r["error"]["code"], -32602)  # burned by the mismatch
+        self.assertEqual(s.close(), 0)
+
+    def test_missing_answer_asks_again_and_decline(self):
+        s = self.server()
+        r = self.call(s, {}, {"elicitation": {}})["result"]
+        r2 = self.call(s, {}, {"elicitation": {}}, {"requestState": r["requestState"]})["result"]
+        self.assertEqual(r2["resultType"], "input_required")
+        self.assertNotEqual(r2["requestState"], r["requestState"])
+        r3 = self.call(s, {}, {"elicitation": {}}, {"requestState": r2["requestState"],
+                                                    "inputResponses": {"swipium_consent": {"action": "decline"}}})
+        self.assertEqual(r3["result"]["structuredContent"]["failureCode"], "CONSENT_DECLINED")
+        self.assertEqual(r3["result"]["resultType"], "complete")
+        self.assertEqual(s.close(), 0)
+
+    def test_url_only_or_no_elicitation_gets_the_envelope(self):
+        s = self.server()
+        for caps in ({}, {"elicitation": {"url": {}}}):
+            r = self.call(s, {}, caps)["result"]
+            self.assertEqual(r["resultType"], "complete")
+            self.assertTrue(r["structuredContent"]["requiresConsent"])
+        self.assertEqual(s.close(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

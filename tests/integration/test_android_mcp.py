@@ -1,0 +1,236 @@
+"""The device tools of swipium-mcp (qa_snapshot, qa_inspect, qa_act, qa_screenshot) through a real MCP
+client connection, the real adb and the virtual device."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "mcp"))
+from vdevice_env import VDeviceEnv  # noqa: E402
+from mcpclient import Server  # noqa: E402
+
+SOURCE_ROOT = os.environ.get("SWIPIUM_SOURCE_ROOT") or os.path.dirname(os.path.dirname(HERE))
+OBSTRUCT_APP = os.path.join(SOURCE_ROOT, "tests", "data", "android", "obstruct.yaml")
+
+
+def sc(resp):
+    return resp["result"]["structuredContent"]
+
+
+def text(resp):
+    return "\n".join(c.get("text", "") for c in resp["result"]["content"])
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sw-android-mcp-")
+        self.project = os.path.join(self.tmp, "app")
+        os.makedirs(self.project)
+        with open(os.path.join(self.project, "package.json"), "w") as f:
+            f.write("{}")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def server(self, env, extra=None):
+        e = dict(env.env)
+        e["HOME"] = env.server.home
+        e.update(extra or {})
+        s = Server(env=e)
+        s.initialize()
+        return s
+
+    def session(self, s, **kw):
+        args = {"projectRoot": self.project}
+        args.update(kw)
+        r = s.tool("qa_start_session", args)
+        self.assertFalse(r["result"].get("isError"), r)
+        return sc(r)["sessionId"]
+
+
+class DeviceTools(Base):
+    def test_tools_listed(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            names = [t["name"] for t in s.call("tools/list")["result"]["tools"]]
+            for n in ("qa_snapshot", "qa_inspect", "qa_act", "qa_screenshot", "qa_resolve_target",
+                      "qa_prepare_target"):
+                self.assertIn(n, names)
+            s.close()
+
+    def test_login_through_the_server(self):
+        with VDeviceEnv(app="login") as env:
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            s = self.server(env, {"SWIPIUM_TEST_PASSWORD": "hunter2"})
+            sid = self.session(s)
+            r = s.tool("qa_snapshot", {"sessionId": sid})
+            self.assertFalse(r["result"].get("isError"), r)
+            snap = sc(r)
+            self.assertIn('@e5 [button] "Sign in" #sign_in [60,1040][1020,1180]', snap["elements"])
+            self.assertIn('@e5 [button] "Sign in"', text(r))
+            r = s.tool("qa_act", {"sessionId": sid, "action": "type", "target": {"ref": "@e2"},
+                                  "text": "ann@example.com"})
+            self.assertTrue(sc(r)["changed"], r)
+            r = s.tool("qa_act", {"sessionId": sid, "action": "type", "target": {"id": "password"},
+                                  "text": "${SWIPIUM_TEST_PASSWORD}"})
+            act = sc(r)
+            self.assertTrue(act["secret"])
+            self.assertEqual(act["placeholders"], ["SWIPIUM_TEST_PASSWORD"])
+            r = s.tool("qa_screenshot", {"sessionId": sid})
+            self.assertTrue(r["result"]["isError"])
+            self.assertEqual(sc(r)["failureCode"], "CAPTURE_WITHHELD_SECURE")
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Sign in"}})
+            act = sc(r)
+            self.assertTrue(act["changed"])
+            self.assertTrue(any("Hello, ann@example.com" in line for line in act["elements"]))
+            r = s.tool("qa_inspect", {"sessionId": sid, "ref": "@e5"})
+            self.assertEqual(sc(r)["failureCode"], "STALE_REF")
+            r = s.tool("qa_screenshot", {"sessionId": sid, "reason": "home screen"})
+            shot = sc(r)
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertTrue(shot["uri"].startswith("swipium://session/%s/screenshot/" % sid), shot)
+            self.assertEqual(shot["coordinateSpace"]["width"], 1080)
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"ref": "@e99"}})
+            self.assertEqual(sc(r)["failureCode"], "ELEMENT_NOT_FOUND")
+            self.assertFalse(sc(r)["changedState"])
+            s.close()
+            # the password never reached the session's files
+            runs = os.path.join(env.server.home, ".swipium")
+            for root, _, files in os.walk(runs):
+                for f in files:
+                    with open(os.path.join(root, f), "rb") as fh:
+                        self.assertNotIn(b"hunter2", fh.read(), os.path.join(root, f))
+
+    def test_obstruction_errors_through_the_server(self):
+        with VDeviceEnv(app=OBSTRUCT_APP) as env:
+            env.shell("monkey -p com.example.obstruct -c android.intent.category.LAUNCHER 1")
+            s = self.server(env)
+            sid = self.session(s)
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Buy"}})
+            self.assertTrue(r["result"]["isError"])
+            err = sc(r)
+            self.assertEqual(err["failureCode"], "OVERLAY_OBSTRUCTION")
+            self.assertEqual(err["blockedByOverlay"]["kind"], "snackbar")
+            self.assertFalse(err["changedState"])
+            s.close()
+
+    def test_sensitive_session_refuses_screenshots(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            sid = self.session(s, sensitive=True)
+            r = s.tool("qa_screenshot", {"sessionId": sid, "force": True})
+            self.assertEqual(sc(r)["failureCode"], "SENSITIVE_MODE_REFUSED")
+            s.close()
+
+    def test_multiple_devices_and_unknown_session(self):
+        with VDeviceEnv(app="login") as env:
+            env.add_device(app="list")
+            s = self.server(env)
+            sid = self.session(s)
+            r = s.tool("qa_snapshot", {"sessionId": sid})
+            self.assertEqual(sc(r)["failureCode"], "MULTIPLE_DEVICES")
+            r = s.tool("qa_snapshot", {"sessionId": "nope"})
+            self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT")
+            r = s.tool("qa_act", {"sessionId": sid, "action": "fly"})
+            self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT")
+            s.close()
+
+
+class Targets(Base):
+    def test_resolve_target(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            r = s.tool("qa_resolve_target", {"include": ["context", "plan"]})
+            res = sc(r)
+            self.assertEqual(res["selected"]["serial"], env.serial)
+            self.assertFalse(res["willBoot"])
+            self.assertEqual(res["plan"]["status"], "READY")
+            self.assertEqual(res["context"]["onlineEmulators"], [env.serial])
+            r = s.tool("qa_resolve_target", {"platform": "ios"})
+            self.assertEqual(sc(r)["failureCode"], "BACKEND_UNSUPPORTED")
+            s.close()
+        with VDeviceEnv(app="login", physical=True) as env:
+            s = self.server(env)
+            r = s.tool("qa_resolve_target", {"include": ["context"]})
+            err = sc(r)
+            self.assertEqual(err["failureCode"], "PHYSICAL_DEVICE_UNSUPPORTED")
+            self.assertEqual(err["context"]["physicalDevices"], [env.serial])
+            s.close()
+
+    def test_prepare_launch_and_bad_app_id(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            sid = self.session(s)
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "appId": "not a package"})
+            self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT")
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "appId": "com.example.login"})
+            res = sc(r)
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertTrue(res["foregroundIsApp"])
+            self.assertEqual(res["device"]["serial"], env.serial)
+            r = s.tool("qa_snapshot", {"sessionId": sid})
+            self.assertIn('@e1 [text] "Welcome back" #title [60,260][1020,380] (non-clickable)', sc(r)["elements"])
+            s.close()
+
+    def test_prepare_installs_with_consent_as_a_job(self):
+        apk = os.path.join(self.project, "app-debug.apk")
+        with open(apk, "wb") as f:
+            f.write(b"PK\x03\x04 not really an apk")
+        with VDeviceEnv(app="login") as env:
+            env.shell("pm uninstall com.example.login")
+            s = self.server(env)
+            sid = self.session(s)
+            args = {"sessionId": sid, "apk": "app-debug.apk", "appId": "com.example.login"}
+            r = s.tool("qa_prepare_target", args)
+            env1 = sc(r)
+            self.assertTrue(env1.get("requiresConsent"), env1)
+            self.assertEqual(env1["action"], "prepare_plan")
+            self.assertEqual(env1["risk"], "low")
+            args.update({"consentId": env1["consentId"], "approve": True})
+            r = s.tool("qa_prepare_target", args)
+            job = sc(r)
+            self.assertEqual(job["status"], "running", job)
+            r = s.tool("qa_job_status", {"sessionId": sid, "jobId": job["jobId"], "waitMs": 45000})
+            st = sc(r)
+            self.assertEqual(st["status"], "done", st)
+            self.assertTrue(st["result"]["installed"])
+            self.assertTrue(st["result"]["foregroundIsApp"])
+            s.close()
+
+    def test_prepare_boots_an_avd(self):
+        import signal
+        with VDeviceEnv(app="list") as env:
+            env.device.stop()
+            sdk = os.path.join(self.tmp, "sdk")
+            os.makedirs(os.path.join(sdk, "emulator"))
+            os.symlink(os.path.join(HERE, "emulator-standin.sh"), os.path.join(sdk, "emulator", "emulator"))
+            s = self.server(env, {"ANDROID_HOME": sdk, "SWIPIUM_SOURCE_ROOT": SOURCE_ROOT,
+                                  "VDEVICE_BIN": os.environ.get("VDEVICE_BIN", "")})
+            r = s.tool("qa_resolve_target", {"include": ["plan"]})
+            res = sc(r)
+            self.assertTrue(res["willBoot"], res)
+            self.assertEqual(res["selected"]["avd"], "Pixel_7_API_34")
+            sid = self.session(s)
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "avd": "Pixel_7_API_34", "appId": "com.example.login"})
+            job = sc(r)
+            r = s.tool("qa_job_status", {"sessionId": sid, "jobId": job["jobId"], "waitMs": 45000})
+            st = sc(r)
+            try:
+                self.assertEqual(st["status"], "done", st)
+                self.assertTrue(st["result"]["booted"])
+                r = s.tool("qa_snapshot", {"sessionId": sid})
+                self.assertIn('@e5 [button] "Sign in" #sign_in [60,1040][1020,1180]', sc(r)["elements"])
+            finally:
+                pid = st.get("result", {}).get("boot", {}).get("pid")
+                if pid:
+                    os.kill(pid, signal.SIGTERM)
+            s.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
