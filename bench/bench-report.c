@@ -52,25 +52,32 @@ static text make_report(int workflows, int findings)
 	if (!t.data)
 		abort();
 	add(&t, "{\n  \"sessionId\": \"bench0001\",\n  \"executiveSummary\": {\"risk\": \"block\", \"reasons\": "
-		"[\"native crash/ANR detected\"], \"nextAction\": \"Investigate: crash in checkout\"},\n"
-		"  \"appId\": \"com.example.bench\",\n  \"device\": \"emulator-5554\",\n"
-		"  \"coverage\": \"10000 workflows\",\n  \"phaseTimings\": {\"totalMs\": 3600123},\n  \"findings\": [");
+	        "[\"native crash/ANR detected\"], \"nextAction\": \"Investigate: crash in checkout\"},\n"
+	        "  \"appId\": \"com.example.bench\",\n  \"device\": \"emulator-5554\",\n"
+	        "  \"coverage\": \"10000 workflows\",\n  \"phaseTimings\": {\"totalMs\": 3600123},\n  \"findings\": [");
 	for (int i = 0; i < findings; i++)
 		add(&t,
-		    "%s\n    {\"at\": \"2026-11-30T10:%02d:%02d.%03dZ\", \"severity\": \"%s\", \"kind\": \"%s\", \"layer\": "
-		    "\"%s\", \"detail\": \"Finding %d on screen %d: request id 7f3a-%d failed at 2026-11-30T10:00:00Z <x> & "
+		    "%s\n    {\"at\": \"2026-11-30T10:%02d:%02d.%03dZ\", \"severity\": \"%s\", \"kind\": \"%s\", "
+		    "\"layer\": "
+		    "\"%s\", \"detail\": \"Finding %d on screen %d: request id 7f3a-%d failed at 2026-11-30T10:00:00Z "
+		    "<x> & "
 		    "\\\"quoted\\\" | pipe\", \"evidence\": \"Something went wrong (%d)\", \"screen\": \"Screen %d\", "
-		    "\"screenshotUri\": \"swipium://session/bench0001/screenshot/shot-%d.png\", \"failureCode\": \"%s\", "
-		    "\"count\": %d, \"bucket\": \"app_bug\", \"retrySafe\": false, \"nextStep\": \"Read the logs and fix "
+		    "\"screenshotUri\": \"swipium://session/bench0001/screenshot/shot-%d.png\", \"failureCode\": "
+		    "\"%s\", "
+		    "\"count\": %d, \"bucket\": \"app_bug\", \"retrySafe\": false, \"nextStep\": \"Read the logs and "
+		    "fix "
 		    "it.\"}",
-		    i ? "," : "", (i / 60) % 60, i % 60, i % 1000, sev[i % 3], kinds[i % 4], i % 2 ? "app" : "native", i,
-		    i % 50, i, i, i % 50, i, codes[i % 4], 1 + i % 3);
+		    i ? "," : "", (i / 60) % 60, i % 60, i % 1000, sev[i % 3], kinds[i % 4], i % 2 ? "app" : "native",
+		    i, i % 50, i, i, i % 50, i, codes[i % 4], 1 + i % 3);
 	add(&t, "\n  ],\n  \"testOutcomes\": [");
 	for (int i = 0; i < workflows; i++)
 		add(&t,
-		    "%s\n    {\"at\": \"2026-11-30T11:00:00.000Z\", \"workflow\": \"workflow %d\", \"outcome\": \"%s\", "
-		    "\"category\": \"%s\", \"reason\": \"Step %d did not reach the expected screen\", \"artifactUris\": "
-		    "[\"swipium://session/bench0001/screenshot/wf-%d.png\"], \"steps\": [{\"index\": 0, \"kind\": \"tap\", "
+		    "%s\n    {\"at\": \"2026-11-30T11:00:00.000Z\", \"workflow\": \"workflow %d\", \"outcome\": "
+		    "\"%s\", "
+		    "\"category\": \"%s\", \"reason\": \"Step %d did not reach the expected screen\", "
+		    "\"artifactUris\": "
+		    "[\"swipium://session/bench0001/screenshot/wf-%d.png\"], \"steps\": [{\"index\": 0, \"kind\": "
+		    "\"tap\", "
 		    "\"ok\": true}, {\"index\": 1, \"kind\": \"assertVisible\", \"ok\": false, \"failureCode\": "
 		    "\"ASSERTION_FAILED\"}]}",
 		    i ? "," : "", i, outcomes[i % 5], i % 5 == 3 ? "missing_test_data" : "app_bug", i % 7, i);

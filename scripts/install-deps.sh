@@ -9,6 +9,7 @@ PKGS=(
 	check valgrind
 	adb
 	libxml2-utils python3 python3-jsonschema python3-yaml cmark-gfm
+	tesseract-ocr tesseract-ocr-eng python3-pil
 	nodejs npm
 )
 

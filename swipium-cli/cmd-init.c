@@ -13,41 +13,109 @@
 
 #include "cli.h"
 
-
 int cmd_verify(int argc, char **argv);
 
 /* Team-shared files name the program; machine-local registrations use the absolute path. */
 #define PORTABLE_COMMAND "swipium-mcp"
 
-static const char *const codex_env_vars[] = {
-	"SWIPIUM_TEST_EMAIL", "SWIPIUM_TEST_USERNAME", "SWIPIUM_TEST_PASSWORD", "SWIPIUM_TEST_OTP", "SWIPIUM_TEST_PIN",
-	"SWIPIUM_TEST_TOKEN", "SWIPIUM_TEST_DEEP_LINK", "SWIPIUM_VERIFICATION_CODE", "SWIPIUM_PROJECT_ROOT",
-	"SWIPIUM_REQUIRE_ELICITATION", "SWIPIUM_LOG_LEVEL", "SWIPIUM_OCR_CMD", "SWIPIUM_VISUAL_MASK_CMD",
-	"SWIPIUM_RETENTION_DAYS", "SWIPIUM_RETENTION_KEEP", "ANDROID_HOME", "ANDROID_SDK_ROOT", "ANDROID_SDK_HOME",
-	"ANDROID_USER_HOME", "ANDROID_AVD_HOME", "ANDROID_EMULATOR_HOME", "JAVA_HOME", "JAVA_TOOL_OPTIONS",
-	"GRADLE_USER_HOME", "GRADLE_OPTS", "BUNDLETOOL_JAR", "APPIUM_HOME", "DEVELOPER_DIR", "DEVELOPMENT_TEAM",
-	"XCODE_DEVELOPMENT_TEAM", "WDA_PROJECT_PATH", "WEBDRIVERAGENT_PROJECT", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
-	"CI", "GITHUB_SHA", "GITHUB_REF_NAME", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID",
-	"CI_COMMIT_SHA", "CI_COMMIT_REF_NAME", "CI_PIPELINE_URL", "BITBUCKET_COMMIT", "BITBUCKET_BRANCH", NULL};
+static const char *const codex_env_vars[] = {"SWIPIUM_TEST_EMAIL",
+                                             "SWIPIUM_TEST_USERNAME",
+                                             "SWIPIUM_TEST_PASSWORD",
+                                             "SWIPIUM_TEST_OTP",
+                                             "SWIPIUM_TEST_PIN",
+                                             "SWIPIUM_TEST_TOKEN",
+                                             "SWIPIUM_TEST_DEEP_LINK",
+                                             "SWIPIUM_VERIFICATION_CODE",
+                                             "SWIPIUM_PROJECT_ROOT",
+                                             "SWIPIUM_REQUIRE_ELICITATION",
+                                             "SWIPIUM_LOG_LEVEL",
+                                             "SWIPIUM_OCR_CMD",
+                                             "SWIPIUM_VISUAL_MASK_CMD",
+                                             "SWIPIUM_RETENTION_DAYS",
+                                             "SWIPIUM_RETENTION_KEEP",
+                                             "ANDROID_HOME",
+                                             "ANDROID_SDK_ROOT",
+                                             "ANDROID_SDK_HOME",
+                                             "ANDROID_USER_HOME",
+                                             "ANDROID_AVD_HOME",
+                                             "ANDROID_EMULATOR_HOME",
+                                             "JAVA_HOME",
+                                             "JAVA_TOOL_OPTIONS",
+                                             "GRADLE_USER_HOME",
+                                             "GRADLE_OPTS",
+                                             "BUNDLETOOL_JAR",
+                                             "APPIUM_HOME",
+                                             "DEVELOPER_DIR",
+                                             "DEVELOPMENT_TEAM",
+                                             "XCODE_DEVELOPMENT_TEAM",
+                                             "WDA_PROJECT_PATH",
+                                             "WEBDRIVERAGENT_PROJECT",
+                                             "HTTP_PROXY",
+                                             "HTTPS_PROXY",
+                                             "NO_PROXY",
+                                             "CI",
+                                             "GITHUB_SHA",
+                                             "GITHUB_REF_NAME",
+                                             "GITHUB_SERVER_URL",
+                                             "GITHUB_REPOSITORY",
+                                             "GITHUB_RUN_ID",
+                                             "CI_COMMIT_SHA",
+                                             "CI_COMMIT_REF_NAME",
+                                             "CI_PIPELINE_URL",
+                                             "BITBUCKET_COMMIT",
+                                             "BITBUCKET_BRANCH",
+                                             NULL};
 
 /* The core groups (start, setup, build, drive, run) plus eight extras, for Codex's enabled_tools. */
-static const char *const codex_core_tools[] = {
-	"qa_test_this", "qa_status", "qa_job_status", "qa_job_cancel", "qa_explain_blocker", "qa_continue_from_blocker",
-	"qa_get_artifact", "qa_doctor", "qa_start_session", "qa_prepare_target", "qa_prepare_ios_target", "qa_ios",
-	"qa_wda", "qa_resolve_target", "qa_resolve_artifact", "qa_build", "qa_bundletool", "qa_snapshot", "qa_inspect",
-	"qa_act", "qa_clear_overlay", "qa_check_health", "qa_screenshot", "qa_note", "qa_visual", "qa_wait", "qa_smoke",
-	"qa_explore", "qa_report", "qa_metro", "qa_app_control", "qa_app_map_read", "qa_app_map_query",
-	"qa_app_map_feature_scope", "qa_test_feature", "qa_flow_run", "qa_generate", NULL};
+static const char *const codex_core_tools[] = {"qa_test_this",
+                                               "qa_status",
+                                               "qa_job_status",
+                                               "qa_job_cancel",
+                                               "qa_explain_blocker",
+                                               "qa_continue_from_blocker",
+                                               "qa_get_artifact",
+                                               "qa_doctor",
+                                               "qa_start_session",
+                                               "qa_prepare_target",
+                                               "qa_prepare_ios_target",
+                                               "qa_ios",
+                                               "qa_wda",
+                                               "qa_resolve_target",
+                                               "qa_resolve_artifact",
+                                               "qa_build",
+                                               "qa_bundletool",
+                                               "qa_snapshot",
+                                               "qa_inspect",
+                                               "qa_act",
+                                               "qa_clear_overlay",
+                                               "qa_check_health",
+                                               "qa_screenshot",
+                                               "qa_note",
+                                               "qa_visual",
+                                               "qa_wait",
+                                               "qa_smoke",
+                                               "qa_explore",
+                                               "qa_report",
+                                               "qa_metro",
+                                               "qa_app_control",
+                                               "qa_app_map_read",
+                                               "qa_app_map_query",
+                                               "qa_app_map_feature_scope",
+                                               "qa_test_feature",
+                                               "qa_flow_run",
+                                               "qa_generate",
+                                               NULL};
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: swipium init <claude|codex|gemini|cursor|vscode> [--apply] [--scope local|user|project]\n"
-		   "                    [--cwd <app dir>]\n"
-		   "Registers swipium-mcp with an MCP client. Without --apply it only shows what it would do.\n"
-		   "  --apply          make the change, then run swipium verify\n"
-		   "  --scope          local (default), user or project (project writes a team-shared file that\n"
-		   "                   names swipium-mcp instead of an absolute path)\n"
-		   "  --cwd <dir>      the app repository (default: the current directory)\n");
+	           "                    [--cwd <app dir>]\n"
+	           "       swipium init flows [--root <dir>] [--force]   starter flows in .swipium/flows/\n"
+	           "Registers swipium-mcp with an MCP client. Without --apply it only shows what it would do.\n"
+	           "  --apply          make the change, then run swipium verify\n"
+	           "  --scope          local (default), user or project (project writes a team-shared file that\n"
+	           "                   names swipium-mcp instead of an absolute path)\n"
+	           "  --cwd <dir>      the app repository (default: the current directory)\n");
 }
 
 static char *json_quote(const char *s)
@@ -128,8 +196,8 @@ static int init_gemini(const char *scope, const char *cmd, const char *cwd, bool
 	const char *gscope = !strcmp(scope, "user") ? "user" : "project";
 	char *argv[] = {"gemini", "mcp", "add", "--scope", (char *)gscope, "swipium", (char *)cmd, NULL};
 	json_t *entry = !strcmp(gscope, "user")
-				? json_pack("{s:s,s:[],s:s,s:i}", "command", cmd, "args", "cwd", cwd, "timeout", 600000)
-				: json_pack("{s:s,s:[],s:i}", "command", cmd, "args", "timeout", 600000);
+	                    ? json_pack("{s:s,s:[],s:s,s:i}", "command", cmd, "args", "cwd", cwd, "timeout", 600000)
+	                    : json_pack("{s:s,s:[],s:i}", "command", cmd, "args", "timeout", 600000);
 	json_t *doc = json_pack("{s:{s:o}}", "mcpServers", "swipium", entry);
 	char *snippet = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
@@ -139,14 +207,16 @@ static int init_gemini(const char *scope, const char *cmd, const char *cwd, bool
 		print_argv(argv);
 	} else if (run(argv) != 0) {
 		printf("Could not run the gemini CLI. Add this to %s:\n%s\n",
-		       !strcmp(gscope, "user") ? "~/.gemini/settings.json" : ".gemini/settings.json in the app repository",
+		       !strcmp(gscope, "user") ? "~/.gemini/settings.json"
+		                               : ".gemini/settings.json in the app repository",
 		       snippet ? snippet : "");
 		rc = CLI_EXIT_FAIL;
 	} else {
 		printf("Registered swipium with Gemini CLI (%s scope).\n", gscope);
 	}
 	if (!apply)
-		printf("Manual alternative (%s):\n%s\n", !strcmp(gscope, "user") ? "~/.gemini/settings.json" : "<cwd>/.gemini/settings.json",
+		printf("Manual alternative (%s):\n%s\n",
+		       !strcmp(gscope, "user") ? "~/.gemini/settings.json" : "<cwd>/.gemini/settings.json",
 		       snippet ? snippet : "");
 	free(snippet);
 	return rc;
@@ -163,22 +233,25 @@ static char *codex_table(const char *cmd, const char *cwd)
 		free(qcwd);
 		return NULL;
 	}
-	size_t n = (size_t)snprintf(out, cap,
-				    "[mcp_servers.swipium]\n"
-				    "command = %s\n"
-				    "args = []\n"
-				    "cwd = %s\n"
-				    "startup_timeout_sec = 30\n"
-				    "tool_timeout_sec = 600\n"
-				    "# Codex passes only the variables named in env_vars to the server. Test credentials,\n"
-				    "# the Android SDK and CI metadata are read from these names; values stay in your\n"
-				    "# shell. Consent pre-approvals are deliberately not forwarded: set them in an\n"
-				    "# `env = { ... }` table if you really want them.\n"
-				    "env_vars = [",
-				    qcmd, qcwd);
+	size_t n =
+	    (size_t)snprintf(out, cap,
+	                     "[mcp_servers.swipium]\n"
+	                     "command = %s\n"
+	                     "args = []\n"
+	                     "cwd = %s\n"
+	                     "startup_timeout_sec = 30\n"
+	                     "tool_timeout_sec = 600\n"
+	                     "# Codex passes only the variables named in env_vars to the server. Test credentials,\n"
+	                     "# the Android SDK and CI metadata are read from these names; values stay in your\n"
+	                     "# shell. Consent pre-approvals are deliberately not forwarded: set them in an\n"
+	                     "# `env = { ... }` table if you really want them.\n"
+	                     "env_vars = [",
+	                     qcmd, qcwd);
 	for (int i = 0; codex_env_vars[i] && n < cap - 64; i++)
 		n += (size_t)snprintf(out + n, cap - n, "%s\"%s\"", i ? ", " : "", codex_env_vars[i]);
-	n += (size_t)snprintf(out + n, cap - n, "]\n# Optional: expose only the core tools to keep the tool list small.\n# enabled_tools = [");
+	n += (size_t)snprintf(
+	    out + n, cap - n,
+	    "]\n# Optional: expose only the core tools to keep the tool list small.\n# enabled_tools = [");
 	for (int i = 0; codex_core_tools[i] && n < cap - 64; i++)
 		n += (size_t)snprintf(out + n, cap - n, "%s\"%s\"", i ? ", " : "", codex_core_tools[i]);
 	snprintf(out + n, cap - n, "]\n");
@@ -215,7 +288,8 @@ static int init_codex(const char *cmd, const char *cwd, bool apply)
 				size_t e = strlen(hdr);
 				while (e > 0 && strchr(" \t\r\n", hdr[e - 1]))
 					hdr[--e] = '\0';
-				in_table = !strcmp(hdr, "[mcp_servers.swipium]") || !strcmp(hdr, "[mcp_servers.\"swipium\"]");
+				in_table =
+				    !strcmp(hdr, "[mcp_servers.swipium]") || !strcmp(hdr, "[mcp_servers.\"swipium\"]");
 				present = present || in_table;
 			} else if (in_table && !strncmp(l, "env_vars", 8)) {
 				has_env = true;
@@ -229,8 +303,8 @@ static int init_codex(const char *cmd, const char *cwd, bool apply)
 		if (!has_env) {
 			const char *env = strstr(table, "env_vars = [");
 			const char *end = env ? strchr(env, '\n') : NULL;
-			printf("It has no env_vars line; add this one to the table:\n%.*s\n", env && end ? (int)(end - env) : 0,
-			       env ? env : "");
+			printf("It has no env_vars line; add this one to the table:\n%.*s\n",
+			       env && end ? (int)(end - env) : 0, env ? env : "");
 		}
 	} else if (!apply) {
 		printf("Would append to %s:\n\n%s\n", path, table);
@@ -274,7 +348,7 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 	if (asprintf(&path, "%s/%s/mcp.json", cwd, vscode ? ".vscode" : ".cursor") < 0)
 		return CLI_EXIT_FAIL;
 	json_t *entry = json_pack("{s:s,s:s,s:[],s:{s:s}}", "type", "stdio", "command", PORTABLE_COMMAND, "args", "env",
-				  "SWIPIUM_PROJECT_ROOT", "${workspaceFolder}");
+	                          "SWIPIUM_PROJECT_ROOT", "${workspaceFolder}");
 	json_t *snippet_doc = json_pack("{s:{s:O}}", top, "swipium", entry);
 	char *snippet = json_dumps(snippet_doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(snippet_doc);
@@ -291,9 +365,10 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 			if (!doc || !json_is_object(doc) ||
 			    (json_object_get(doc, top) && !json_is_object(json_object_get(doc, top)))) {
 				fprintf(stderr,
-					"swipium init %s: %s is not a JSON object this command can merge into (comments and "
-					"trailing commas are not JSON). Add this yourself:\n%s\n",
-					client, path, snippet ? snippet : "");
+				        "swipium init %s: %s is not a JSON object this command can merge into "
+				        "(comments and "
+				        "trailing commas are not JSON). Add this yourself:\n%s\n",
+				        client, path, snippet ? snippet : "");
 				rc = CLI_EXIT_USAGE;
 				goto out;
 			}
@@ -329,7 +404,7 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 		}
 		if (!withnl || sw_file_write_atomic(path, withnl, len + 1, SW_WRITE_SHARED, &err) != SW_OK) {
 			fprintf(stderr, "swipium init %s: cannot write %s: %s\n", client, path,
-				err ? sw_error_message(err) : "out of memory");
+			        err ? sw_error_message(err) : "out of memory");
 			sw_error_free(err);
 			rc = CLI_EXIT_FAIL;
 		} else {
@@ -340,7 +415,8 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 	}
 	if (!strcmp(scope, "user")) {
 		if (vscode)
-			printf("For all workspaces: code --add-mcp '{\"name\":\"swipium\",\"command\":\"%s\",\"args\":[]}'\n",
+			printf("For all workspaces: code --add-mcp "
+			       "'{\"name\":\"swipium\",\"command\":\"%s\",\"args\":[]}'\n",
 			       PORTABLE_COMMAND);
 		else
 			printf("For all projects: add the same \"swipium\" entry to ~/.cursor/mcp.json.\n");
@@ -353,8 +429,48 @@ out:
 	return rc;
 }
 
+/* `swipium init flows [--root <dir>] [--force]`: the starter flows and the smoke pack. */
+static int init_flows(int argc, char **argv)
+{
+	const char *root = NULL;
+	int force = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--force")) {
+			force = 1;
+		} else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+			root = argv[++i];
+		} else if (!strncmp(argv[i], "--root=", 7) && argv[i][7]) {
+			root = argv[i] + 7;
+		} else {
+			fprintf(stderr, "swipium init flows: unknown argument %s\n\n", argv[i]);
+			usage(stderr);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	char here[4096];
+	if (!root)
+		root = getcwd(here, sizeof(here)) ? here : ".";
+	char *out = NULL;
+	sw_error *err = NULL;
+	if (sw_flow_init_templates(root, force, &out, &err) != SW_OK) {
+		fprintf(stderr, "swipium init flows: %s\n", sw_error_message(err));
+		sw_error_free(err);
+		return CLI_EXIT_USAGE;
+	}
+	json_t *r = json_loads(out, 0, NULL);
+	sw_free(out);
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(r, "written"), i, p) printf("  wrote %s\n", json_string_value(p));
+	json_array_foreach(json_object_get(r, "kept"), i, p) printf("  kept %s\n", json_string_value(p));
+	json_decref(r);
+	return CLI_EXIT_OK;
+}
+
 int cmd_init(int argc, char **argv)
 {
+	if (argc > 0 && !strcasecmp(argv[0], "flows"))
+		return init_flows(argc - 1, argv + 1);
 	const char *client = NULL, *scope = "local";
 	char *cwd = NULL;
 	bool apply = false;

@@ -8,23 +8,23 @@
 #include "cli.h"
 
 static const char REPORT_USAGE[] =
-	"Usage: swipium report --format junit|sarif|github-summary|markdown|json\n"
-	"                      [--latest | --session <id> | --report <file>] [--root <dir>]\n"
-	"                      [--out <file>] [--fail-on-gate]\n"
-	"\n"
-	"Renders the report JSON a Swipium QA run saved, for CI. No device is needed.\n"
-	"\n"
-	"  --format <fmt>    junit, sarif, github-summary, markdown or json (required)\n"
-	"  --root <dir>      project root the run used (default: the current directory)\n"
-	"  --latest          the newest session of the project that has a report (default)\n"
-	"  --session <id>    the report of that session\n"
-	"  --report <file>   render this report JSON file instead of looking up a session\n"
-	"  --out <file>      write to this file (parent directories are created) instead of stdout\n"
-	"  --fail-on-gate    exit 1 when the release-gate policy (.swipium/policy.json) blocks\n"
-	"  -h, --help        show this help\n"
-	"\n"
-	"The line `Release gate: PASS|BLOCK: <reason>` always goes to stderr.\n"
-	"Exit status: 0 written; 1 gate blocked with --fail-on-gate; 2 usage error or no report.\n";
+    "Usage: swipium report --format junit|sarif|github-summary|markdown|json\n"
+    "                      [--latest | --session <id> | --report <file>] [--root <dir>]\n"
+    "                      [--out <file>] [--fail-on-gate]\n"
+    "\n"
+    "Renders the report JSON a Swipium QA run saved, for CI. No device is needed.\n"
+    "\n"
+    "  --format <fmt>    junit, sarif, github-summary, markdown or json (required)\n"
+    "  --root <dir>      project root the run used (default: the current directory)\n"
+    "  --latest          the newest session of the project that has a report (default)\n"
+    "  --session <id>    the report of that session\n"
+    "  --report <file>   render this report JSON file instead of looking up a session\n"
+    "  --out <file>      write to this file (parent directories are created) instead of stdout\n"
+    "  --fail-on-gate    exit 1 when the release-gate policy (.swipium/policy.json) blocks\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "The line `Release gate: PASS|BLOCK: <reason>` always goes to stderr.\n"
+    "Exit status: 0 written; 1 gate blocked with --fail-on-gate; 2 usage error or no report.\n";
 
 typedef struct report_args {
 	const char *format, *root, *session, *report, *out;
@@ -106,15 +106,39 @@ static int fail(sw_error *err)
 	return CLI_EXIT_USAGE;
 }
 
+/* path.resolve(cwd, path): absolute, with "." and ".." segments folded and no trailing slash. */
 static char *absolute(const char *cwd, const char *path)
 {
-	if (path[0] == '/')
-		return strdup(path);
-	size_t n = strlen(cwd) + strlen(path) + 2;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s/%s", cwd, path);
-	return p;
+	size_t n = strlen(cwd) + strlen(path) + 3;
+	char *joined = malloc(n), *out = malloc(n);
+	if (!joined || !out) {
+		free(joined);
+		free(out);
+		return NULL;
+	}
+	snprintf(joined, n, "%s/%s", path[0] == '/' ? "" : cwd, path);
+	size_t len = 0;
+	char *save = NULL;
+	for (char *part = strtok_r(joined, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(part, "."))
+			continue;
+		if (!strcmp(part, "..")) {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			continue;
+		}
+		out[len++] = '/';
+		size_t pl = strlen(part);
+		memcpy(out + len, part, pl);
+		len += pl;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	free(joined);
+	return out;
 }
 
 int cmd_report(int argc, char **argv)

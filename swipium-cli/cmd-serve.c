@@ -11,17 +11,16 @@ int cmd_serve(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	char *dir = cli_self_dir();
-	char path[4096];
-	if (!dir || snprintf(path, sizeof(path), "%s/swipium-mcp", dir) >= (int)sizeof(path)) {
-		free(dir);
-		fprintf(stderr, "swipium: cannot locate this executable's directory to find swipium-mcp\n");
+	/* Beside this binary when installed; in ../swipium-mcp/ in a build tree (cli_find_mcp). */
+	char *path = cli_find_mcp();
+	if (!path) {
+		fprintf(stderr, "swipium: swipium-mcp was not found beside this executable (is it installed beside "
+		                "swipium?)\n");
 		return CLI_EXIT_FAIL;
 	}
-	free(dir);
 	char *const args[] = {path, NULL};
 	execv(path, args);
-	fprintf(stderr, "swipium: cannot start %s: %s (is swipium-mcp installed beside swipium?)\n", path,
-		strerror(errno));
+	fprintf(stderr, "swipium: cannot start %s: %s\n", path, strerror(errno));
+	free(path);
 	return CLI_EXIT_FAIL;
 }

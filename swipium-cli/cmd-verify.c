@@ -16,9 +16,9 @@
 
 #include "cli.h"
 
-static const char *const expected_prompts[] = {"swipium_setup_check", "swipium_guardrail_validation",
-					       "swipium_full_smoke", "swipium_bug_repro",
-					       "swipium_convert_run_to_flow", NULL};
+static const char *const expected_prompts[] = {"swipium_setup_check",         "swipium_guardrail_validation",
+                                               "swipium_full_smoke",          "swipium_bug_repro",
+                                               "swipium_convert_run_to_flow", NULL};
 
 /* The installed layout has swipium-mcp beside swipium; the build tree has it in ../swipium-mcp/. */
 char *cli_find_mcp(void)
@@ -167,7 +167,7 @@ out:
 static json_t *rpc(struct peer *p, int id, const char *method, json_t *params)
 {
 	json_t *msg = json_pack("{s:s,s:i,s:s,s:o}", "jsonrpc", "2.0", "id", id, "method", method, "params",
-				params ? params : json_object());
+	                        params ? params : json_object());
 	if (peer_send(p, msg) != 0)
 		return NULL;
 	return peer_wait(p, id, 30000);
@@ -188,8 +188,10 @@ int cmd_verify(int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("Usage: swipium verify\n"
-			       "Starts the swipium-mcp installed beside swipium, lists its tools and prompts, checks their\n"
-			       "schemas, calls qa_doctor and prints the tool count and schema hash. Exit 1 on a problem.\n");
+			       "Starts the swipium-mcp installed beside swipium, lists its tools and prompts, checks "
+			       "their\n"
+			       "schemas, calls qa_doctor and prints the tool count and schema hash. Exit 1 on a "
+			       "problem.\n");
 			return CLI_EXIT_OK;
 		}
 		fprintf(stderr, "swipium verify: unknown argument %s\n", argv[i]);
@@ -214,8 +216,8 @@ int cmd_verify(int argc, char **argv)
 	json_int_t doctor_count = -1;
 	bool doctor_ran = false;
 	json_t *init = rpc(&p, 1, "initialize",
-			   json_pack("{s:s,s:{},s:{s:s,s:s}}", "protocolVersion", "2025-11-25", "capabilities",
-				     "clientInfo", "name", "swipium-verify", "version", sw_version()));
+	                   json_pack("{s:s,s:{},s:{s:s,s:s}}", "protocolVersion", "2025-11-25", "capabilities",
+	                             "clientInfo", "name", "swipium-verify", "version", sw_version()));
 	json_t *tools = NULL, *prompts = NULL, *doctor = NULL;
 	if (!init || !json_object_get(init, "result")) {
 		problem(problems, "the server did not answer initialize%s", NULL);

@@ -15,6 +15,7 @@ static const struct {
 	{"report", cmd_report},
 	{"verify", cmd_verify},
 	{"init", cmd_init},
+	{"run", cmd_run},
 };
 
 static void usage(FILE *f)
@@ -34,6 +35,11 @@ static void usage(FILE *f)
 		"  swipium init <claude|codex|gemini|cursor|vscode> [--apply] [--scope local|user|project]\n"
 		"                 [--cwd <app dir>]\n"
 		"                             register swipium-mcp with an MCP client (preview without --apply)\n"
+		"  swipium init flows [--root <dir>] [--force]\n"
+		"                             write starter flows to .swipium/flows/ and the smoke pack\n"
+		"  swipium run <flow-or-pack> [--root DIR] [--device SERIAL] [--variables K=V ...]\n"
+		"                 [--approve ACTION ...] [--session ID]\n"
+		"                             run saved flows on a device without an MCP client (CI)\n"
 		"  swipium verify             start swipium-mcp, check its tools and prompts, run qa_doctor\n"
 		"  swipium --help | -h        show this help\n"
 		"  swipium --version | -v     print the version\n"

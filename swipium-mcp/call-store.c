@@ -55,4 +55,3 @@ int mcp_call_session(mcp_call *call, const char *session_id, sw_session **out)
 	*out = sess;
 	return 0;
 }
-

@@ -1,4 +1,5 @@
-/* consent.c: asks for consent the way the connection allows: elicitation/create, InputRequiredResult, or the envelope. */
+/* consent.c: asks for consent the way the connection allows: elicitation/create, InputRequiredResult, or the envelope.
+ */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +56,7 @@ static void ledger(mcp_call *call, sw_session *sess, json_t *row)
 	sw_error *err = NULL;
 	if (text && sw_session_ledger_append(sess, text, &err) != SW_OK) {
 		mcp_log(SW_LOG_WARN, "could not append a mutation-ledger row",
-			json_pack("{s:s}", "error", sw_error_message(err)));
+		        json_pack("{s:s}", "error", sw_error_message(err)));
 		sw_error_free(err);
 	}
 	free(text);
@@ -143,11 +144,11 @@ static void input_required(mcp_call *call, const char *consent_id, json_t *elici
 	pthread_mutex_unlock(&call->srv->lock);
 
 	json_t *params = json_pack("{s:s,s:O,s:O}", "mode", "form", "message", json_object_get(elicitation, "message"),
-				   "requestedSchema", json_object_get(elicitation, "requestedSchema"));
+	                           "requestedSchema", json_object_get(elicitation, "requestedSchema"));
 	json_decref(call->input_required);
-	call->input_required = json_pack("{s:s,s:{s:{s:s,s:o}},s:s}", "resultType", "input_required", "inputRequests",
-					 CONSENT_KEY, "method", "elicitation/create", "params", params, "requestState",
-					 st->token);
+	call->input_required =
+	    json_pack("{s:s,s:{s:{s:s,s:o}},s:s}", "resultType", "input_required", "inputRequests", CONSENT_KEY,
+	              "method", "elicitation/create", "params", params, "requestState", st->token);
 }
 
 /* 2025 era: send elicitation/create and turn the client's answer into the gate's elicitationAnswer. */
@@ -155,27 +156,28 @@ static json_t *elicit_now(mcp_call *call, json_t *elicitation)
 {
 	struct mcp_server *s = call->srv;
 	json_t *params = json_pack("{s:O,s:O}", "message", json_object_get(elicitation, "message"), "requestedSchema",
-				   json_object_get(elicitation, "requestedSchema"));
+	                           json_object_get(elicitation, "requestedSchema"));
 	if (!strcmp(s->legacy_version, "2025-11-25"))
 		json_object_set_new(params, "mode", json_string("form"));
 	int64_t t0 = mcp_now_ms();
 	const char *why = NULL;
-	json_t *resp = mcp_client_request(s, "elicitation/create", params, SW_CONSENT_PROMPT_TIMEOUT_MS, call->req, &why);
+	json_t *resp =
+	    mcp_client_request(s, "elicitation/create", params, SW_CONSENT_PROMPT_TIMEOUT_MS, call->req, &why);
 	int64_t took = mcp_now_ms() - t0;
 	json_t *result = resp ? json_object_get(resp, "result") : NULL;
 	json_t *answer;
 	if (json_is_object(result) && json_is_string(json_object_get(result, "action"))) {
 		answer = json_pack("{s:O,s:I}", "action", json_object_get(result, "action"), "answeredInMs",
-				   (json_int_t)took);
+		                   (json_int_t)took);
 		if (json_is_object(json_object_get(result, "content")))
 			json_object_set(answer, "content", json_object_get(result, "content"));
 	} else {
 		char failure[128];
 		snprintf(failure, sizeof(failure), "%s: %s",
-			 why && (!strcmp(why, "aborted") || !strcmp(why, "transport closed")) ? "abort" : "transport",
-			 why ? why : "malformed answer");
+		         why && (!strcmp(why, "aborted") || !strcmp(why, "transport closed")) ? "abort" : "transport",
+		         why ? why : "malformed answer");
 		answer = json_pack("{s:s,s:I,s:s}", "action", "cancel", "answeredInMs", (json_int_t)took, "failure",
-				   failure);
+		                   failure);
 	}
 	json_decref(resp);
 	return answer;
@@ -188,7 +190,7 @@ enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const st
 		return MCP_CONSENT_ANSWERED;
 	bool elicit = can_elicit(call);
 	json_t *g = json_pack("{s:s,s:s,s:s,s:b}", "tool", call->tool->name, "action", req->action, "explain",
-			      req->explain ? req->explain : "", "canElicit", elicit);
+	                      req->explain ? req->explain : "", "canElicit", elicit);
 	if (req->risk)
 		json_object_set_new(g, "risk", json_string(req->risk));
 	if (req->exact_command)
@@ -212,11 +214,11 @@ enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const st
 		json_t *answer = NULL;
 		int64_t age = mcp_now_ms() - call->redeemed->issued_at_ms;
 		if (age > SW_CONSENT_PROMPT_TIMEOUT_MS)
-			answer = json_pack("{s:s,s:I,s:s}", "action", "cancel", "answeredInMs", (json_int_t)age, "failure",
-					   "transport: answer arrived after the 10-minute prompt timeout");
+			answer = json_pack("{s:s,s:I,s:s}", "action", "cancel", "answeredInMs", (json_int_t)age,
+			                   "failure", "transport: answer arrived after the 10-minute prompt timeout");
 		else if (json_is_object(resp) && json_is_string(json_object_get(resp, "action"))) {
 			answer = json_pack("{s:O,s:I}", "action", json_object_get(resp, "action"), "answeredInMs",
-					   (json_int_t)age);
+			                   (json_int_t)age);
 			if (json_is_object(json_object_get(resp, "content")))
 				json_object_set(answer, "content", json_object_get(resp, "content"));
 		}
@@ -264,9 +266,10 @@ enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const st
 			json_t *el = json_object_get(r, "elicitation");
 			if (call->srv->era == MCP_ERA_STATELESS || round > 0) {
 				if (round > 0) {
-					mcp_fail(call, "CONSENT_CANCELLED",
-						 "The consent prompt was asked again after it was answered; nothing ran.",
-						 NULL);
+					mcp_fail(
+					    call, "CONSENT_CANCELLED",
+					    "The consent prompt was asked again after it was answered; nothing ran.",
+					    NULL);
 				} else {
 					input_required(call, consent_id ? consent_id : "", el, req->session);
 				}

@@ -117,7 +117,7 @@ void mcp_msg_parse(const char *line, size_t len, struct mcp_msg *m)
 	}
 	if (json_is_array(m->root)) {
 		invalid(m, RPC_INVALID_REQUEST,
-			"Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line");
+		        "Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line");
 		return;
 	}
 	if (!json_is_object(m->root)) {
@@ -171,7 +171,8 @@ void mcp_msg_clear(struct mcp_msg *m)
 
 char *mcp_json_line(const json_t *v)
 {
-	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	/* 15 significant digits: 0.1 is written 0.1, not jansson's default 0.10000000000000001. */
+	return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 }
 
 json_t *mcp_error_msg(const json_t *id, int code, const char *message, json_t *data)

@@ -10,6 +10,10 @@
 
 #include "mcp.h"
 
+/* tools/device.c: background orphan sweep + pending network restores; shutdown restores and recorder stops */
+void mcp_device_startup(struct mcp_server *srv);
+void mcp_device_shutdown(struct mcp_server *srv);
+
 static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t got_signal;
 
@@ -31,15 +35,15 @@ static void line_cb(void *ud, const char *line, size_t len, bool too_large)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"swipium-mcp %s: the Swipium stdio MCP server (compatible with Swipium %s)\n"
-		"\n"
-		"Usage: swipium-mcp            serve MCP over stdin/stdout (newline-delimited JSON-RPC)\n"
-		"       swipium-mcp --help     show this help\n"
-		"       swipium-mcp --version  print the version\n"
-		"\n"
-		"An MCP client starts this program; see docs/clients.md. Logs go to stderr as JSON lines\n"
-		"(SWIPIUM_LOG_LEVEL=debug|info|warn|error).\n",
-		sw_version(), sw_compatible_with());
+	        "swipium-mcp %s: the Swipium stdio MCP server (compatible with Swipium %s)\n"
+	        "\n"
+	        "Usage: swipium-mcp            serve MCP over stdin/stdout (newline-delimited JSON-RPC)\n"
+	        "       swipium-mcp --help     show this help\n"
+	        "       swipium-mcp --version  print the version\n"
+	        "\n"
+	        "An MCP client starts this program; see docs/clients.md. Logs go to stderr as JSON lines\n"
+	        "(SWIPIUM_LOG_LEVEL=debug|info|warn|error).\n",
+	        sw_version(), sw_compatible_with());
 }
 
 int main(int argc, char **argv)
@@ -110,9 +114,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	srv.worker_started = true;
+	mcp_device_startup(&srv);
 	mcp_log(SW_LOG_INFO, "swipium starting",
-		json_pack("{s:s,s:s,s:I}", "version", sw_version(), "compatibleWith", sw_compatible_with(), "tools",
-			  (json_int_t)srv.tool_count));
+	        json_pack("{s:s,s:s,s:I}", "version", sw_version(), "compatibleWith", sw_compatible_with(), "tools",
+	                  (json_int_t)srv.tool_count));
 
 	struct mcp_reader reader;
 	mcp_reader_init(&reader, MCP_MAX_MESSAGE_BYTES);
@@ -149,10 +154,12 @@ int main(int argc, char **argv)
 	mcp_reader_free(&reader);
 
 	/* Shutdown (once): stop every call, let the worker finish its current step, flush state. */
-	mcp_log(SW_LOG_DEBUG, "swipium shutting down",
-		json_pack("{s:s}", "reason", got_signal ? (got_signal == SIGINT ? "SIGINT" : "SIGTERM") : "stdin closed"));
+	mcp_log(
+	    SW_LOG_DEBUG, "swipium shutting down",
+	    json_pack("{s:s}", "reason", got_signal ? (got_signal == SIGINT ? "SIGINT" : "SIGTERM") : "stdin closed"));
 	mcp_server_shutdown_calls(&srv);
 	pthread_join(srv.worker, NULL);
+	mcp_device_shutdown(&srv);
 	if (srv.store) {
 		sw_store_cancel_jobs(srv.store);
 		sw_store_free(srv.store); /* waits for job threads and writes every session */

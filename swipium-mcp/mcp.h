@@ -31,7 +31,7 @@ struct mcp_inflight {
 	json_t *id;
 	json_t *msg; /* the whole request */
 	atomic_int cancelled;
-	struct mcp_inflight *next; /* in the in-flight list */
+	struct mcp_inflight *next;  /* in the in-flight list */
 	struct mcp_inflight *qnext; /* in the worker queue */
 };
 
@@ -69,7 +69,7 @@ struct mcp_server {
 	char legacy_version[16];
 	json_t *client_caps; /* legacy: from initialize */
 	json_t *client_info;
-	json_t *roots;       /* cached roots (array of paths), NULL = not fetched */
+	json_t *roots; /* cached roots (array of paths), NULL = not fetched */
 	bool roots_stale;
 	bool shutting_down;
 
@@ -96,7 +96,7 @@ struct mcp_server {
 extern struct mcp_server *mcp_srv;
 
 /* ---- output (any thread) ---- */
-void mcp_send(struct mcp_server *s, json_t *msg); /* steals @msg */
+void mcp_send(struct mcp_server *s, json_t *msg);                             /* steals @msg */
 void mcp_send_result(struct mcp_server *s, const json_t *id, json_t *result); /* steals @result */
 void mcp_send_result_text(struct mcp_server *s, const json_t *id, const char *result_json);
 void mcp_send_error(struct mcp_server *s, const json_t *id, int code, const char *message, json_t *data);
@@ -113,15 +113,15 @@ void mcp_server_shutdown_calls(struct mcp_server *s);
 const char *mcp_instructions(void);
 /* Sends a request to the client and waits for its response (or cancellation / timeout). (transfer full) */
 json_t *mcp_client_request(struct mcp_server *s, const char *method, json_t *params, long timeout_ms,
-			   struct mcp_inflight *call, const char **why);
+                           struct mcp_inflight *call, const char **why);
 
 /* ---- tool framework internals (tool.c) ---- */
 struct mcp_call {
 	struct mcp_server *srv;
 	struct mcp_inflight *req;
 	const struct mcp_tool *tool;
-	json_t *params; /* tools/call params (borrowed) */
-	json_t *args;   /* validated arguments (borrowed) */
+	json_t *params;    /* tools/call params (borrowed) */
+	json_t *args;      /* validated arguments (borrowed) */
 	json_t *meta_caps; /* 2026: client capabilities from _meta (borrowed, nullable) */
 	sw_session *session;
 	char response_mode[16];
@@ -132,8 +132,8 @@ struct mcp_call {
 	char *summary;
 	bool keep_whole_summary;
 	bool text_verbatim; /* the summary is the whole text block (consent envelope) */
-	json_t *next;    /* array of strings */
-	json_t *content; /* extra content blocks */
+	json_t *next;       /* array of strings */
+	json_t *content;    /* extra content blocks */
 	char *failure_code;
 	char *what;
 	json_t *steps;
@@ -166,7 +166,8 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 char *mcp_canonical_json(const json_t *v);
 /* Time in ms since the epoch. */
 int64_t mcp_now_ms(void);
-/* The project roots the client announced (2025 era), as a NULL-terminated array (transfer full, free with mcp_strv_free). */
+/* The project roots the client announced (2025 era), as a NULL-terminated array (transfer full, free with
+ * mcp_strv_free). */
 char **mcp_client_roots(struct mcp_server *s, struct mcp_inflight *call);
 void mcp_strv_free(char **v);
 

@@ -116,7 +116,7 @@ static void emit(sw_log_level level, const char *msg, json_t *fields)
 	gmtime_r(&ts.tv_sec, &tm);
 	char when[80];
 	snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	json_t *line = json_pack("{s:s,s:s,s:s}", "ts", when, "level", names[level], "msg", msg ? msg : "");
 	if (!line)
 		return;

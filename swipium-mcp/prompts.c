@@ -19,30 +19,36 @@ const char *mcp_instructions(void)
 	if (text[0])
 		return text;
 	/* The first 512 characters stand on their own: some clients show only that much. */
-	const char *first = have_tool("qa_test_this")
-				    ? "Swipium tests mobile apps on Android emulators and iOS simulators. First call: "
-				      "qa_test_this {mode: \"execute\"}; then poll qa_job_status {sessionId, jobId, waitMs: "
-				      "45000} until the job is done or failed. "
-				    : "Swipium tests mobile apps on Android emulators and iOS simulators. Start with "
-				      "qa_start_session {projectRoot}; record each checked workflow with qa_note; finish "
-				      "with qa_report {sessionId}. ";
-	snprintf(text, sizeof(text),
-		 "%s"
-		 "qa_status {} orients you; qa_status {sessionId} returns nextBestAction.\n"
-		 "Rules:\n"
-		 "- needs_input: ask the user the question verbatim, then call qa_continue_from_blocker "
-		 "{sessionId, kind, values}. Never invent credentials.\n"
-		 "- Blocker (failureCode): call qa_explain_blocker {failureCode, sessionId} and relay howToFix; do not "
-		 "retry when retrySafe is false.\n"
-		 "- Consent: when a result has requiresConsent, show the user explain and exactCommand, and re-call the "
-		 "same tool with consentId and approve:true only after the user agreed.\n"
-		 "- Stop when the session budget says stopped:true and call qa_report.\n"
-		 "- iOS without WebDriverAgent is visual-only: screenshots and visual checks, no taps by ref.\n"
-		 "- Long work runs as a job: poll, never wait in a loop of your own.\n"
-		 "Project root order: projectRoot argument, MCP roots, SWIPIUM_PROJECT_ROOT, CLAUDE_PROJECT_DIR, "
-		 "the server's working directory.\n"
-		 "Artifacts are swipium:// URIs: read them with qa_get_artifact or resources/read.",
-		 first);
+	const char *first =
+	    have_tool("qa_test_this")
+	        ? "Swipium tests mobile apps on Android emulators and iOS simulators. First call: "
+	          "qa_test_this {mode: \"execute\"}; then poll qa_job_status {sessionId, jobId, waitMs: "
+	          "45000} until the job is done or failed. "
+	        : "Swipium tests mobile apps on Android emulators and iOS simulators. Start with "
+	          "qa_start_session {projectRoot}; record each checked workflow with qa_note; finish "
+	          "with qa_report {sessionId}. ";
+	bool report = have_tool("qa_report");
+	if (!report && !have_tool("qa_test_this"))
+		first = "Swipium tests mobile apps on Android emulators and iOS simulators. Start with "
+		        "qa_start_session {projectRoot}; record each checked workflow with qa_note. ";
+	snprintf(
+	    text, sizeof(text),
+	    "%s"
+	    "qa_status {} orients you; qa_status {sessionId} returns nextBestAction.\n"
+	    "Rules:\n"
+	    "- needs_input: ask the user the question verbatim, then call qa_continue_from_blocker "
+	    "{sessionId, kind, values}. Never invent credentials.\n"
+	    "- Blocker (failureCode): call qa_explain_blocker {failureCode, sessionId} and relay howToFix; do not "
+	    "retry when retrySafe is false.\n"
+	    "- Consent: when a result has requiresConsent, show the user explain and exactCommand, and re-call the "
+	    "same tool with consentId and approve:true only after the user agreed.\n"
+	    "- Stop when the session budget says stopped:true%s.\n"
+	    "- iOS without WebDriverAgent is visual-only: screenshots and visual checks, no taps by ref.\n"
+	    "- Long work runs as a job: poll, never wait in a loop of your own.\n"
+	    "Project root order: projectRoot argument, MCP roots, SWIPIUM_PROJECT_ROOT, CLAUDE_PROJECT_DIR, "
+	    "the server's working directory.\n"
+	    "Artifacts are swipium:// URIs: read them with qa_get_artifact or resources/read.",
+	    first, report ? " and call qa_report" : "");
 	return text;
 }
 
@@ -54,32 +60,32 @@ static const struct prompt {
 	bool arg_required;
 	const char *text; /* %s = the argument value (or a default) */
 } prompts[] = {
-	{"swipium_setup_check", "Can Swipium test this project, and what blocks it?", "projectRoot",
-	 "Absolute path of the app repository (optional).", false,
-	 "Check whether Swipium can test the app in %s. Call qa_doctor first and report every row that is not ok "
-	 "with its fix. Then start a session with qa_start_session and say which platform and device would be used. "
-	 "Do not install or build anything; list what the user must do, in order."},
-	{"swipium_guardrail_validation", "Verify that Swipium refuses a data wipe that would lose a debug RN/Expo bundle.",
-	 NULL, NULL, false,
-	 "Validate Swipium's guardrails on this project%s. Start a session, then ask qa_app_control to clear the app "
-	 "data of a debug React Native or Expo build without acknowledgeBundleRisk. The expected outcome is a "
-	 "BUNDLE_LOSS_REFUSED error with nothing changed. Record the result with qa_note (workflow "
-	 "\"guardrail: bundle-loss refusal\") and finish with qa_report."},
-	{"swipium_full_smoke", "Plan, prepare the device, run the top READY workflows and report.", "projectRoot",
-	 "Absolute path of the app repository (optional).", false,
-	 "Run a full smoke test of the app in %s. Start a session, prepare the target (ask for consent where a tool "
-	 "requires it), run the smoke baseline, then exercise the most important workflows one by one. Record every "
-	 "workflow with qa_note (pass, fail, blocked or skipped, with a reason) and end with qa_report."},
-	{"swipium_bug_repro", "Drive the app to a described bug and capture deterministic evidence.", "bug",
-	 "What the bug is and how it shows itself.", true,
-	 "Reproduce this bug: %s\nStart a session, drive the app step by step toward the described state, take a "
-	 "snapshot and a screenshot at the moment the bug shows, and record the outcome with qa_note (fail when it "
-	 "reproduced, pass when it did not, blocked when something stopped you). Finish with qa_report."},
-	{"swipium_convert_run_to_flow", "Turn the steps just performed into a saved flow and validate it.", "sessionId",
-	 "The session whose recorded actions become the flow (optional).", false,
-	 "Convert the actions recorded in session %s into a flow: call qa_report with format \"flow\" to get the "
-	 "recorded actions as Flow V2 YAML, save it under .swipium/flows/<name>.yaml, replace literal secrets with "
-	 "${SWIPIUM_*} variables, and validate it with qa_flow_check."},
+    {"swipium_setup_check", "Can Swipium test this project, and what blocks it?", "projectRoot",
+     "Absolute path of the app repository (optional).", false,
+     "Check whether Swipium can test the app in %s. Call qa_doctor first and report every row that is not ok "
+     "with its fix. Then start a session with qa_start_session and say which platform and device would be used. "
+     "Do not install or build anything; list what the user must do, in order."},
+    {"swipium_guardrail_validation", "Verify that Swipium refuses a data wipe that would lose a debug RN/Expo bundle.",
+     NULL, NULL, false,
+     "Validate Swipium's guardrails on this project%s. Start a session, then ask qa_app_control to clear the app "
+     "data of a debug React Native or Expo build without acknowledgeBundleRisk. The expected outcome is a "
+     "BUNDLE_LOSS_REFUSED error with nothing changed. Record the result with qa_note (workflow "
+     "\"guardrail: bundle-loss refusal\") and finish with qa_report."},
+    {"swipium_full_smoke", "Plan, prepare the device, run the top READY workflows and report.", "projectRoot",
+     "Absolute path of the app repository (optional).", false,
+     "Run a full smoke test of the app in %s. Start a session, prepare the target (ask for consent where a tool "
+     "requires it), run the smoke baseline, then exercise the most important workflows one by one. Record every "
+     "workflow with qa_note (pass, fail, blocked or skipped, with a reason) and end with qa_report."},
+    {"swipium_bug_repro", "Drive the app to a described bug and capture deterministic evidence.", "bug",
+     "What the bug is and how it shows itself.", true,
+     "Reproduce this bug: %s\nStart a session, drive the app step by step toward the described state, take a "
+     "snapshot and a screenshot at the moment the bug shows, and record the outcome with qa_note (fail when it "
+     "reproduced, pass when it did not, blocked when something stopped you). Finish with qa_report."},
+    {"swipium_convert_run_to_flow", "Turn the steps just performed into a saved flow and validate it.", "sessionId",
+     "The session whose recorded actions become the flow (optional).", false,
+     "Convert the actions recorded in session %s into a flow: call qa_report with format \"flow\" to get the "
+     "recorded actions as Flow V2 YAML, save it under .swipium/flows/<name>.yaml, replace literal secrets with "
+     "${SWIPIUM_*} variables, and validate it with qa_flow_check."},
 };
 
 json_t *mcp_prompts_list(void)
@@ -89,8 +95,9 @@ json_t *mcp_prompts_list(void)
 		json_t *p = json_pack("{s:s,s:s}", "name", prompts[i].name, "description", prompts[i].description);
 		json_t *args = json_array();
 		if (prompts[i].arg)
-			json_array_append_new(args, json_pack("{s:s,s:s,s:b}", "name", prompts[i].arg, "description",
-							      prompts[i].arg_desc, "required", prompts[i].arg_required));
+			json_array_append_new(args,
+			                      json_pack("{s:s,s:s,s:b}", "name", prompts[i].arg, "description",
+			                                prompts[i].arg_desc, "required", prompts[i].arg_required));
 		json_object_set_new(p, "arguments", args);
 		json_array_append_new(list, p);
 	}
@@ -112,7 +119,8 @@ void mcp_prompts_get(struct mcp_server *s, const json_t *id, json_t *params)
 		const char *val = p->arg ? json_string_value(json_object_get(args, p->arg)) : NULL;
 		if (p->arg_required && (!val || !*val)) {
 			char msg[200];
-			snprintf(msg, sizeof(msg), "Invalid params: prompt %s needs the argument \"%s\"", p->name, p->arg);
+			snprintf(msg, sizeof(msg), "Invalid params: prompt %s needs the argument \"%s\"", p->name,
+			         p->arg);
 			mcp_send_error(s, id, RPC_INVALID_PARAMS, msg, NULL);
 			return;
 		}
@@ -131,7 +139,7 @@ void mcp_prompts_get(struct mcp_server *s, const json_t *id, json_t *params)
 			return;
 		}
 		json_t *r = json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", p->description, "messages", "role",
-				      "user", "content", "type", "text", "text", text);
+		                      "user", "content", "type", "text", "text", text);
 		free(text);
 		if (s->era == MCP_ERA_STATELESS)
 			json_object_set_new(r, "resultType", json_string("complete"));

@@ -11,14 +11,14 @@
 
 json_t *mcp_resource_templates(void)
 {
-	return json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s}]",
-			 "uriTemplate", "swipium://session/{sessionId}/{kind}/{name}", "name", "session-artifact",
-			 "description", "Evidence saved by a session: screenshots, dumps, reports, logs, videos.",
-			 "uriTemplate", "swipium://project/{projectId}/app-map", "name", "app-map", "description",
-			 "The project's whole app map (.swipium/app-map.json).", "mimeType", "application/json",
-			 "uriTemplate", "swipium://project/{projectId}/app-map/{kind}/{id}", "name", "app-map-entry",
-			 "description", "One feature, screen or test-suite entry of the app map.", "mimeType",
-			 "application/json");
+	return json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s,s:s},{s:s,s:s,s:s,s:s}]", "uriTemplate",
+	                 "swipium://session/{sessionId}/{kind}/{name}", "name", "session-artifact", "description",
+	                 "Evidence saved by a session: screenshots, dumps, reports, logs, videos.", "uriTemplate",
+	                 "swipium://project/{projectId}/app-map", "name", "app-map", "description",
+	                 "The project's whole app map (.swipium/app-map.json).", "mimeType", "application/json",
+	                 "uriTemplate", "swipium://project/{projectId}/app-map/{kind}/{id}", "name", "app-map-entry",
+	                 "description", "One feature, screen or test-suite entry of the app map.", "mimeType",
+	                 "application/json");
 }
 
 static void project_id(const char *root, char out[17])
@@ -92,9 +92,9 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 		json_t *last = json_array_get(resources, listed - 1);
 		char note[200];
 		snprintf(note, sizeof(note),
-			 "Listing capped at %d of %zu session artifacts (newest first); read the rest by URI or with "
-			 "qa_get_artifact.",
-			 LIST_CAP, total);
+		         "Listing capped at %d of %zu session artifacts (newest first); read the rest by URI or with "
+		         "qa_get_artifact.",
+		         LIST_CAP, total);
 		json_object_set_new(last, "description", json_string(note));
 	}
 	/* App maps of the roots in use (the client's MCP roots and the sessions' roots). */
@@ -120,7 +120,7 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 		project_id(root, pid);
 		snprintf(uri, sizeof(uri), PROJECT_PREFIX "%s/app-map", pid);
 		json_array_append_new(resources, json_pack("{s:s,s:s,s:s}", "uri", uri, "name", "app-map", "mimeType",
-							    "application/json"));
+		                                           "application/json"));
 		maps++;
 	}
 	json_decref(roots_seen);
@@ -154,7 +154,8 @@ static char *base64(const unsigned char *p, size_t n)
 		return NULL;
 	size_t o = 0;
 	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		unsigned v =
+		    (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
 		out[o++] = t[(v >> 18) & 63];
 		out[o++] = t[(v >> 12) & 63];
 		out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
@@ -228,9 +229,9 @@ static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const c
 			char k[64];
 			snprintf(k, sizeof(k), "%.*s", (int)(sep - kind) < 63 ? (int)(sep - kind) : 63, kind);
 			const char *want = sep + 1;
-			static const char *const lists[][2] = {{"feature", "features"}, {"screen", "screens"},
-							       {"test-suite", "testSuites"}, {"testSuite", "testSuites"},
-							       {"features", "features"}, {"screens", "screens"}};
+			static const char *const lists[][2] = {
+			    {"feature", "features"},     {"screen", "screens"},    {"test-suite", "testSuites"},
+			    {"testSuite", "testSuites"}, {"features", "features"}, {"screens", "screens"}};
 			for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]) && !doc; i++) {
 				if (strcmp(lists[i][0], k) != 0)
 					continue;
@@ -254,8 +255,8 @@ static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const c
 	}
 	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(map);
-	json_t *result = json_pack("{s:[{s:s,s:s,s:s}]}", "contents", "uri", uri, "mimeType", "application/json", "text",
-				   text ? text : "null");
+	json_t *result = json_pack("{s:[{s:s,s:s,s:s}]}", "contents", "uri", uri, "mimeType", "application/json",
+	                           "text", text ? text : "null");
 	free(text);
 	if (s->era == MCP_ERA_STATELESS) {
 		json_object_set_new(result, "resultType", json_string("complete"));
@@ -271,7 +272,7 @@ void mcp_resources_read(struct mcp_server *s, struct mcp_inflight *req)
 	const char *uri = json_string_value(json_object_get(params, "uri"));
 	if (!uri) {
 		mcp_send_error(s, req->id, RPC_INVALID_PARAMS, "Invalid params: resources/read needs a \"uri\" string",
-			       NULL);
+		               NULL);
 		return;
 	}
 	if (!s->store) {

@@ -34,7 +34,8 @@ static bool type_matches(const char *want, const json_t *v)
 		if (json_is_integer(v))
 			return true;
 		/* 3.0 is an integer in JSON Schema. */
-		return json_is_real(v) && isfinite(json_real_value(v)) && floor(json_real_value(v)) == json_real_value(v);
+		return json_is_real(v) && isfinite(json_real_value(v)) &&
+		       floor(json_real_value(v)) == json_real_value(v);
 	}
 	return !strcmp(want, type_name(v));
 }
@@ -55,7 +56,8 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 	if (json_is_string(type)) {
 		if (!type_matches(json_string_value(type), value)) {
 			char msg[128];
-			snprintf(msg, sizeof(msg), "Expected %s, received %s", json_string_value(type), type_name(value));
+			snprintf(msg, sizeof(msg), "Expected %s, received %s", json_string_value(type),
+			         type_name(value));
 			problem(problems, path, msg);
 			return;
 		}
@@ -92,7 +94,7 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 			{
 				if (json_is_string(e) && used < sizeof(allowed) - 64)
 					used += (size_t)snprintf(allowed + used, sizeof(allowed) - used, "%s'%s'",
-								 i ? " | " : "", json_string_value(e));
+					                         i ? " | " : "", json_string_value(e));
 			}
 			char msg[600];
 			snprintf(msg, sizeof(msg), "Invalid enum value. Expected %s", allowed);
@@ -106,7 +108,8 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 		json_t *max = json_object_get(schema, "maximum");
 		char lim[96];
 		if (json_is_number(min) && d < json_number_value(min)) {
-			snprintf(lim, sizeof(lim), "Number must be greater than or equal to %g", json_number_value(min));
+			snprintf(lim, sizeof(lim), "Number must be greater than or equal to %g",
+			         json_number_value(min));
 			problem(problems, path, lim);
 		}
 		if (json_is_number(max) && d > json_number_value(max)) {

@@ -43,7 +43,8 @@ int mcp_server_build_fixed(struct mcp_server *s)
 	for (size_t i = 0; i < n; i++) {
 		json_t *entry = mcp_tool_entry(mcp_tools[i]);
 		if (!entry) {
-			mcp_log(SW_LOG_ERROR, "tool schema is not valid JSON", json_pack("{s:s}", "tool", mcp_tools[i]->name));
+			mcp_log(SW_LOG_ERROR, "tool schema is not valid JSON",
+			        json_pack("{s:s}", "tool", mcp_tools[i]->name));
 			return -1;
 		}
 		json_object_set(s->tool_schemas, mcp_tools[i]->name, json_object_get(entry, "inputSchema"));
@@ -56,8 +57,8 @@ int mcp_server_build_fixed(struct mcp_server *s)
 		json_array_append_new(byname, entry);
 		/* The schema hash covers what a client validates against, independent of order. */
 		json_array_append_new(hashed, json_pack("{s:s,s:s,s:O}", "name", sorted[i]->name, "description",
-							 sorted[i]->description, "inputSchema",
-							 json_object_get(entry, "inputSchema")));
+		                                        sorted[i]->description, "inputSchema",
+		                                        json_object_get(entry, "inputSchema")));
 	}
 	free(sorted);
 	char *canon = mcp_canonical_json(hashed);
@@ -72,11 +73,10 @@ int mcp_server_build_fixed(struct mcp_server *s)
 
 	s->tools_list_legacy = dump_result(json_pack("{s:o}", "tools", legacy));
 	s->tools_list_sorted = dump_result(json_pack("{s:o,s:s,s:i,s:s}", "tools", byname, "resultType", "complete",
-						     "ttlMs", 3600000, "cacheScope", "public"));
+	                                             "ttlMs", 3600000, "cacheScope", "public"));
 	s->prompts_list = dump_result(json_pack("{s:o}", "prompts", mcp_prompts_list()));
 	s->templates_list = dump_result(json_pack("{s:o}", "resourceTemplates", mcp_resource_templates()));
-	if (!s->schema_hash || !s->tools_list_legacy || !s->tools_list_sorted || !s->prompts_list ||
-	    !s->templates_list)
+	if (!s->schema_hash || !s->tools_list_legacy || !s->tools_list_sorted || !s->prompts_list || !s->templates_list)
 		return -1;
 	return 0;
 }
@@ -86,13 +86,13 @@ int mcp_server_build_fixed(struct mcp_server *s)
 static json_t *capabilities(void)
 {
 	return json_pack("{s:{s:b},s:{s:b},s:{s:b,s:b},s:{}}", "tools", "listChanged", 0, "prompts", "listChanged", 0,
-			 "resources", "subscribe", 0, "listChanged", 0, "logging");
+	                 "resources", "subscribe", 0, "listChanged", 0, "logging");
 }
 
 static json_t *server_info(void)
 {
 	return json_pack("{s:s,s:s,s:s}", "name", MCP_SERVER_NAME, "title", "Swipium mobile QA", "version",
-			 sw_version());
+	                 sw_version());
 }
 
 /* Adds the 2026-07-28 fields to a result object. */
@@ -150,10 +150,10 @@ static bool check_stateless_version(struct mcp_server *s, const struct mcp_msg *
 		return true;
 	char msg[200];
 	snprintf(msg, sizeof(msg), "Unsupported protocol version: %s (supported: %s)",
-		 json_is_string(v) ? json_string_value(v) : "(not a string)", MCP_ERA_2026);
-	mcp_send_error(s, m->id, RPC_UNSUPPORTED_VERSION, msg,
-		       json_pack("{s:O,s:[s]}", "requested", json_is_string(v) ? v : json_null(), "supported",
-				 MCP_ERA_2026));
+	         json_is_string(v) ? json_string_value(v) : "(not a string)", MCP_ERA_2026);
+	mcp_send_error(
+	    s, m->id, RPC_UNSUPPORTED_VERSION, msg,
+	    json_pack("{s:O,s:[s]}", "requested", json_is_string(v) ? v : json_null(), "supported", MCP_ERA_2026));
 	return false;
 }
 
@@ -255,7 +255,7 @@ void mcp_server_shutdown_calls(struct mcp_server *s)
 /* ---- requests to the client ------------------------------------------------ */
 
 json_t *mcp_client_request(struct mcp_server *s, const char *method, json_t *params, long timeout_ms,
-			   struct mcp_inflight *call, const char **why)
+                           struct mcp_inflight *call, const char **why)
 {
 	struct mcp_outgoing *o = calloc(1, sizeof(*o));
 	if (!o) {
@@ -270,7 +270,7 @@ json_t *mcp_client_request(struct mcp_server *s, const char *method, json_t *par
 	pthread_mutex_unlock(&s->lock);
 
 	json_t *msg = json_pack("{s:s,s:s,s:s,s:o}", "jsonrpc", "2.0", "id", o->id, "method", method, "params",
-				params ? params : json_object());
+	                        params ? params : json_object());
 	mcp_send(s, msg);
 
 	struct timespec deadline;
@@ -344,13 +344,13 @@ static void handle_initialize(struct mcp_server *s, struct mcp_msg *m)
 {
 	if (s->era == MCP_ERA_LEGACY && s->initialized) {
 		mcp_send_error(s, m->id, RPC_INVALID_REQUEST, "Invalid Request: the connection is already initialized",
-			       NULL);
+		               NULL);
 		return;
 	}
 	json_t *pv = m->params ? json_object_get(m->params, "protocolVersion") : NULL;
 	if (!json_is_string(pv)) {
-		mcp_send_error(s, m->id, RPC_INVALID_PARAMS, "Invalid params: initialize needs a protocolVersion string",
-			       NULL);
+		mcp_send_error(s, m->id, RPC_INVALID_PARAMS,
+		               "Invalid params: initialize needs a protocolVersion string", NULL);
 		return;
 	}
 	const char *chosen = legacy_versions[0];
@@ -370,17 +370,17 @@ static void handle_initialize(struct mcp_server *s, struct mcp_msg *m)
 	pthread_mutex_unlock(&s->lock);
 	json_t *info = s->client_info;
 	mcp_log(SW_LOG_DEBUG, "mcp connection era",
-		json_pack("{s:s,s:s,s:s*}", "era", "legacy", "protocolVersion", chosen, "client",
-			  json_is_object(info) ? json_string_value(json_object_get(info, "name")) : NULL));
+	        json_pack("{s:s,s:s,s:s*}", "era", "legacy", "protocolVersion", chosen, "client",
+	                  json_is_object(info) ? json_string_value(json_object_get(info, "name")) : NULL));
 	mcp_send_result(s, m->id,
-			json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", chosen, "capabilities", capabilities(),
-				  "serverInfo", server_info(), "instructions", mcp_instructions()));
+	                json_pack("{s:s,s:o,s:o,s:s}", "protocolVersion", chosen, "capabilities", capabilities(),
+	                          "serverInfo", server_info(), "instructions", mcp_instructions()));
 }
 
 static void handle_discover(struct mcp_server *s, struct mcp_msg *m)
 {
 	json_t *r = json_pack("{s:[s],s:o,s:o,s:s}", "supportedVersions", MCP_ERA_2026, "capabilities", capabilities(),
-			      "serverInfo", server_info(), "instructions", mcp_instructions());
+	                      "serverInfo", server_info(), "instructions", mcp_instructions());
 	json_object_del(json_object_get(r, "capabilities"), "logging");
 	mcp_send_result(s, m->id, stateless_result(r, true, false));
 }
@@ -421,18 +421,18 @@ static void handle_request(struct mcp_server *s, struct mcp_msg *m)
 		}
 		if (!stateless_request) {
 			mcp_send_error(s, m->id, RPC_INVALID_REQUEST,
-				       "Invalid Request: the connection is not initialized. Send initialize "
-				       "(protocolVersion 2025-06-18 or 2025-11-25) first, or use 2026-07-28 "
-				       "(server/discover, and _meta io.modelcontextprotocol/protocolVersion on every "
-				       "request)",
-				       NULL);
+			               "Invalid Request: the connection is not initialized. Send initialize "
+			               "(protocolVersion 2025-06-18 or 2025-11-25) first, or use 2026-07-28 "
+			               "(server/discover, and _meta io.modelcontextprotocol/protocolVersion on every "
+			               "request)",
+			               NULL);
 			return;
 		}
 		pthread_mutex_lock(&s->lock);
 		s->era = MCP_ERA_STATELESS;
 		pthread_mutex_unlock(&s->lock);
-		mcp_log(SW_LOG_DEBUG, "mcp connection era", json_pack("{s:s,s:s}", "era", "stateless",
-									  "protocolVersion", MCP_ERA_2026));
+		mcp_log(SW_LOG_DEBUG, "mcp connection era",
+		        json_pack("{s:s,s:s}", "era", "stateless", "protocolVersion", MCP_ERA_2026));
 	}
 	bool stateless = s->era == MCP_ERA_STATELESS;
 	if (stateless && !check_stateless_version(s, m))
@@ -441,8 +441,8 @@ static void handle_request(struct mcp_server *s, struct mcp_msg *m)
 	if (!strcmp(method, "initialize")) {
 		if (stateless)
 			mcp_send_error(s, m->id, RPC_INVALID_REQUEST,
-				       "Invalid Request: this connection speaks 2026-07-28, which has no initialize",
-				       NULL);
+			               "Invalid Request: this connection speaks 2026-07-28, which has no initialize",
+			               NULL);
 		else
 			handle_initialize(s, m);
 		return;
@@ -451,9 +451,9 @@ static void handle_request(struct mcp_server *s, struct mcp_msg *m)
 		if (stateless)
 			handle_discover(s, m);
 		else
-			mcp_send_error(s, m->id, RPC_METHOD_NOT_FOUND,
-				       "Method not found: server/discover (this connection was initialized as 2025-era)",
-				       NULL);
+			mcp_send_error(
+			    s, m->id, RPC_METHOD_NOT_FOUND,
+			    "Method not found: server/discover (this connection was initialized as 2025-era)", NULL);
 		return;
 	}
 	if (!stateless && (!strcmp(method, "ping") || !strcmp(method, "logging/setLevel"))) {
@@ -485,9 +485,9 @@ static void handle_request(struct mcp_server *s, struct mcp_msg *m)
 		pthread_mutex_unlock(&s->lock);
 		if (dup) {
 			mcp_send_error(s, m->id, RPC_INVALID_REQUEST,
-				       "Invalid Request: this id belongs to a request that is still running; use a "
-				       "new id for every request",
-				       NULL);
+			               "Invalid Request: this id belongs to a request that is still running; use a "
+			               "new id for every request",
+			               NULL);
 			return;
 		}
 		enqueue(s, m);
@@ -515,7 +515,7 @@ void mcp_server_handle_line(struct mcp_server *s, const char *line, size_t len, 
 	if (too_large) {
 		char msg[160];
 		snprintf(msg, sizeof(msg), "Invalid Request: message larger than %zu bytes was discarded",
-			 MCP_MAX_MESSAGE_BYTES);
+		         MCP_MAX_MESSAGE_BYTES);
 		mcp_send_error(s, NULL, RPC_INVALID_REQUEST, msg, NULL);
 		return;
 	}
@@ -528,18 +528,10 @@ void mcp_server_handle_line(struct mcp_server *s, const char *line, size_t len, 
 	struct mcp_msg m;
 	mcp_msg_parse(line, len, &m);
 	switch (m.kind) {
-	case MCP_MSG_INVALID:
-		mcp_send_error(s, m.id, m.err_code, m.err_message, NULL);
-		break;
-	case MCP_MSG_REQUEST:
-		handle_request(s, &m);
-		break;
-	case MCP_MSG_NOTIFICATION:
-		handle_notification(s, &m);
-		break;
-	case MCP_MSG_RESPONSE:
-		route_response(s, &m);
-		break;
+	case MCP_MSG_INVALID: mcp_send_error(s, m.id, m.err_code, m.err_message, NULL); break;
+	case MCP_MSG_REQUEST: handle_request(s, &m); break;
+	case MCP_MSG_NOTIFICATION: handle_notification(s, &m); break;
+	case MCP_MSG_RESPONSE: route_response(s, &m); break;
 	}
 	mcp_msg_clear(&m);
 }

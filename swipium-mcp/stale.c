@@ -8,16 +8,16 @@ static const struct {
 	const char *name;
 	const char *replacement;
 } removed[] = {
-	{"qa_agent_brief", "the server instructions, or qa_status {} (no sessionId) for the same orientation"},
-	{"qa_capabilities", "qa_status {} (no sessionId) and read capabilityGroups"},
-	{"qa_next_best_action", "qa_status {sessionId, goal} and read nextBestAction"},
-	{"qa_detect_context", "qa_resolve_target {projectRoot, include: [\"context\"]}"},
-	{"qa_plan", "qa_resolve_target {sessionId, include: [\"plan\"]}"},
-	{"qa_assert_visual", "qa_visual {mode: \"assert\", assertion, pass}"},
+    {"qa_agent_brief", "the server instructions, or qa_status {} (no sessionId) for the same orientation"},
+    {"qa_capabilities", "qa_status {} (no sessionId) and read capabilityGroups"},
+    {"qa_next_best_action", "qa_status {sessionId, goal} and read nextBestAction"},
+    {"qa_detect_context", "qa_resolve_target {projectRoot, include: [\"context\"]}"},
+    {"qa_plan", "qa_resolve_target {sessionId, include: [\"plan\"]}"},
+    {"qa_assert_visual", "qa_visual {mode: \"assert\", assertion, pass}"},
 };
 
-#define CLIENT_HINT                                                                                               \
-	"Your MCP client is using a tool list from Swipium 1.5. Restart the client (or reload its MCP servers) so " \
+#define CLIENT_HINT                                                                                                    \
+	"Your MCP client is using a tool list from Swipium 1.5. Restart the client (or reload its MCP servers) so "    \
 	"it fetches the current tools/list."
 
 static void stale(mcp_call *call, const char *removed_call, const char *replacement)
@@ -25,8 +25,8 @@ static void stale(mcp_call *call, const char *removed_call, const char *replacem
 	char what[512];
 	snprintf(what, sizeof(what), "%s was removed in Swipium 2.0; use %s instead.", removed_call, replacement);
 	mcp_fail(call, "STALE_CLIENT", what,
-		 json_pack("{s:s,s:s,s:s}", "removedCall", removed_call, "replacement", replacement, "clientHint",
-			   CLIENT_HINT));
+	         json_pack("{s:s,s:s,s:s}", "removedCall", removed_call, "replacement", replacement, "clientHint",
+	                   CLIENT_HINT));
 	mcp_fail_step(call, "Call %s.", replacement);
 	mcp_fail_step(call, "Restart the MCP client so it reloads the tool list.");
 	mcp_fail_flags(call, false, true);
@@ -49,8 +49,8 @@ bool mcp_stale_check(mcp_call *call, const char *name, json_t *args)
 		if (!strncmp(action, "wda_", 4)) {
 			char removed_call[160], replacement[200];
 			snprintf(removed_call, sizeof(removed_call), "qa_ios {action: \"%.60s\"}", action);
-			snprintf(replacement, sizeof(replacement), "qa_wda {sessionId, action: \"%.60s\"%s}", action + 4,
-				 !strcmp(action, "wda_attach") ? ", device" : "");
+			snprintf(replacement, sizeof(replacement), "qa_wda {sessionId, action: \"%.60s\"%s}",
+			         action + 4, !strcmp(action, "wda_attach") ? ", device" : "");
 			stale(call, removed_call, replacement);
 			return true;
 		}

@@ -30,19 +30,19 @@ json_t *mcp_tool_entry(const struct mcp_tool *t)
 	case MCP_ANNOT_RO: ann = json_pack("{s:b,s:b}", "readOnlyHint", 1, "openWorldHint", 0); break;
 	case MCP_ANNOT_I:
 		ann = json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 0, "idempotentHint", 1,
-				"openWorldHint", 0);
+		                "openWorldHint", 0);
 		break;
 	case MCP_ANNOT_D:
 		ann = json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 1, "idempotentHint", 0,
-				"openWorldHint", 0);
+		                "openWorldHint", 0);
 		break;
 	default:
 		ann = json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", 0, "destructiveHint", 0, "idempotentHint", 0,
-				"openWorldHint", 0);
+		                "openWorldHint", 0);
 		break;
 	}
 	return json_pack("{s:s,s:s,s:o,s:o,s:{s:s}}", "name", t->name, "description", t->description, "inputSchema",
-			 schema, "annotations", ann, "execution", "taskSupport", "forbidden");
+	                 schema, "annotations", ann, "execution", "taskSupport", "forbidden");
 }
 
 /* ---- the call context --------------------------------------------------------- */
@@ -197,7 +197,7 @@ void mcp_fail_err(mcp_call *call, const sw_error *err)
 	mcp_fail(call, fc, sw_error_message(err), extra);
 	if (has_changed || has_retry)
 		mcp_fail_flags(call, has_changed ? changed : false,
-			       has_retry ? retry : mcp_catalog_retry_safe(call->failure_code));
+		               has_retry ? retry : mcp_catalog_retry_safe(call->failure_code));
 	const char *hint = sw_error_hint(err);
 	if (hint)
 		mcp_fail_step(call, "%s", hint);
@@ -289,11 +289,10 @@ static json_t *text_block(const char *text)
 	return json_pack("{s:s,s:s}", "type", "text", "text", text);
 }
 
-
 static char *join_lines_uris(const char *summary, const json_t *payload)
 {
-	static const char *const keys[] = {"artifactUri", "screenshotUri", "reportUri", "exportUri", "manifestUri",
-					   "dumpUri", NULL};
+	static const char *const keys[] = {"artifactUri", "screenshotUri", "reportUri", "exportUri",
+	                                   "manifestUri", "dumpUri",       NULL};
 	size_t cap = strlen(summary) + 1;
 	char *out = strdup(summary);
 	for (int i = 0; out && keys[i]; i++) {
@@ -328,7 +327,8 @@ static char *join_lines_uris(const char *summary, const json_t *payload)
 
 static char *text_with_json(const char *head, json_t *obj, bool pretty)
 {
-	char *js = json_dumps(obj, pretty ? (JSON_INDENT(2) | JSON_PRESERVE_ORDER) : (JSON_COMPACT | JSON_PRESERVE_ORDER));
+	char *js = json_dumps(obj, pretty ? (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+	                                  : (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)));
 	char *out = NULL;
 	if (js && asprintf(&out, "%s\n%s", head, js) < 0)
 		out = NULL;
@@ -473,8 +473,8 @@ static json_t *build_error(mcp_call *call)
 	char *head = malloc(cap);
 	if (head) {
 		int n = snprintf(head, cap, "❌ %s\nchangedState=%s retrySafe=%s",
-				 json_string_value(json_object_get(sc, "what")), call->changed_state ? "true" : "false",
-				 retry ? "true" : "false");
+		                 json_string_value(json_object_get(sc, "what")), call->changed_state ? "true" : "false",
+		                 retry ? "true" : "false");
 		size_t used = n > 0 ? (size_t)n : 0;
 		json_array_foreach(json_object_get(sc, "nextSteps"), i, st)
 		{
@@ -483,13 +483,16 @@ static json_t *build_error(mcp_call *call)
 		}
 		if (call->hint)
 			snprintf(head + used, cap - used, "\nhint: %s",
-				 json_string_value(json_object_get(sc, "clientHint")));
+			         json_string_value(json_object_get(sc, "clientHint")));
 	}
 	char *text = NULL;
 	if (head && strcmp(mode, "compact") != 0)
 		text = text_with_json(head, sc, !strcmp(mode, "verbose"));
-	json_t *result = json_pack("{s:[o],s:o,s:b}", "content", text_block(text ? text : head ? head : call->what),
-				   "structuredContent", sc, "isError", 1);
+	json_t *result = json_pack("{s:[o],s:o,s:b}", "content",
+	                           text_block(text   ? text
+	                                      : head ? head
+	                                             : call->what),
+	                           "structuredContent", sc, "isError", 1);
 	free(text);
 	free(head);
 	return result;
@@ -530,17 +533,17 @@ static bool check_arguments(mcp_call *call, const json_t *schema, json_t *args)
 			if (i >= 5 || used > sizeof(what) - 150)
 				break;
 			used += (size_t)snprintf(what + used, sizeof(what) - used, "%s\"%.100s\"", i ? ", " : "",
-						 json_string_value(v));
+			                         json_string_value(v));
 		}
 		if (json_array_size(unknown) > 5)
 			used += (size_t)snprintf(what + used, sizeof(what) - used, " and %zu more",
-						 json_array_size(unknown) - 5);
+			                         json_array_size(unknown) - 5);
 		snprintf(what + used, sizeof(what) - used, "; nothing ran.");
 		mcp_fail(call, "INVALID_ARGUMENT", what,
-			 json_pack("{s:o,s:o}", "unknownArguments", unknown, "acceptedParameters",
-				   accepted_parameters(schema)));
+		         json_pack("{s:o,s:o}", "unknownArguments", unknown, "acceptedParameters",
+		                   accepted_parameters(schema)));
 		mcp_fail_step(call, "Re-call %s with only the accepted parameters (see acceptedParameters).",
-			      call->tool->name);
+		              call->tool->name);
 		return false;
 	}
 	json_decref(unknown);
@@ -550,11 +553,12 @@ static bool check_arguments(mcp_call *call, const json_t *schema, json_t *args)
 		json_t *first = json_array_get(problems, 0);
 		char what[400];
 		snprintf(what, sizeof(what), "%.150s: %.200s", json_string_value(json_object_get(first, "path")),
-			 json_string_value(json_object_get(first, "message")));
+		         json_string_value(json_object_get(first, "message")));
 		mcp_fail(call, "INVALID_ARGUMENT", what,
-			 json_pack("{s:o,s:o}", "invalidArguments", problems, "acceptedParameters",
-				   accepted_parameters(schema)));
-		mcp_fail_step(call, "Fix the arguments listed in invalidArguments and call %s again.", call->tool->name);
+		         json_pack("{s:o,s:o}", "invalidArguments", problems, "acceptedParameters",
+		                   accepted_parameters(schema)));
+		mcp_fail_step(call, "Fix the arguments listed in invalidArguments and call %s again.",
+		              call->tool->name);
 		return false;
 	}
 	json_decref(problems);
@@ -611,8 +615,9 @@ static bool redeem_state(mcp_call *call, json_t *token)
 			free(found);
 		}
 		json_decref(call->raw_error);
-		call->raw_error = json_pack("{s:i,s:s,s:{s:s}}", "code", RPC_INVALID_PARAMS, "message",
-					    "Invalid or expired requestState", "data", "reason", "invalid_request_state");
+		call->raw_error =
+		    json_pack("{s:i,s:s,s:{s:s}}", "code", RPC_INVALID_PARAMS, "message",
+		              "Invalid or expired requestState", "data", "reason", "invalid_request_state");
 		return false;
 	}
 	call->redeemed = found;
@@ -620,6 +625,14 @@ static bool redeem_state(mcp_call *call, json_t *token)
 }
 
 /* ---- the call ---------------------------------------------------------------------------- */
+
+bool mcp_tool_listed(const char *name)
+{
+	for (size_t i = 0; name && mcp_tools[i]; i++)
+		if (!strcmp(mcp_tools[i]->name, name))
+			return true;
+	return false;
+}
 
 static const struct mcp_tool *find_tool(const char *name)
 {
@@ -694,7 +707,7 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 	} else if (!check_arguments(&call, json_object_get(s->tool_schemas, name), own_args)) {
 		run = false;
 	} else if (stateless && json_object_get(params, "requestState") &&
-		   !redeem_state(&call, json_object_get(params, "requestState"))) {
+	           !redeem_state(&call, json_object_get(params, "requestState"))) {
 		run = false;
 	}
 	if (run)
@@ -706,19 +719,19 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 	const char *sid = json_string_value(json_object_get(own_args, "sessionId"));
 	if (call.input_required)
 		mcp_log(SW_LOG_DEBUG, "tool call",
-			json_pack("{s:s,s:I,s:b}", "tool", name, "durationMs", (json_int_t)ms, "inputRequired", 1));
+		        json_pack("{s:s,s:I,s:b}", "tool", name, "durationMs", (json_int_t)ms, "inputRequired", 1));
 	else
 		mcp_log(SW_LOG_DEBUG, "tool call",
-			json_pack("{s:s,s:s*,s:I,s:b,s:s*,s:b}", "tool", name, "sessionId", sid, "durationMs",
-				  (json_int_t)ms, "isError", call.is_error || !call.answered, "failureCode",
-				  call.is_error ? call.failure_code : NULL, "cancelled", cancelled));
+		        json_pack("{s:s,s:s*,s:I,s:b,s:s*,s:b}", "tool", name, "sessionId", sid, "durationMs",
+		                  (json_int_t)ms, "isError", call.is_error || !call.answered, "failureCode",
+		                  call.is_error ? call.failure_code : NULL, "cancelled", cancelled));
 
 	if (cancelled) {
 		/* The client gave up on this request: it gets no response (as MCP asks). */
 	} else if (call.raw_error) {
 		mcp_send_error(s, id, (int)json_integer_value(json_object_get(call.raw_error, "code")),
-			       json_string_value(json_object_get(call.raw_error, "message")),
-			       json_incref(json_object_get(call.raw_error, "data")));
+		               json_string_value(json_object_get(call.raw_error, "message")),
+		               json_incref(json_object_get(call.raw_error, "data")));
 	} else if (call.input_required) {
 		mcp_send_result(s, id, json_incref(call.input_required));
 	} else {

@@ -104,7 +104,8 @@ struct mcp_consent_request {
 /* Outcome of mcp_call_consent(). */
 enum mcp_consent_outcome {
 	MCP_CONSENT_APPROVED = 0, /* go ahead: the ledger row says how it was approved */
-	MCP_CONSENT_ANSWERED = 1, /* the call was answered (envelope, InputRequiredResult or a CONSENT_* error): return */
+	MCP_CONSENT_ANSWERED =
+	    1, /* the call was answered (envelope, InputRequiredResult or a CONSENT_* error): return */
 };
 
 /*
@@ -146,6 +147,9 @@ void mcp_fail_step(mcp_call *call, const char *fmt, ...) __attribute__((format(p
 void mcp_fail_flags(mcp_call *call, bool changed_state, bool retry_safe);
 /* Sets the error's clientHint line. */
 void mcp_fail_hint(mcp_call *call, const char *hint);
+
+/* True when @name is listed by this build (suggest only listed tools in next / nextBestAction). */
+bool mcp_tool_listed(const char *name);
 
 /* The tools registry (swipium-mcp/tools.c): NULL-terminated, registration order. */
 extern const struct mcp_tool *const mcp_tools[];

@@ -24,6 +24,22 @@ extern const struct mcp_tool mcp_tool_qa_inspect;
 extern const struct mcp_tool mcp_tool_qa_act;
 extern const struct mcp_tool mcp_tool_qa_screenshot;
 extern const struct mcp_tool mcp_tool_qa_note;
+extern const struct mcp_tool mcp_tool_qa_visual;
+/* device control and app health (tools/device.c) */
+extern const struct mcp_tool mcp_tool_qa_device_info;
+extern const struct mcp_tool mcp_tool_qa_orientation;
+extern const struct mcp_tool mcp_tool_qa_geolocation;
+extern const struct mcp_tool mcp_tool_qa_network;
+extern const struct mcp_tool mcp_tool_qa_app_control;
+extern const struct mcp_tool mcp_tool_qa_screen_record;
+extern const struct mcp_tool mcp_tool_qa_clear_overlay;
+extern const struct mcp_tool mcp_tool_qa_check_health;
+extern const struct mcp_tool mcp_tool_qa_wait;
+extern const struct mcp_tool mcp_tool_qa_smoke;
+/* flows */
+extern const struct mcp_tool mcp_tool_qa_flow_check;
+extern const struct mcp_tool mcp_tool_qa_flow_run;
+extern const struct mcp_tool mcp_tool_qa_flow_repair;
 /* issues */
 extern const struct mcp_tool mcp_tool_qa_issue_log;
 /* run */
@@ -34,6 +50,7 @@ extern const struct mcp_tool mcp_tool_qa_report;
 #ifdef MCP_TEST_TOOLS
 /* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
 extern const struct mcp_tool mcp_tool_qa_consent_probe;
+extern const struct mcp_tool mcp_tool_qa_job_probe;
 #endif
 
 /*
@@ -56,20 +73,37 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_prepare_target,
 	/* build */
 	&mcp_tool_qa_resolve_target,
+	/* device */
+	&mcp_tool_qa_device_info,
+	&mcp_tool_qa_orientation,
+	&mcp_tool_qa_geolocation,
+	&mcp_tool_qa_network,
+	&mcp_tool_qa_app_control,
+	&mcp_tool_qa_screen_record,
 	/* drive */
 	&mcp_tool_qa_snapshot,
 	&mcp_tool_qa_inspect,
 	&mcp_tool_qa_act,
 	&mcp_tool_qa_screenshot,
 	&mcp_tool_qa_note,
+	&mcp_tool_qa_visual,
+	&mcp_tool_qa_clear_overlay,
+	&mcp_tool_qa_check_health,
+	&mcp_tool_qa_wait,
 	/* run */
+	&mcp_tool_qa_smoke,
 #ifdef MCP_HAVE_REPORT_ASSEMBLY
 	&mcp_tool_qa_report,
 #endif
+	/* flows */
+	&mcp_tool_qa_flow_check,
+	&mcp_tool_qa_flow_run,
+	&mcp_tool_qa_flow_repair,
 	/* issues */
 	&mcp_tool_qa_issue_log,
 #ifdef MCP_TEST_TOOLS
 	&mcp_tool_qa_consent_probe,
+	&mcp_tool_qa_job_probe,
 #endif
 	NULL,
 };

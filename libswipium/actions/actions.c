@@ -19,7 +19,8 @@ struct sw_drive {
 	sw_device *dev;
 	sw_snapshot_tracker *t;
 	sw_drive_hooks hooks;
-	const volatile int *cancel;
+	int (*abort_fn)(void *userdata);
+	void *abort_ud;
 	char *last_xml;
 	size_t last_len;
 	int sw, sh;
@@ -113,7 +114,7 @@ static int act_fail(sw_error **err, bool changed_state, int code, const char *fa
 
 static bool cancelled(const sw_drive *d)
 {
-	return d->cancel && *d->cancel;
+	return d->abort_fn && d->abort_fn(d->abort_ud) != 0;
 }
 
 static int cancel_fail(sw_error **err, bool changed_state)
@@ -161,10 +162,12 @@ void sw_drive_set_hooks(sw_drive *d, const sw_drive_hooks *hooks)
 	sw_snapshot_tracker_set_redactor(d->t, d->hooks.redact, d->hooks.userdata);
 }
 
-void sw_drive_set_cancel(sw_drive *d, const volatile int *cancel)
+void sw_drive_set_abort(sw_drive *d, int (*abort_fn)(void *userdata), void *userdata)
 {
-	if (d)
-		d->cancel = cancel;
+	if (!d)
+		return;
+	d->abort_fn = abort_fn;
+	d->abort_ud = userdata;
 }
 
 sw_snapshot_tracker *sw_drive_tracker(sw_drive *d)
@@ -895,7 +898,7 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 			bool found = until && visible_now(d, until), end = false;
 			while (!found && !end && swipes < (until ? max_scrolls : 1)) {
 				if (cancelled(d)) {
-					rc = cancel_fail(err, changed_state);
+					rc = cancel_fail(err, true);
 					goto out;
 				}
 				changed_state = true;
@@ -961,7 +964,7 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 			bool ok = false;
 			for (;;) {
 				if (cancelled(d)) {
-					rc = cancel_fail(err, false);
+					rc = cancel_fail(err, true);
 					goto out;
 				}
 				json_decref(res);

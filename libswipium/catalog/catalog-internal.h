@@ -13,7 +13,7 @@ typedef struct sw__catalog_entry {
 	const char *severity;
 	bool retry_safe;
 	bool can_fix;
-	const char *marks; /* "R" reserved, "F" finding, or "" */
+	const char *marks;    /* "R" reserved, "F" finding, or "" */
 	const char *summary;  /* short phrase, no final period */
 	const char *recovery; /* what to do, whole sentences */
 } sw__catalog_entry;

@@ -392,7 +392,10 @@ static int refuse(const gate_req *g, const refusal *f, sw_error **err)
 	else if (cancelled)
 		rc = sw__error_set(err, SW_EDENIED, f->code, hint,
 		                   "The consent prompt for \"%s\" was cancelled%s%s; nothing ran.", g->action,
-		                   f->failure ? ": " : "", f->failure ? f->failure : "");
+		                   f->failure || f->reason ? ": " : "",
+		                   f->failure  ? f->failure
+		                   : f->reason ? f->reason
+		                               : "");
 	else if (f->reason)
 		rc = sw__error_set(err, SW_EDENIED, f->code, hint, "Consent for \"%s\" was refused: %s; nothing ran.",
 		                   g->action, f->reason);

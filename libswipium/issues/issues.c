@@ -28,7 +28,7 @@ static void iso(int64_t ms, char out[64])
 	struct tm tm;
 	gmtime_r(&s, &tm);
 	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	         tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
 /* Parses YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM] into epoch ms. Returns false when malformed. */
@@ -195,10 +195,11 @@ static void apply(json_t *issues, json_t *order, const json_t *ev)
 	json_t *issue = json_object_get(issues, id);
 	if (!strcmp(type, "log")) {
 		if (!issue) {
-			issue = json_pack("{s:s,s:s*,s:s,s:s,s:i}", "issueId", id, "fingerprint", sget(ev, "fingerprint"),
-					  "state", "open", "firstSeenAt", at, "occurrences", 0);
-			static const char *const keys[] = {"title", "summary", "failureCode", "category", "severity",
-							   "platform", NULL};
+			issue =
+			    json_pack("{s:s,s:s*,s:s,s:s,s:i}", "issueId", id, "fingerprint", sget(ev, "fingerprint"),
+			              "state", "open", "firstSeenAt", at, "occurrences", 0);
+			static const char *const keys[] = {"title",    "summary",  "failureCode", "category",
+			                                   "severity", "platform", NULL};
 			copy_fields(issue, ev, keys);
 			json_object_set_new(issue, "evidenceUris", json_array());
 			json_object_set_new(issues, id, issue);
@@ -214,7 +215,7 @@ static void apply(json_t *issues, json_t *order, const json_t *ev)
 		}
 		json_object_set_new(issue, "lastSeenAt", json_string(at));
 		json_object_set_new(issue, "occurrences",
-				    json_integer(json_integer_value(json_object_get(issue, "occurrences")) + 1));
+		                    json_integer(json_integer_value(json_object_get(issue, "occurrences")) + 1));
 		json_t *uris = json_object_get(issue, "evidenceUris");
 		size_t i;
 		json_t *u;
@@ -355,7 +356,7 @@ static int ledger_open(struct ledger *l, const char *root, bool create, sw_error
 	}
 	if (!sw__is_dir(root)) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass an existing project directory.",
-				   "Project root %s is not a directory", root);
+		                   "Project root %s is not a directory", root);
 		goto out;
 	}
 	if (create && !sw__is_dir(dir) && mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -463,8 +464,9 @@ static json_t *find_issue(struct ledger *l, const json_t *req, sw_error **err, i
 	const char *id = sget(req, "issueId");
 	const char *fp = sget(req, "fingerprint");
 	if (!id && !fp) {
-		*rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass issueId or fingerprint from a history entry.",
-				    "This mode needs issueId or fingerprint");
+		*rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
+		                    "Pass issueId or fingerprint from a history entry.",
+		                    "This mode needs issueId or fingerprint");
 		return NULL;
 	}
 	json_t *issue = id ? json_object_get(l->issues, id) : NULL;
@@ -473,20 +475,21 @@ static json_t *find_issue(struct ledger *l, const json_t *req, sw_error **err, i
 		issue = mapped ? json_object_get(l->issues, mapped) : NULL;
 	}
 	if (!issue) {
-		*rc = sw__error_set(err, SW_ENOTFOUND, "ISSUE_NOT_FOUND", "Call qa_issue_log with mode history to list issues.",
-				    "No issue %s in the ledger", id ? id : fp);
+		*rc = sw__error_set(err, SW_ENOTFOUND, "ISSUE_NOT_FOUND",
+		                    "Call qa_issue_log with mode history to list issues.", "No issue %s in the ledger",
+		                    id ? id : fp);
 		return NULL;
 	}
 	return issue;
 }
 
 static int mode_log(struct ledger *l, const json_t *req, struct sw_redactor *r, int64_t now, json_t **out,
-		    sw_error **err)
+                    sw_error **err)
 {
 	const char *title = sget(req, "title");
 	if (!title || !*title)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Give the issue a short, specific title.",
-				     "title: Required");
+		                     "title: Required");
 	char *clean = scrub(r, title);
 	bool vague = false;
 	char *norm = clean ? normalize_title(clean, &vague) : NULL;
@@ -497,9 +500,10 @@ static int mode_log(struct ledger *l, const json_t *req, struct sw_redactor *r, 
 	if (vague) {
 		free(clean);
 		free(norm);
-		return sw__error_set(err, SW_EINVAL, "ISSUE_LOG_TOO_VAGUE",
-				     "Name the screen, control or behaviour, e.g. \"Checkout button does nothing on the cart screen\".",
-				     "The title has no identifying words once numbers and ids are removed");
+		return sw__error_set(
+		    err, SW_EINVAL, "ISSUE_LOG_TOO_VAGUE",
+		    "Name the screen, control or behaviour, e.g. \"Checkout button does nothing on the cart screen\".",
+		    "The title has no identifying words once numbers and ids are removed");
 	}
 	const char *code = sget(req, "failureCode");
 	const char *category = sget(req, "category") ? sget(req, "category") : "app_bug";
@@ -517,7 +521,7 @@ static int mode_log(struct ledger *l, const json_t *req, struct sw_redactor *r, 
 	char at[64];
 	iso(now, at);
 	json_t *ev = json_pack("{s:s,s:s,s:s,s:s,s:s}", "event", "log", "at", at, "issueId", id, "fingerprint", fp,
-			       "title", clean);
+	                       "title", clean);
 	free(clean);
 	set_scrubbed(ev, "summary", req, r);
 	if (code)
@@ -545,11 +549,11 @@ static int mode_log(struct ledger *l, const json_t *req, struct sw_redactor *r, 
 	json_t *o = json_pack("{s:s,s:O}", "outcome", outcome, "issue", issue);
 	if (!strcmp(outcome, "reopened")) {
 		char *msg = sw__asprintf("Regression: this issue was marked fixed%s%s%s%s%s and was seen again.",
-					 sget(before, "fixedInCommit") ? " in " : "",
-					 sget(before, "fixedInCommit") ? sget(before, "fixedInCommit") : "",
-					 sget(before, "howFixed") ? " (\"" : "",
-					 sget(before, "howFixed") ? sget(before, "howFixed") : "",
-					 sget(before, "howFixed") ? "\")" : "");
+		                         sget(before, "fixedInCommit") ? " in " : "",
+		                         sget(before, "fixedInCommit") ? sget(before, "fixedInCommit") : "",
+		                         sget(before, "howFixed") ? " (\"" : "",
+		                         sget(before, "howFixed") ? sget(before, "howFixed") : "",
+		                         sget(before, "howFixed") ? "\")" : "");
 		if (msg)
 			json_object_set_new(o, "regression", json_string(msg));
 		free(msg);
@@ -560,7 +564,7 @@ static int mode_log(struct ledger *l, const json_t *req, struct sw_redactor *r, 
 }
 
 static int mode_change(struct ledger *l, const char *mode, const json_t *req, struct sw_redactor *r, int64_t now,
-		       json_t **out, sw_error **err)
+                       json_t **out, sw_error **err)
 {
 	int rc = SW_OK;
 	json_t *issue = find_issue(l, req, err, &rc);
@@ -574,9 +578,10 @@ static int mode_change(struct ledger *l, const char *mode, const json_t *req, st
 	if (!strcmp(mode, "mark_fixed")) {
 		if (!is_active(state)) {
 			json_decref(ev);
-			return sw__error_set(err, SW_ESTATE, "ISSUE_STATE_INVALID",
-					     "Only open, observed_again, reopened or needs_triage issues can be marked fixed.",
-					     "Issue %s is %s", id, state);
+			return sw__error_set(
+			    err, SW_ESTATE, "ISSUE_STATE_INVALID",
+			    "Only open, observed_again, reopened or needs_triage issues can be marked fixed.",
+			    "Issue %s is %s", id, state);
 		}
 		static const char *const keys[] = {"fixedInCommit", "fixedInVersion", NULL};
 		copy_fields(ev, req, keys);
@@ -592,11 +597,11 @@ static int mode_change(struct ledger *l, const char *mode, const json_t *req, st
 			json_decref(evidence);
 			json_decref(ev);
 			return sw__error_set(err, SW_EINVAL, "ISSUE_EVIDENCE_REQUIRED",
-					     "Mark the issue fixed first, then verify it with reportUri, testCaseId, "
-					     "auditCheckId or evidenceUris.",
-					     strcmp(state, "fixed") != 0 ? "Issue %s is not fixed (it is %s)"
-									 : "Issue %s: verification needs evidence%s",
-					     id, strcmp(state, "fixed") != 0 ? state : "");
+			                     "Mark the issue fixed first, then verify it with reportUri, testCaseId, "
+			                     "auditCheckId or evidenceUris.",
+			                     strcmp(state, "fixed") != 0 ? "Issue %s is not fixed (it is %s)"
+			                                                 : "Issue %s: verification needs evidence%s",
+			                     id, strcmp(state, "fixed") != 0 ? state : "");
 		}
 		json_object_set_new(ev, "evidence", evidence);
 	} else {
@@ -605,16 +610,18 @@ static int mode_change(struct ledger *l, const char *mode, const json_t *req, st
 			json_object_set_new(ev, "event", json_string("unsuppress"));
 			if (strcmp(state, "suppressed") != 0) {
 				json_decref(ev);
-				return sw__error_set(err, SW_ESTATE, "ISSUE_STATE_INVALID", NULL, "Issue %s is not suppressed",
-						     id);
+				return sw__error_set(err, SW_ESTATE, "ISSUE_STATE_INVALID", NULL,
+				                     "Issue %s is not suppressed", id);
 			}
 		} else {
-			const char *until = sget(req, "suppressedUntil") ? sget(req, "suppressedUntil") : sget(req, "until");
+			const char *until =
+			    sget(req, "suppressedUntil") ? sget(req, "suppressedUntil") : sget(req, "until");
 			int64_t t;
 			if (until && !parse_iso(until, &t)) {
 				json_decref(ev);
-				return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Use an ISO date such as 2026-12-31.",
-						     "suppressedUntil: not an ISO date");
+				return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
+				                     "Use an ISO date such as 2026-12-31.",
+				                     "suppressedUntil: not an ISO date");
 			}
 			if (until)
 				json_object_set_new(ev, "suppressedUntil", json_string(until));
@@ -645,7 +652,7 @@ static int mode_history(struct ledger *l, const json_t *req, json_t **out, sw_er
 	int64_t since = 0;
 	if (sget(req, "since") && !parse_iso(sget(req, "since"), &since))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Use an ISO date such as 2026-01-31.",
-				     "since: not an ISO date");
+		                     "since: not an ISO date");
 	bool with_suppressed = json_is_true(json_object_get(req, "includeSuppressed"));
 	json_t *list = json_array();
 	size_t total = 0, suppressed = 0;
@@ -668,7 +675,7 @@ static int mode_history(struct ledger *l, const json_t *req, json_t **out, sw_er
 		json_array_append(list, issue);
 	}
 	*out = json_pack("{s:o,s:I,s:I,s:I}", "issues", list, "count", (json_int_t)json_array_size(list), "total",
-			 (json_int_t)total, "suppressed", (json_int_t)suppressed);
+	                 (json_int_t)total, "suppressed", (json_int_t)suppressed);
 	return SW_OK;
 }
 
@@ -734,7 +741,8 @@ static int mode_metrics(struct ledger *l, const json_t *req, json_t **out, sw_er
 			}
 		}
 		counted++;
-		json_object_set_new(by_state, state, json_integer(json_integer_value(json_object_get(by_state, state)) + 1));
+		json_object_set_new(by_state, state,
+		                    json_integer(json_integer_value(json_object_get(by_state, state)) + 1));
 		const char *cat = sget(issue, "category") ? sget(issue, "category") : "unknown";
 		json_object_set_new(by_cat, cat, json_integer(json_integer_value(json_object_get(by_cat, cat)) + 1));
 		const char *sev = sget(issue, "severity") ? sget(issue, "severity") : "unknown";
@@ -760,12 +768,12 @@ static int mode_metrics(struct ledger *l, const json_t *req, json_t **out, sw_er
 	free(keys);
 	json_decref(periods);
 	*out = json_pack("{s:s,s:I,s:o,s:o,s:o,s:o}", "groupBy", group, "issues", (json_int_t)counted, "periods", rows,
-			 "byState", by_state, "byCategory", by_cat, "bySeverity", by_sev);
+	                 "byState", by_state, "byCategory", by_cat, "bySeverity", by_sev);
 	return SW_OK;
 }
 
 SW_API int sw_issues_run(const char *project_root, const char *request_json, struct sw_redactor *redactor,
-			 char **result_json, sw_error **err)
+                         char **result_json, sw_error **err)
 {
 	if (!project_root || !request_json || !result_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_issues_run: missing argument");
@@ -777,7 +785,7 @@ SW_API int sw_issues_run(const char *project_root, const char *request_json, str
 	}
 	const char *mode = sget(req, "mode") ? sget(req, "mode") : "history";
 	bool writes = !strcmp(mode, "log") || !strcmp(mode, "mark_fixed") || !strcmp(mode, "verify_fixed") ||
-		      !strcmp(mode, "suppress");
+	              !strcmp(mode, "suppress");
 	if (!writes && strcmp(mode, "history") && strcmp(mode, "metrics")) {
 		json_decref(req);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "mode: unknown mode \"%s\"", mode);

@@ -28,7 +28,10 @@ typedef struct pattern {
 	bool digits; /* all-digit value: the digit token rules */
 } pattern;
 
-/* A complete DFA over byte classes: delta[state * nclasses + class]. State 0 is the root. */
+/*
+ * A complete DFA over byte classes. While building, delta[state * nclasses + class]
+ * and has_out; for scanning, trans (the same table, premultiplied and flagged). State 0 is the root.
+ */
 typedef struct automaton {
 	uint32_t nstates;
 	uint32_t nclasses;
@@ -545,6 +548,11 @@ static int build(sw_redactor *r)
 		uint32_t target = ac.delta[k];
 		ac.trans[k] = ((target * nc) << 1) | ac.has_out[target];
 	}
+	/* scanning needs only trans, depth, term and outlink */
+	free(ac.delta);
+	ac.delta = NULL;
+	free(ac.has_out);
+	ac.has_out = NULL;
 	automaton_clear(&r->ac);
 	r->ac = ac;
 	memset(&ac, 0, sizeof(ac));

@@ -18,7 +18,7 @@ static json_t *lenient_map(const json_t *gate)
 			const json_t *key = json_array_get(list, i);
 			if (json_is_string(key))
 				json_object_setn_new(map, json_string_value(key), json_string_length(key),
-						     json_string(kinds[k]));
+				                     json_string(kinds[k]));
 		}
 	}
 	return map;
@@ -179,7 +179,7 @@ static void suite_open(sw_buf *b, const sw_buf *name, size_t tests, size_t failu
 	sw__buf_puts(b, "\n  <testsuite name=\"");
 	esc_attr(b, name);
 	sw__buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"", tests, failures,
-		       skipped);
+	               skipped);
 	time_attr(b, ms);
 	sw__buf_puts(b, "\">");
 }

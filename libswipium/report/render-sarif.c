@@ -11,8 +11,8 @@
 #define APP_MAP_MAX_BYTES (64u * 1024u * 1024u)
 
 struct sw__sarif_sources {
-	char *prefix;      /* monorepo prefix, "" or "apps/mobile/" */
-	char *default_uri; /* prefixed */
+	char *prefix;        /* monorepo prefix, "" or "apps/mobile/" */
+	char *default_uri;   /* prefixed */
 	json_t *by_screen;   /* lower-cased screen -> prefixed uri */
 	json_t *by_workflow; /* lower-cased workflow -> prefixed uri */
 };
@@ -98,7 +98,7 @@ static char *find_info_plist(const char *root, const char *rel_base)
 	qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && !found; i++) {
 		char *rel = rel_base[0] ? sw__asprintf("%s/%s/Info.plist", rel_base, names[i])
-					: sw__asprintf("%s/Info.plist", names[i]);
+		                        : sw__asprintf("%s/Info.plist", names[i]);
 		if (rel && usable_source(root, rel, strlen(rel)))
 			found = rel;
 		else
@@ -116,8 +116,13 @@ out:
 
 static char *default_source(const char *root)
 {
-	static const char *const fixed[] = {"app.json", "package.json", "pubspec.yaml", "android/app/build.gradle.kts",
-					    "android/app/build.gradle", "app/build.gradle.kts", "app/build.gradle"};
+	static const char *const fixed[] = {"app.json",
+	                                    "package.json",
+	                                    "pubspec.yaml",
+	                                    "android/app/build.gradle.kts",
+	                                    "android/app/build.gradle",
+	                                    "app/build.gradle.kts",
+	                                    "app/build.gradle"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(fixed); i++)
 		if (usable_source(root, fixed[i], strlen(fixed[i])))
 			return sw__strdup(fixed[i]);
@@ -505,9 +510,9 @@ static void finding_result(sw__jw *w, const json_t *f, const sw__sarif_sources *
 	if (!sw__js_nullish(detail))
 		sw__js_string(&detail_s, detail);
 	sw__str parts[4] = {{sw__buf_cstr(&id), id.len},
-			    {sw__buf_cstr(&kind_s), kind_s.len},
-			    {sw__buf_cstr(&screen_s), screen_s.len},
-			    {sw__buf_cstr(&detail_s), detail_s.len}};
+	                    {sw__buf_cstr(&kind_s), kind_s.len},
+	                    {sw__buf_cstr(&screen_s), screen_s.len},
+	                    {sw__buf_cstr(&detail_s), detail_s.len}};
 	const char *level = sw__js_is(sev, "high") ? "error" : sw__js_is(sev, "medium") ? "warning" : "note";
 	sw__jw_open(w, '{');
 	kv_buf(w, "ruleId", &id);

@@ -4,8 +4,9 @@
 
 #include "report-internal.h"
 
-static const char TRUNCATION_NOTE[] = "\n\n> \xE2\x9A\xA0\xEF\xB8\x8F Summary truncated at 900 KB (GitHub's step-summary "
-				      "limit is 1 MiB). See the JUnit/SARIF/Markdown exports for the full report.";
+static const char TRUNCATION_NOTE[] =
+    "\n\n> \xE2\x9A\xA0\xEF\xB8\x8F Summary truncated at 900 KB (GitHub's step-summary "
+    "limit is 1 MiB). See the JUnit/SARIF/Markdown exports for the full report.";
 
 const char *sw__risk_badge(const json_t *risk);
 const char *sw__outcome_mark(const json_t *outcome);
@@ -26,11 +27,9 @@ const char *sw__outcome_mark(const json_t *outcome)
 	static const struct {
 		const char *outcome, *mark;
 	} marks[] = {
-		{"pass", "\xE2\x9C\x85"},
-		{"fail", "\xE2\x9D\x8C"},
-		{"blocked", "\xE2\x9B\x94"},
-		{"skipped", "\xE2\x8F\xAD\xEF\xB8\x8F"},
-		{"not_applicable", "\xE2\x9E\x96"},
+	    {"pass", "\xE2\x9C\x85"},           {"fail", "\xE2\x9D\x8C"},
+	    {"blocked", "\xE2\x9B\x94"},        {"skipped", "\xE2\x8F\xAD\xEF\xB8\x8F"},
+	    {"not_applicable", "\xE2\x9E\x96"},
 	};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(marks); i++)
 		if (sw__js_is(outcome, marks[i].outcome))
@@ -144,7 +143,8 @@ char *sw__render_github_summary(const json_t *r, const json_t *gate, size_t *len
 	sw__buf_puts(&b, ".\n\n");
 	if (gate) {
 		sw__buf_puts(&b, "**Release gate (policy):** ");
-		sw__buf_puts(&b, json_is_true(sw__js_get(gate, "block")) ? "\xE2\x9D\x8C FAIL: " : "\xE2\x9C\x85 PASS: ");
+		sw__buf_puts(&b,
+		             json_is_true(sw__js_get(gate, "block")) ? "\xE2\x9D\x8C FAIL: " : "\xE2\x9C\x85 PASS: ");
 		put_js(&b, sw__js_get(gate, "reason"), sw__md_text_line);
 		sw__buf_puts(&b, "\n\n");
 	}
@@ -155,8 +155,8 @@ char *sw__render_github_summary(const json_t *r, const json_t *gate, size_t *len
 	size_t counts[4] = {0, 0, 0, 0};
 	for (size_t i = 0; i < nf; i++)
 		counts[severity_rank(sw__js_get(json_array_get(findings, i), "severity"))]++;
-	sw__buf_printf(&b, "Findings: **%zu high** \xC2\xB7 %zu medium \xC2\xB7 %zu low. Workflows: ", counts[0], counts[1],
-		       counts[2]);
+	sw__buf_printf(&b, "Findings: **%zu high** \xC2\xB7 %zu medium \xC2\xB7 %zu low. Workflows: ", counts[0],
+	               counts[1], counts[2]);
 	const json_t *tally = sw__js_get(r, "outcomeTally");
 	if (json_is_object(tally) && json_object_size(tally) > 0) {
 		const char *k;
@@ -183,7 +183,8 @@ char *sw__render_github_summary(const json_t *r, const json_t *gate, size_t *len
 	sw__buf_putc(&b, '.');
 
 	if (nf) {
-		sw__buf_puts(&b, "\n\n### Top findings\n\n| Severity | Code | Detail | Evidence |\n| --- | --- | --- | --- |");
+		sw__buf_puts(
+		    &b, "\n\n### Top findings\n\n| Severity | Code | Detail | Evidence |\n| --- | --- | --- | --- |");
 		size_t shown = 0;
 		for (int rank = 0; rank < 4 && shown < 10; rank++) {
 			for (size_t i = 0; i < nf && shown < 10; i++) {
@@ -199,7 +200,7 @@ char *sw__render_github_summary(const json_t *r, const json_t *gate, size_t *len
 				const json_t *detail = sw__js_get(f, "detail");
 				put_js_or(&b, detail, "", sw__md_cell);
 				const json_t *count = sw__js_get(f, "count");
-				if (json_is_number(count) && json_number_value(count) > 1) {
+				if (sw__js_number_coerce(count) > 1) {
 					sw__buf_puts(&b, " (\xC3\x97");
 					sw__js_string(&b, count);
 					sw__buf_putc(&b, ')');
@@ -225,8 +226,9 @@ char *sw__render_github_summary(const json_t *r, const json_t *gate, size_t *len
 		if (sw__js_is(outcome, "pass"))
 			continue;
 		if (!header) {
-			sw__buf_puts(&b, "\n\n### Failed / blocked workflows\n\n| Workflow | Outcome | Reason | Evidence |\n"
-					 "| --- | --- | --- | --- |");
+			sw__buf_puts(
+			    &b, "\n\n### Failed / blocked workflows\n\n| Workflow | Outcome | Reason | Evidence |\n"
+			        "| --- | --- | --- | --- |");
 			header = true;
 		}
 		sw__buf_puts(&b, "\n| ");

@@ -106,8 +106,9 @@ static char *session_report(const session *s)
 	for (size_t i = 0; i < sw__js_array_len(arts); i++) {
 		const json_t *a = json_array_get(arts, i);
 		const json_t *path = sw__js_get(a, "path");
-		if (!sw__js_is(sw__js_get(a, "kind"), "report") || !sw__js_is(sw__js_get(a, "mime"), "application/json") ||
-		    !json_is_string(path) || memchr(json_string_value(path), '\0', json_string_length(path)))
+		if (!sw__js_is(sw__js_get(a, "kind"), "report") ||
+		    !sw__js_is(sw__js_get(a, "mime"), "application/json") || !json_is_string(path) ||
+		    memchr(json_string_value(path), '\0', json_string_length(path)))
 			continue;
 		const char *p = json_string_value(path);
 		if (!report_name(p, NULL, NULL))
@@ -203,10 +204,11 @@ static char *home_dir(const char *home)
 }
 
 SW_API int sw_report_find(const char *home, const char *root, const char *session_id, char **report_path,
-			  sw_error **err)
+                          sw_error **err)
 {
 	if (!report_path)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_report_find: report_path is required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_report_find: report_path is required");
 	int rc = SW_OK;
 	char *h = home_dir(home), *root_abs = sw__path_resolve(NULL, root ? root : "."), *root_real = NULL;
 	char *store = NULL, *runs = NULL, *registry = NULL;
@@ -232,7 +234,8 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 	json_t *reg = read_json(registry, REGISTRY_MAX_BYTES);
 	for (size_t i = 0; i < sw__js_array_len(reg); i++) {
 		const json_t *dir = sw__js_get(json_array_get(reg, i), "dir");
-		if (json_is_string(dir) && json_string_length(dir) && !memchr(json_string_value(dir), '\0', json_string_length(dir)))
+		if (json_is_string(dir) && json_string_length(dir) &&
+		    !memchr(json_string_value(dir), '\0', json_string_length(dir)))
 			add_dir(&dirs, sw__path_resolve(NULL, json_string_value(dir)));
 	}
 	json_decref(reg);
@@ -262,8 +265,8 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 		free(sp);
 		const json_t *id = sw__js_get(st, "id"), *sroot = sw__js_get(st, "root");
 		bool keep = json_is_string(id) && json_is_string(sroot) &&
-			    !memchr(json_string_value(id), '\0', json_string_length(id)) &&
-			    !memchr(json_string_value(sroot), '\0', json_string_length(sroot));
+		            !memchr(json_string_value(id), '\0', json_string_length(id)) &&
+		            !memchr(json_string_value(sroot), '\0', json_string_length(sroot));
 		if (keep) {
 			char *real = sw__path_real_or_resolved(json_string_value(sroot));
 			keep = real && !strcmp(real, root_real);
@@ -273,8 +276,8 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 			json_decref(st);
 			continue;
 		}
-		ss[ns] = (session){sw__strdup(json_string_value(id)), dirs.dirs[i], created_at(sw__js_get(st, "createdAt")),
-				   st, ns};
+		ss[ns] = (session){sw__strdup(json_string_value(id)), dirs.dirs[i],
+		                   created_at(sw__js_get(st, "createdAt")), st, ns};
 		ns++;
 	}
 	qsort(ss, ns, sizeof(*ss), cmp_session);
@@ -285,15 +288,15 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 				continue;
 			char *p = session_report(&ss[i]);
 			if (!p)
-				rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
-						   "Session %s has no persisted report yet. Call qa_report for it first.",
-						   session_id);
+				rc = sw__error_set(
+				    err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+				    "Session %s has no persisted report yet. Call qa_report for it first.", session_id);
 			else
 				*report_path = p;
 			goto out;
 		}
 		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
-				   "No persisted Swipium session \"%s\" for project %s.", session_id, root_abs);
+		                   "No persisted Swipium session \"%s\" for project %s.", session_id, root_abs);
 		goto out;
 	}
 	for (size_t i = ns; i-- > 0;) {
@@ -303,10 +306,11 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 			goto out;
 		}
 	}
-	rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
-			   "No Swipium session with a report found for project %s (looked in %s).\n"
-			   "Run the agent step first and make sure it calls qa_report (any format) before the session ends.",
-			   root_abs, store);
+	rc = sw__error_set(
+	    err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+	    "No Swipium session with a report found for project %s (looked in %s).\n"
+	    "Run the agent step first and make sure it calls qa_report (any format) before the session ends.",
+	    root_abs, store);
 out:
 	for (size_t i = 0; i < ns; i++) {
 		free(ss[i].id);

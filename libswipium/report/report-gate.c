@@ -35,10 +35,10 @@ void sw__policy_norm(sw_buf *b, const char *s, size_t len)
 static const struct {
 	const char *token, *code;
 } synonyms[] = {
-	{"appbug", "assertionfailed"},
-	{"visualdiff", "assertionfailed"},
-	{"crash", "nativecrash"},
-	{"errorboundary", "errorboundary"},
+    {"appbug", "assertionfailed"},
+    {"visualdiff", "assertionfailed"},
+    {"crash", "nativecrash"},
+    {"errorboundary", "errorboundary"},
 };
 
 static bool buf_is(const sw_buf *b, const char *s)
@@ -152,7 +152,7 @@ static void join(sw_buf *b, const json_t *arr)
 
 /* One failing verdict: flow and code decide where its key goes. */
 static void judge(json_t *gate_lists[3], const json_t *policy, const char *flow, size_t flow_len, const char *code,
-		  size_t code_len)
+                  size_t code_len)
 {
 	sw_buf key = SW_BUF_INIT;
 	sw__buf_append(&key, flow, flow_len);

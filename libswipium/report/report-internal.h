@@ -45,6 +45,8 @@ sw_buf sw__js_string_buf(const json_t *v);
 const json_t *sw__js_coalesce(const json_t *a, const json_t *b);
 /* Array length, 0 when @v is not an array. */
 size_t sw__js_array_len(const json_t *v);
+/* Number(v) for a comparison such as `v > 1`: numeric strings count, anything unusable is 0. */
+double sw__js_number_coerce(const json_t *v);
 /* Number value when @v is a number, else @def. */
 double sw__js_number(const json_t *v, double def);
 

@@ -283,3 +283,19 @@ double sw__js_number(const json_t *v, double def)
 {
 	return json_is_number(v) ? json_number_value(v) : def;
 }
+
+double sw__js_number_coerce(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (json_is_true(v))
+		return 1;
+	if (!json_is_string(v) || memchr(json_string_value(v), '\0', json_string_length(v)))
+		return 0; /* NaN, null, false, objects: never greater than 1 */
+	const char *s = json_string_value(v);
+	char *end = NULL;
+	double d = strtod(s, &end);
+	while (end && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+		end++;
+	return end && end != s && *end == '\0' ? d : 0;
+}

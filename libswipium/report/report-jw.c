@@ -56,9 +56,7 @@ static void jw_string(sw_buf *b, const char *s, size_t len)
 		case '\n': esc[1] = 'n'; break;
 		case '\r': esc[1] = 'r'; break;
 		case '\t': esc[1] = 't'; break;
-		default:
-			esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hex[c >> 4], esc[5] = hex[c & 15];
-			n = 6;
+		default: esc[1] = 'u', esc[2] = '0', esc[3] = '0', esc[4] = hex[c >> 4], esc[5] = hex[c & 15]; n = 6;
 		}
 		out_n(b, esc, n);
 	}

@@ -7,7 +7,7 @@
 
 #include "report-internal.h"
 
-static const char ELLIPSIS[] = "\xE2\x80\xA6"; /* U+2026 */
+static const char ELLIPSIS[] = "\xE2\x80\xA6";    /* U+2026 */
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
 void sw__xml_escape(sw_buf *b, const char *s, size_t len)
@@ -82,8 +82,7 @@ void sw__md_text(sw_buf *b, const char *s, size_t len)
 }
 
 /* Calls @fn on each piece of s between line breaks (CRLF, LF or a lone CR), with @sep between. */
-static void each_line(sw_buf *b, const char *s, size_t len, const char *sep,
-		      void (*fn)(sw_buf *, const char *, size_t))
+static void each_line(sw_buf *b, const char *s, size_t len, const char *sep, void (*fn)(sw_buf *, const char *, size_t))
 {
 	size_t start = 0;
 	for (size_t i = 0; i < len; i++) {
@@ -165,7 +164,7 @@ void sw__md_link_dest(sw_buf *b, const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			    (c != 0 && strchr("-._~:/?#@!$&'*+,;=%", c) != NULL);
+		            (c != 0 && strchr("-._~:/?#@!$&'*+,;=%", c) != NULL);
 		if (keep) {
 			sw__buf_putc(b, (char)c);
 		} else {
@@ -384,7 +383,7 @@ static bool is_space(const char *s, size_t len, size_t i, size_t *n)
 	uint32_t cp;
 	size_t k = c >= 0x80 ? sw__utf8_decode((const unsigned char *)s + i, len - i, &cp) : 0;
 	if (k && (cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
-		  cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)) {
+	          cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)) {
 		*n = k;
 		return true;
 	}

@@ -13,8 +13,8 @@ static const struct {
 	const char *name;
 	sw_report_format format;
 } formats[] = {
-	{"junit", SW_REPORT_JUNIT},	  {"sarif", SW_REPORT_SARIF}, {"github-summary", SW_REPORT_GITHUB_SUMMARY},
-	{"markdown", SW_REPORT_MARKDOWN}, {"json", SW_REPORT_JSON},
+    {"junit", SW_REPORT_JUNIT},       {"sarif", SW_REPORT_SARIF}, {"github-summary", SW_REPORT_GITHUB_SUMMARY},
+    {"markdown", SW_REPORT_MARKDOWN}, {"json", SW_REPORT_JSON},
 };
 
 SW_API int sw_report_format_parse(const char *name, sw_report_format *out)
@@ -50,8 +50,8 @@ static int load(const char *data, size_t len, const char *path, sw_report **out,
 	if (!root) {
 		int rc;
 		if (path)
-			rc = sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s", path,
-					   msg ? msg : "invalid JSON");
+			rc = sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s",
+			                   path, msg ? msg : "invalid JSON");
 		else
 			rc = sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "%s", msg ? msg : "invalid JSON");
 		free(msg);
@@ -61,9 +61,9 @@ static int load(const char *data, size_t len, const char *path, sw_report **out,
 		json_decref(root);
 		if (path)
 			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-					     "%s is not a Swipium report JSON (missing findings/testOutcomes).", path);
+			                     "%s is not a Swipium report JSON (missing findings/testOutcomes).", path);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-				     "not a Swipium report JSON (missing findings/testOutcomes).");
+		                     "not a Swipium report JSON (missing findings/testOutcomes).");
 	}
 	sw_report *r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -71,9 +71,14 @@ static int load(const char *data, size_t len, const char *path, sw_report **out,
 		return sw__error_nomem(err);
 	}
 	r->root = root;
+	/* String(sessionId) as the reference prints it; absent (undefined) stays NULL. */
 	const json_t *sid = json_object_get(root, "sessionId");
-	if (json_is_string(sid) && !memchr(json_string_value(sid), '\0', json_string_length(sid)))
-		r->session_id = sw__strdup(json_string_value(sid));
+	if (sid) {
+		sw_buf b = sw__js_string_buf(sid);
+		if (!memchr(sw__buf_cstr(&b), '\0', b.len))
+			r->session_id = sw__strdup(sw__buf_cstr(&b));
+		sw__buf_free(&b);
+	}
 	*out = r;
 	return SW_OK;
 }
@@ -81,30 +86,34 @@ static int load(const char *data, size_t len, const char *path, sw_report **out,
 SW_API int sw_report_load_data(const char *data, size_t len, sw_report **out, sw_error **err)
 {
 	if ((!data && len) || !out)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_report_load_data: data and out are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_report_load_data: data and out are required");
 	return load(data ? data : "", len, NULL, out, err);
 }
 
 SW_API int sw_report_load_file(const char *path, sw_report **out, sw_error **err)
 {
 	if (!path || !out)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_report_load_file: path and out are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_report_load_file: path and out are required");
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		int e = errno;
 		if (e == ENOENT || e == ENOTDIR)
-			return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "Report file not found: %s", path);
-		return sw__error_set(err, SW_EIO, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s", path, strerror(e));
+			return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "Report file not found: %s",
+			                     path);
+		return sw__error_set(err, SW_EIO, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s", path,
+		                     strerror(e));
 	}
 	if (S_ISDIR(st.st_mode))
 		return sw__error_set(err, SW_EIO, "INVALID_ARGUMENT", NULL,
-				     "Could not read report %s: EISDIR: illegal operation on a directory, read", path);
+		                     "Could not read report %s: EISDIR: illegal operation on a directory, read", path);
 	char *data = NULL;
 	size_t len = 0;
 	sw_error *rerr = NULL;
 	if (sw__read_file(path, REPORT_MAX_BYTES, &data, &len, &rerr) != SW_OK) {
-		int rc = sw__error_set(err, sw_error_code(rerr), "INVALID_ARGUMENT", NULL, "Could not read report %s: %s",
-				       path, sw_error_message(rerr));
+		int rc = sw__error_set(err, sw_error_code(rerr), "INVALID_ARGUMENT", NULL,
+		                       "Could not read report %s: %s", path, sw_error_message(rerr));
 		sw_error_free(rerr);
 		return rc;
 	}
@@ -135,7 +144,8 @@ static char *gate_text(const json_t *gate)
 SW_API int sw_report_gate(const sw_report *report, const char *project_root, char **gate_json, sw_error **err)
 {
 	if (!report || !gate_json)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_report_gate: report and out are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_report_gate: report and out are required");
 	json_t *policy = sw__policy_load(project_root);
 	json_t *gate = sw__gate_eval(report->root, policy);
 	json_decref(policy);
@@ -199,16 +209,17 @@ char *sw__render_json(const json_t *r, const json_t *gate, size_t *len)
 }
 
 SW_API int sw_report_render(const sw_report *report, sw_report_format format, const sw_report_render_options *opts,
-			    char **out, size_t *len_out, char **gate_json_out, sw_error **err)
+                            char **out, size_t *len_out, char **gate_json_out, sw_error **err)
 {
 	if (!report || !out)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_report_render: report and out are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_report_render: report and out are required");
 	if (opts && opts->version != SW_REPORT_RENDER_OPTIONS_VERSION)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-				     "sw_report_render: options version %u is not supported", opts->version);
+		                     "sw_report_render: options version %u is not supported", opts->version);
 	if (!sw_report_format_name(format))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_report_render: unknown format %d",
-				     (int)format);
+		                     (int)format);
 	const char *root = opts ? opts->project_root : NULL;
 	json_t *policy = sw__policy_load(root);
 	json_t *gate = sw__gate_eval(report->root, policy);

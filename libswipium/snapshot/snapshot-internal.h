@@ -84,9 +84,8 @@ void sw__element_line(sw_buf *b, const sw__element *e, sw_snapshot_redact_fn red
 /* Assigns refs to @cur, reusing those of @prev (nullable) for the same elements; *next_ref advances. */
 void sw__snapshot_assign_refs(sw__screen *cur, const sw__screen *prev, unsigned *next_ref);
 
-/* The current / previous screen of a tracker. (transfer none, nullable) */
+/* The current screen of a tracker (the previous one lives only during sw_snapshot_take_xml). (nullable) */
 const sw__screen *sw__snapshot_current(const sw_snapshot_tracker *t);
-const sw__screen *sw__snapshot_previous(const sw_snapshot_tracker *t);
 /* Finds an element of the current screen by ref number. (nullable) */
 const sw__element *sw__snapshot_find_ref(const sw_snapshot_tracker *t, unsigned ref);
 /* Resolves a target object ({ref|text|id|selector, index}) to an element; errors carry the failure code. */
@@ -101,7 +100,7 @@ json_t *sw__snapshot_element_json(const sw_snapshot_tracker *t, const sw__elemen
 json_t *sw__snapshot_element_repr(const sw_snapshot_tracker *t, const sw__element *e, bool verbose);
 
 /*
- * Compares the current screen with the previous one: elements added and
+ * Inside sw_snapshot_take_xml: compares the current screen with the previous one: elements added and
  * removed, and state changes of elements that stayed (checked, selected,
  * text). Returns true when anything changed (positions moving count, since
  * a moved element is a new element).

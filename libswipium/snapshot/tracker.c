@@ -69,11 +69,6 @@ const sw__screen *sw__snapshot_current(const sw_snapshot_tracker *t)
 	return t->cur;
 }
 
-const sw__screen *sw__snapshot_previous(const sw_snapshot_tracker *t)
-{
-	return t->prev;
-}
-
 char *sw__snapshot_redact(const sw_snapshot_tracker *t, const char *text)
 {
 	if (t && t->redact && text[0]) {
@@ -645,6 +640,10 @@ int sw_snapshot_take_xml(sw_snapshot_tracker *t, const char *xml, size_t len, co
 	}
 	*out_json = txt;
 out:
+	/* the previous screen only serves this call (refs, diff): one parsed document stays alive between calls */
+	sw__screen_free(t ? t->prev : NULL);
+	if (t)
+		t->prev = NULL;
 	free(keep);
 	json_decref(opts);
 	json_decref(res);

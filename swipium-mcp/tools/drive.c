@@ -119,6 +119,16 @@ static struct binding *bind_session(mcp_call *call, sw_session *s)
 	free(serial);
 	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
 	sw_drive_set_hooks(drive, &hooks);
+	/* the session's budget decides when dumps go visual-only */
+	char *budget = NULL;
+	if (sw_session_get_json(s, "budget", &budget, NULL) == SW_OK && budget) {
+		json_t *bj = json_loads(budget, 0, NULL);
+		json_t *m = json_object_get(bj, "maxSnapshotFailures");
+		if (json_is_number(m) && json_number_value(m) >= 1)
+			sw_snapshot_tracker_set_max_failures(sw_drive_tracker(drive), (unsigned)json_number_value(m));
+		json_decref(bj);
+	}
+	sw_free(budget);
 	snprintf(free_slot->sid, sizeof(free_slot->sid), "%s", sid);
 	free_slot->dev = dev;
 	free_slot->drive = drive;
@@ -289,7 +299,9 @@ static void qa_act(mcp_call *call, json_t *args)
 	json_decref(a);
 	char *out = NULL;
 	sw_error *err = NULL;
+	sw_drive_set_abort(b->drive, mcp_call_abort, call);
 	int rc = sw_drive_act(b->drive, aj, &out, &err);
+	sw_drive_set_abort(b->drive, NULL, NULL);
 	free(aj);
 	/* the action is recorded with its arguments as given: placeholders, never resolved values */
 	json_t *rec = json_deep_copy(args);

@@ -5,10 +5,13 @@
 
 #include "../mcp.h"
 
-#define STATES "[\"open\",\"observed_again\",\"fixed\",\"reopened\",\"suppressed\",\"expected_environment_noise\",\"needs_triage\"]"
-#define CATEGORIES                                                                                                  \
-	"[\"app_bug\",\"blocker_app_bug\",\"environment_noise\",\"expected_gate\",\"hard_gate\",\"improvement\","   \
-	"\"missing_test_data\",\"mcp_limitation\",\"security_privacy\",\"store_compliance\",\"accessibility_readiness\"]"
+#define STATES                                                                                                         \
+	"[\"open\",\"observed_again\",\"fixed\",\"reopened\",\"suppressed\",\"expected_environment_noise\",\"needs_"   \
+	"triage\"]"
+#define CATEGORIES                                                                                                     \
+	"[\"app_bug\",\"blocker_app_bug\",\"environment_noise\",\"expected_gate\",\"hard_gate\",\"improvement\","      \
+	"\"missing_test_data\",\"mcp_limitation\",\"security_privacy\",\"store_compliance\",\"accessibility_"          \
+	"readiness\"]"
 #define SEVERITIES "[\"blocker\",\"high\",\"medium\",\"low\",\"info\"]"
 #define PLATFORMS "[\"ios\",\"android\",\"web\",\"unknown\"]"
 
@@ -57,59 +60,62 @@ static void qa_issue_log(mcp_call *call, json_t *args)
 	char summary[400];
 	if (!strcmp(mode, "history"))
 		snprintf(summary, sizeof(summary), "%lld issue(s) shown of %lld in the ledger (%lld suppressed).",
-			 (long long)json_integer_value(json_object_get(o, "count")),
-			 (long long)json_integer_value(json_object_get(o, "total")),
-			 (long long)json_integer_value(json_object_get(o, "suppressed")));
+		         (long long)json_integer_value(json_object_get(o, "count")),
+		         (long long)json_integer_value(json_object_get(o, "total")),
+		         (long long)json_integer_value(json_object_get(o, "suppressed")));
 	else if (!strcmp(mode, "metrics"))
 		snprintf(summary, sizeof(summary), "Issue metrics by %s over %lld issue(s).",
-			 json_string_value(json_object_get(o, "groupBy")),
-			 (long long)json_integer_value(json_object_get(o, "issues")));
+		         json_string_value(json_object_get(o, "groupBy")),
+		         (long long)json_integer_value(json_object_get(o, "issues")));
 	else
 		snprintf(summary, sizeof(summary), "Issue %s \"%.200s\": %s (state %s).",
-			 json_string_value(json_object_get(issue, "issueId")),
-			 json_string_value(json_object_get(issue, "title")) ? json_string_value(json_object_get(issue, "title"))
-									    : "",
-			 json_string_value(json_object_get(o, "outcome")), json_string_value(json_object_get(issue, "state")));
+		         json_string_value(json_object_get(issue, "issueId")),
+		         json_string_value(json_object_get(issue, "title"))
+		             ? json_string_value(json_object_get(issue, "title"))
+		             : "",
+		         json_string_value(json_object_get(o, "outcome")),
+		         json_string_value(json_object_get(issue, "state")));
 	free(root);
 	sw_free(source);
 	mcp_ok(call, o, summary);
 }
 
 const struct mcp_tool mcp_tool_qa_issue_log = {
-	.name = "qa_issue_log",
-	.group = "issues",
-	.description = "Project issue ledger (.swipium/issues-log.jsonl): history, log, mark_fixed, verify_fixed, "
-		       "suppress, metrics. Re-observed fixed issues reopen.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"projectRoot\":{\"type\":\"string\"},"
-		  "\"sessionId\":{\"type\":\"string\",\"description\":\"Scrubs the session's secrets.\"},"
-		  "\"mode\":{\"type\":\"string\",\"enum\":[\"history\",\"log\",\"mark_fixed\",\"verify_fixed\",\"suppress\","
-		  "\"metrics\"]},"
-		  "\"state\":{\"type\":\"string\",\"enum\":" STATES "},"
-		  "\"category\":{\"type\":\"string\",\"enum\":" CATEGORIES "},"
-		  "\"severity\":{\"type\":\"string\",\"enum\":" SEVERITIES "},"
-		  "\"platform\":{\"type\":\"string\",\"enum\":" PLATFORMS "},"
-		  "\"since\":{\"type\":\"string\",\"description\":\"ISO date.\"},"
-		  "\"includeSuppressed\":{\"type\":\"boolean\"},"
-		  "\"title\":{\"type\":\"string\",\"description\":\"log: what is wrong, where.\"},"
-		  "\"summary\":{\"type\":\"string\"},"
-		  "\"failureCode\":{\"type\":\"string\"},"
-		  "\"evidenceUris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-		  "\"issueId\":{\"type\":\"string\"},"
-		  "\"fingerprint\":{\"type\":\"string\"},"
-		  "\"fixedInCommit\":{\"type\":\"string\"},"
-		  "\"fixedInVersion\":{\"type\":\"string\"},"
-		  "\"howFixed\":{\"type\":\"string\"},"
-		  "\"fixedBy\":{\"type\":\"string\"},"
-		  "\"reportUri\":{\"type\":\"string\"},"
-		  "\"testCaseId\":{\"type\":\"string\"},"
-		  "\"auditCheckId\":{\"type\":\"string\"},"
-		  "\"suppressionReason\":{\"type\":\"string\"},"
-		  "\"suppressedUntil\":{\"type\":\"string\",\"description\":\"ISO date.\"},"
-		  "\"suppressionScope\":{\"type\":\"string\"},"
-		  "\"unsuppress\":{\"type\":\"boolean\"},"
-		  "\"until\":{\"type\":\"string\",\"description\":\"Deprecated alias of suppressedUntil; metrics: end.\"},"
-		  "\"groupBy\":{\"type\":\"string\",\"enum\":[\"day\",\"week\",\"month\"]}}}",
-	.annot = MCP_ANNOT_W,
-	.handler = qa_issue_log,
+    .name = "qa_issue_log",
+    .group = "issues",
+    .description = "Project issue ledger (.swipium/issues-log.jsonl): history, log, mark_fixed, verify_fixed, "
+                   "suppress, metrics. Re-observed fixed issues reopen.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"projectRoot\":{\"type\":\"string\"},"
+        "\"sessionId\":{\"type\":\"string\",\"description\":\"Scrubs the session's secrets.\"},"
+        "\"mode\":{\"type\":\"string\",\"enum\":[\"history\",\"log\",\"mark_fixed\",\"verify_fixed\",\"suppress\","
+        "\"metrics\"]},"
+        "\"state\":{\"type\":\"string\",\"enum\":" STATES "},"
+        "\"category\":{\"type\":\"string\",\"enum\":" CATEGORIES "},"
+        "\"severity\":{\"type\":\"string\",\"enum\":" SEVERITIES "},"
+        "\"platform\":{\"type\":\"string\",\"enum\":" PLATFORMS "},"
+        "\"since\":{\"type\":\"string\",\"description\":\"ISO date.\"},"
+        "\"includeSuppressed\":{\"type\":\"boolean\"},"
+        "\"title\":{\"type\":\"string\",\"description\":\"log: what is wrong, where.\"},"
+        "\"summary\":{\"type\":\"string\"},"
+        "\"failureCode\":{\"type\":\"string\"},"
+        "\"evidenceUris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+        "\"issueId\":{\"type\":\"string\"},"
+        "\"fingerprint\":{\"type\":\"string\"},"
+        "\"fixedInCommit\":{\"type\":\"string\"},"
+        "\"fixedInVersion\":{\"type\":\"string\"},"
+        "\"howFixed\":{\"type\":\"string\"},"
+        "\"fixedBy\":{\"type\":\"string\"},"
+        "\"reportUri\":{\"type\":\"string\"},"
+        "\"testCaseId\":{\"type\":\"string\"},"
+        "\"auditCheckId\":{\"type\":\"string\"},"
+        "\"suppressionReason\":{\"type\":\"string\"},"
+        "\"suppressedUntil\":{\"type\":\"string\",\"description\":\"ISO date.\"},"
+        "\"suppressionScope\":{\"type\":\"string\"},"
+        "\"unsuppress\":{\"type\":\"boolean\"},"
+        "\"until\":{\"type\":\"string\",\"description\":\"Deprecated alias of suppressedUntil; metrics: end.\"},"
+        "\"groupBy\":{\"type\":\"string\",\"enum\":[\"day\",\"week\",\"month\"]}}}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_issue_log,
 };

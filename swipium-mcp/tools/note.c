@@ -14,7 +14,7 @@ static void log_issue(sw_session *s, json_t *args, json_t *out)
 	if (asprintf(&title, "%s%s%s", workflow, reason ? ": " : "", reason ? reason : "") < 0)
 		return;
 	json_t *req = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "mode", "log", "title", title, "category", "app_bug",
-				"severity", "medium", "sessionId", sw_session_id(s), "source", "qa_note");
+	                        "severity", "medium", "sessionId", sw_session_id(s), "source", "qa_note");
 	free(title);
 	if (json_is_array(json_object_get(args, "artifactUris")))
 		json_object_set(req, "evidenceUris", json_object_get(args, "artifactUris"));
@@ -45,9 +45,9 @@ static void qa_note(mcp_call *call, json_t *args)
 		return;
 	const char *outcome = json_string_value(json_object_get(args, "outcome"));
 	json_t *note = json_object();
-	static const char *const keys[] = {"workflow", "outcome", "category", "reason", "missingPrecondition",
-					   "requiredState", "recommendedSetup", "artifactUris", "verifiedVisually",
-					   NULL};
+	static const char *const keys[] = {
+	    "workflow",      "outcome",          "category",     "reason",           "missingPrecondition",
+	    "requiredState", "recommendedSetup", "artifactUris", "verifiedVisually", NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(args, keys[i]))
 			json_object_set(note, keys[i], json_object_get(args, keys[i]));
@@ -68,35 +68,39 @@ static void qa_note(mcp_call *call, json_t *args)
 	const char *category = json_string_value(json_object_get(note, "category"));
 	const char *workflow = json_string_value(json_object_get(args, "workflow"));
 	json_t *o = json_pack("{s:b,s:s,s:s,s:s*}", "recorded", 1, "workflow", workflow, "outcome", outcome, "category",
-			      category);
+	                      category);
 	if (ledger)
 		log_issue(s, args, o);
 	char summary[400];
-	snprintf(summary, sizeof(summary), "Recorded %s for \"%.200s\"%s%s%s.", outcome, workflow,
-		 category ? " (" : "", category ? category : "", category ? ")" : "");
+	snprintf(summary, sizeof(summary), "Recorded %s for \"%.200s\"%s%s%s.", outcome, workflow, category ? " (" : "",
+	         category ? category : "", category ? ")" : "");
 	json_decref(note);
-	mcp_next(call, "qa_report {sessionId: \"%s\"} when the run is complete", sw_session_id(s));
+	if (mcp_tool_listed("qa_report"))
+		mcp_next(call, "qa_report {sessionId: \"%s\"} when the run is complete", sw_session_id(s));
+	else
+		mcp_next(call, "qa_status {sessionId: \"%s\"} for the next step", sw_session_id(s));
 	mcp_ok(call, o, summary);
 }
 
 const struct mcp_tool mcp_tool_qa_note = {
-	.name = "qa_note",
-	.group = "drive",
-	.description = "Records one workflow's outcome. fail without category = app_bug; mcp_limitation marks the tool "
-		       "verdict BLOCKED in the report.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"sessionId\":{\"type\":\"string\"},"
-		  "\"workflow\":{\"type\":\"string\",\"description\":\"Name of the user journey checked.\"},"
-		  "\"outcome\":{\"type\":\"string\",\"enum\":[\"pass\",\"fail\",\"blocked\",\"skipped\",\"not_applicable\"]},"
-		  "\"category\":{\"type\":\"string\",\"enum\":[\"app_bug\",\"mcp_limitation\",\"missing_test_data\","
-		  "\"intentionally_skipped\",\"destructive_refused\",\"other\"]},"
-		  "\"reason\":{\"type\":\"string\"},"
-		  "\"missingPrecondition\":{\"type\":\"string\"},"
-		  "\"requiredState\":{\"type\":\"string\"},"
-		  "\"recommendedSetup\":{\"type\":\"string\"},"
-		  "\"artifactUris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Evidence URIs.\"},"
-		  "\"verifiedVisually\":{\"type\":\"boolean\"}},"
-		  "\"required\":[\"sessionId\",\"workflow\",\"outcome\"]}",
-	.annot = MCP_ANNOT_W,
-	.handler = qa_note,
+    .name = "qa_note",
+    .group = "drive",
+    .description = "Records one workflow's outcome. fail without category = app_bug; mcp_limitation marks the tool "
+                   "verdict BLOCKED in the report.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"sessionId\":{\"type\":\"string\"},"
+        "\"workflow\":{\"type\":\"string\",\"description\":\"Name of the user journey checked.\"},"
+        "\"outcome\":{\"type\":\"string\",\"enum\":[\"pass\",\"fail\",\"blocked\",\"skipped\",\"not_applicable\"]},"
+        "\"category\":{\"type\":\"string\",\"enum\":[\"app_bug\",\"mcp_limitation\",\"missing_test_data\","
+        "\"intentionally_skipped\",\"destructive_refused\",\"other\"]},"
+        "\"reason\":{\"type\":\"string\"},"
+        "\"missingPrecondition\":{\"type\":\"string\"},"
+        "\"requiredState\":{\"type\":\"string\"},"
+        "\"recommendedSetup\":{\"type\":\"string\"},"
+        "\"artifactUris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Evidence URIs.\"},"
+        "\"verifiedVisually\":{\"type\":\"boolean\"}},"
+        "\"required\":[\"sessionId\",\"workflow\",\"outcome\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_note,
 };

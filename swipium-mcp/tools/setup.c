@@ -81,16 +81,53 @@ static void row(json_t *rows, const char *id, const char *status, const char *de
 	json_array_append_new(rows, r);
 }
 
-static const char *const codex_env_names[] = {
-	"SWIPIUM_TEST_EMAIL", "SWIPIUM_TEST_USERNAME", "SWIPIUM_TEST_PASSWORD", "SWIPIUM_TEST_OTP", "SWIPIUM_TEST_PIN",
-	"SWIPIUM_TEST_TOKEN", "SWIPIUM_TEST_DEEP_LINK", "SWIPIUM_VERIFICATION_CODE", "SWIPIUM_PROJECT_ROOT",
-	"SWIPIUM_REQUIRE_ELICITATION", "SWIPIUM_LOG_LEVEL", "SWIPIUM_OCR_CMD", "SWIPIUM_VISUAL_MASK_CMD",
-	"SWIPIUM_RETENTION_DAYS", "SWIPIUM_RETENTION_KEEP", "ANDROID_HOME", "ANDROID_SDK_ROOT", "ANDROID_SDK_HOME",
-	"ANDROID_USER_HOME", "ANDROID_AVD_HOME", "ANDROID_EMULATOR_HOME", "JAVA_HOME", "JAVA_TOOL_OPTIONS",
-	"GRADLE_USER_HOME", "GRADLE_OPTS", "BUNDLETOOL_JAR", "APPIUM_HOME", "DEVELOPER_DIR", "DEVELOPMENT_TEAM",
-	"XCODE_DEVELOPMENT_TEAM", "WDA_PROJECT_PATH", "WEBDRIVERAGENT_PROJECT", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
-	"CI", "GITHUB_SHA", "GITHUB_REF_NAME", "GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID",
-	"CI_COMMIT_SHA", "CI_COMMIT_REF_NAME", "CI_PIPELINE_URL", "BITBUCKET_COMMIT", "BITBUCKET_BRANCH", NULL};
+static const char *const codex_env_names[] = {"SWIPIUM_TEST_EMAIL",
+                                              "SWIPIUM_TEST_USERNAME",
+                                              "SWIPIUM_TEST_PASSWORD",
+                                              "SWIPIUM_TEST_OTP",
+                                              "SWIPIUM_TEST_PIN",
+                                              "SWIPIUM_TEST_TOKEN",
+                                              "SWIPIUM_TEST_DEEP_LINK",
+                                              "SWIPIUM_VERIFICATION_CODE",
+                                              "SWIPIUM_PROJECT_ROOT",
+                                              "SWIPIUM_REQUIRE_ELICITATION",
+                                              "SWIPIUM_LOG_LEVEL",
+                                              "SWIPIUM_OCR_CMD",
+                                              "SWIPIUM_VISUAL_MASK_CMD",
+                                              "SWIPIUM_RETENTION_DAYS",
+                                              "SWIPIUM_RETENTION_KEEP",
+                                              "ANDROID_HOME",
+                                              "ANDROID_SDK_ROOT",
+                                              "ANDROID_SDK_HOME",
+                                              "ANDROID_USER_HOME",
+                                              "ANDROID_AVD_HOME",
+                                              "ANDROID_EMULATOR_HOME",
+                                              "JAVA_HOME",
+                                              "JAVA_TOOL_OPTIONS",
+                                              "GRADLE_USER_HOME",
+                                              "GRADLE_OPTS",
+                                              "BUNDLETOOL_JAR",
+                                              "APPIUM_HOME",
+                                              "DEVELOPER_DIR",
+                                              "DEVELOPMENT_TEAM",
+                                              "XCODE_DEVELOPMENT_TEAM",
+                                              "WDA_PROJECT_PATH",
+                                              "WEBDRIVERAGENT_PROJECT",
+                                              "HTTP_PROXY",
+                                              "HTTPS_PROXY",
+                                              "NO_PROXY",
+                                              "CI",
+                                              "GITHUB_SHA",
+                                              "GITHUB_REF_NAME",
+                                              "GITHUB_SERVER_URL",
+                                              "GITHUB_REPOSITORY",
+                                              "GITHUB_RUN_ID",
+                                              "CI_COMMIT_SHA",
+                                              "CI_COMMIT_REF_NAME",
+                                              "CI_PIPELINE_URL",
+                                              "BITBUCKET_COMMIT",
+                                              "BITBUCKET_BRANCH",
+                                              NULL};
 
 static void qa_doctor(mcp_call *call, json_t *args)
 {
@@ -110,7 +147,7 @@ static void qa_doctor(mcp_call *call, json_t *args)
 	char detail[4600];
 
 	snprintf(detail, sizeof(detail), "libswipium %s (compatible with Swipium %s)", sw_version(),
-		 sw_compatible_with());
+	         sw_compatible_with());
 	row(rows, "library", "ok", detail, NULL);
 
 	bool android_ready = false;
@@ -119,18 +156,20 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		char *sdk = sdk_dir(&src);
 		bool have_sdk = is_dir(sdk);
 		snprintf(detail, sizeof(detail), "%s (%s)%s", sdk ? sdk : "(no HOME)", src,
-			 have_sdk ? "" : ": not found");
+		         have_sdk ? "" : ": not found");
 		row(rows, "android-sdk", have_sdk ? "ok" : "warn", detail,
 		    have_sdk ? NULL : "Install the Android SDK or set ANDROID_HOME to it.");
 		char *adb = tool_path(have_sdk ? sdk : NULL, "platform-tools", "adb", false);
-		snprintf(detail, sizeof(detail), "%s", adb ? adb : "adb not found on PATH or in the SDK's platform-tools");
+		snprintf(detail, sizeof(detail), "%s",
+		         adb ? adb : "adb not found on PATH or in the SDK's platform-tools");
 		row(rows, "adb", adb ? "ok" : "error", detail,
 		    adb ? NULL : "Install Android platform-tools (Debian: apt-get install adb) or put adb on PATH.");
 		char *emu = tool_path(have_sdk ? sdk : NULL, "emulator", "emulator", true);
 		snprintf(detail, sizeof(detail), "%s", emu ? emu : "emulator not found in the SDK or on PATH");
 		row(rows, "emulator", emu ? "ok" : "warn", detail,
 		    emu ? NULL
-			: "Install the SDK emulator package to boot AVDs; an already running emulator works without it.");
+		        : "Install the SDK emulator package to boot AVDs; an already running emulator works without "
+		          "it.");
 		android_ready = adb != NULL;
 		free(sdk);
 		free(adb);
@@ -146,7 +185,8 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		free(xcrun);
 #else
 		row(rows, "ios", "unsupported",
-		    "iOS Simulator testing needs macOS with Xcode (xcrun simctl and WebDriverAgent); this host is not macOS, "
+		    "iOS Simulator testing needs macOS with Xcode (xcrun simctl and WebDriverAgent); this host is not "
+		    "macOS, "
 		    "so iOS tools answer BACKEND_UNSUPPORTED.",
 		    "Run Swipium on a Mac for iOS; Android works here.");
 #endif
@@ -159,10 +199,10 @@ static void qa_doctor(mcp_call *call, json_t *args)
 	bool stale = false;
 	if (ev || etc || eh) {
 		stale = (ev && strcmp(ev, sw_version()) != 0 && strcmp(ev, sw_compatible_with()) != 0) ||
-			(json_is_number(etc) && (size_t)json_number_value(etc) != srv->tool_count) ||
-			(eh && strcmp(eh, srv->schema_hash) != 0);
+		        (json_is_number(etc) && (size_t)json_number_value(etc) != srv->tool_count) ||
+		        (eh && strcmp(eh, srv->schema_hash) != 0);
 		snprintf(detail, sizeof(detail), "server %s, %zu tools, schema %s%s", sw_version(), srv->tool_count,
-			 srv->schema_hash, stale ? ": the client's view differs (stale tool list)" : ": matches");
+		         srv->schema_hash, stale ? ": the client's view differs (stale tool list)" : ": matches");
 		row(rows, "client-freshness", stale ? "warn" : "ok", detail,
 		    stale ? "Restart the MCP client so it reloads tools/list." : NULL);
 	}
@@ -180,34 +220,35 @@ static void qa_doctor(mcp_call *call, json_t *args)
 			if (getenv(codex_env_names[i]))
 				json_array_append_new(visible, json_string(codex_env_names[i]));
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s\"%s\"", i ? ", " : "",
-						 codex_env_names[i]);
+			                         codex_env_names[i]);
 		}
 		snprintf(line + used, sizeof(line) - used, "]");
 		char *names = json_dumps(visible, JSON_COMPACT);
-		snprintf(detail, sizeof(detail), "visible Swipium-related variables (names only): %s", names ? names : "[]");
+		snprintf(detail, sizeof(detail), "visible Swipium-related variables (names only): %s",
+		         names ? names : "[]");
 		free(names);
 		row(rows, "codex-env", "ok", detail, NULL);
 		row(rows, "codex-tool-timeout", "warn",
 		    "Codex stops tool calls after tool_timeout_sec (default 60 s); some Swipium steps take longer.",
 		    "Set tool_timeout_sec = 600 in [mcp_servers.swipium].");
-		codex_obj = json_pack("{s:s,s:i,s:o}", "envVarsLine", line, "toolTimeoutSec", 600, "visibleEnvVars",
-				      visible);
+		codex_obj =
+		    json_pack("{s:s,s:i,s:o}", "envVarsLine", line, "toolTimeoutSec", 600, "visibleEnvVars", visible);
 	}
 
 	bool ready = (want_android && android_ready) || (want_ios && ios_ready);
 	json_t *o = json_pack("{s:b,s:s,s:s,s:s,s:s,s:I,s:o}", "ready", ready, "platform", platform, "swipiumVersion",
-			      sw_version(), "compatibleWith", sw_compatible_with(), "schemaHash", srv->schema_hash,
-			      "toolCount", (json_int_t)srv->tool_count, "checks", rows);
+	                      sw_version(), "compatibleWith", sw_compatible_with(), "schemaHash", srv->schema_hash,
+	                      "toolCount", (json_int_t)srv->tool_count, "checks", rows);
 	if (stale)
 		json_object_set_new(o, "clientHint",
-				    json_string("Your client's tool list is stale: restart it to reload tools/list."));
+		                    json_string("Your client's tool list is stale: restart it to reload tools/list."));
 	if (client)
 		json_object_set_new(o, "client", json_string(client));
 	if (codex_obj)
 		json_object_set_new(o, "codex", codex_obj);
 	char summary[300];
 	snprintf(summary, sizeof(summary), "Swipium %s doctor (%s): %s. %zu tools, schema %s.", sw_version(), platform,
-		 ready ? "ready" : "not ready", srv->tool_count, srv->schema_hash);
+	         ready ? "ready" : "not ready", srv->tool_count, srv->schema_hash);
 	if (!ready)
 		mcp_next(call, "Fix the rows with status error (each has a fix), then qa_doctor again");
 	else
@@ -216,19 +257,19 @@ static void qa_doctor(mcp_call *call, json_t *args)
 }
 
 const struct mcp_tool mcp_tool_qa_doctor = {
-	.name = "qa_doctor",
-	.group = "setup",
-	.description = "Checks what Swipium needs (library, Android SDK/adb/emulator, Xcode on macOS) and whether the "
-		       "client's tool list is current; returns schemaHash.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"platform\":{\"type\":\"string\",\"enum\":[\"android\",\"ios\",\"both\"]},"
-		  "\"client\":{\"type\":\"string\",\"enum\":[\"claude\",\"gemini\",\"codex\",\"cursor\",\"vscode\"]},"
-		  "\"expectedVersion\":{\"type\":\"string\"},"
-		  "\"expectedToolCount\":{\"type\":\"number\"},"
-		  "\"expectedSchemaHash\":{\"type\":\"string\",\"description\":\"From an earlier qa_doctor; a "
-		  "mismatch means a stale client.\"}}}",
-	.annot = MCP_ANNOT_RO,
-	.handler = qa_doctor,
+    .name = "qa_doctor",
+    .group = "setup",
+    .description = "Checks what Swipium needs (library, Android SDK/adb/emulator, Xcode on macOS) and whether the "
+                   "client's tool list is current; returns schemaHash.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"platform\":{\"type\":\"string\",\"enum\":[\"android\",\"ios\",\"both\"]},"
+              "\"client\":{\"type\":\"string\",\"enum\":[\"claude\",\"gemini\",\"codex\",\"cursor\",\"vscode\"]},"
+              "\"expectedVersion\":{\"type\":\"string\"},"
+              "\"expectedToolCount\":{\"type\":\"number\"},"
+              "\"expectedSchemaHash\":{\"type\":\"string\",\"description\":\"From an earlier qa_doctor; a "
+              "mismatch means a stale client.\"}}}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_doctor,
 };
 
 /* ---- qa_start_session -------------------------------------------------------------------------- */
@@ -265,17 +306,19 @@ static void qa_start_session(mcp_call *call, json_t *args)
 	json_t *b = budget ? json_loads(budget, 0, NULL) : NULL;
 	sw_free(budget);
 	const char *mode = json_string_value(json_object_get(args, "responseMode"));
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o}", "sessionId", sw_session_id(s), "projectRoot", root,
-			      "rootSource", source, "sessionDir", sw_session_dir(s), "responseMode", mode ? mode : "normal",
-			      "sensitive", sw_session_is_sensitive(s), "budget", b ? b : json_null());
+	json_t *o =
+	    json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o}", "sessionId", sw_session_id(s), "projectRoot", root, "rootSource",
+	              source, "sessionDir", sw_session_dir(s), "responseMode", mode ? mode : "normal", "sensitive",
+	              sw_session_is_sensitive(s), "budget", b ? b : json_null());
 	if (json_object_get(args, "profile"))
 		json_object_set(o, "profile", json_object_get(args, "profile"));
 	if (json_is_array(json_object_get(args, "fixtures")))
-		json_object_set_new(o, "fixtureCount", json_integer((json_int_t)json_array_size(json_object_get(args, "fixtures"))));
+		json_object_set_new(o, "fixtureCount",
+		                    json_integer((json_int_t)json_array_size(json_object_get(args, "fixtures"))));
 	char *summary = NULL;
 	if (asprintf(&summary, "Session %s started for %s%s%s", sw_session_id(s), root,
-		     !strcmp(source, "cwd") ? "\nproject root taken from server cwd: " : "",
-		     !strcmp(source, "cwd") ? root : "") < 0)
+	             !strcmp(source, "cwd") ? "\nproject root taken from server cwd: " : "",
+	             !strcmp(source, "cwd") ? root : "") < 0)
 		summary = NULL;
 	if (summary && !strcmp(source, "cwd")) {
 		char *more = NULL;
@@ -285,8 +328,10 @@ static void qa_start_session(mcp_call *call, json_t *args)
 		}
 		mcp_keep_whole_summary(call);
 	}
-	mcp_next(call, "qa_note {sessionId: \"%s\", workflow, outcome} after each workflow you check", sw_session_id(s));
-	mcp_next(call, "qa_report {sessionId: \"%s\"} at the end to save the report", sw_session_id(s));
+	mcp_next(call, "qa_note {sessionId: \"%s\", workflow, outcome} after each workflow you check",
+	         sw_session_id(s));
+	if (mcp_tool_listed("qa_report"))
+		mcp_next(call, "qa_report {sessionId: \"%s\"} at the end to save the report", sw_session_id(s));
 	mcp_ok(call, o, summary ? summary : "Session started.");
 	free(summary);
 	sw_free(root);
@@ -294,24 +339,25 @@ static void qa_start_session(mcp_call *call, json_t *args)
 }
 
 const struct mcp_tool mcp_tool_qa_start_session = {
-	.name = "qa_start_session",
-	.group = "setup",
-	.description = "Starts a QA session on the project root (arg, MCP roots, SWIPIUM_PROJECT_ROOT, "
-		       "CLAUDE_PROJECT_DIR, cwd) with a budget and optional fixtures.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"projectRoot\":{\"type\":\"string\",\"description\":\"Absolute app repository path.\"},"
-		  "\"responseMode\":{\"type\":\"string\",\"enum\":[\"compact\",\"normal\",\"verbose\"],"
-		  "\"description\":\"Text detail for later calls (default normal).\"},"
-		  "\"sensitive\":{\"type\":\"boolean\",\"description\":\"Refuse every screenshot, recording and log.\"},"
-		  "\"profile\":{\"type\":\"string\",\"enum\":[\"guardrail\",\"login_smoke\",\"full_smoke\",\"install_smoke\"]},"
-		  "\"budget\":{\"type\":\"object\",\"properties\":{"
-		  "\"maxMinutes\":{\"type\":\"number\",\"minimum\":0},\"maxActions\":{\"type\":\"number\",\"minimum\":0},"
-		  "\"maxScreenshots\":{\"type\":\"number\",\"minimum\":0},"
-		  "\"maxSnapshotFailures\":{\"type\":\"number\",\"minimum\":0},"
-		  "\"maxNoChangeActions\":{\"type\":\"number\",\"minimum\":0}}},"
-		  "\"fixtures\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-		  "\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]},"
-		  "\"description\":\"Test data objects {name, description, fields, seed...}.\"}}}",
-	.annot = MCP_ANNOT_W,
-	.handler = qa_start_session,
+    .name = "qa_start_session",
+    .group = "setup",
+    .description = "Starts a QA session on the project root (arg, MCP roots, SWIPIUM_PROJECT_ROOT, "
+                   "CLAUDE_PROJECT_DIR, cwd) with a budget and optional fixtures.",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{"
+        "\"projectRoot\":{\"type\":\"string\",\"description\":\"Absolute app repository path.\"},"
+        "\"responseMode\":{\"type\":\"string\",\"enum\":[\"compact\",\"normal\",\"verbose\"],"
+        "\"description\":\"Text detail for later calls (default normal).\"},"
+        "\"sensitive\":{\"type\":\"boolean\",\"description\":\"Refuse every screenshot, recording and log.\"},"
+        "\"profile\":{\"type\":\"string\",\"enum\":[\"guardrail\",\"login_smoke\",\"full_smoke\",\"install_smoke\"]},"
+        "\"budget\":{\"type\":\"object\",\"properties\":{"
+        "\"maxMinutes\":{\"type\":\"number\",\"minimum\":0},\"maxActions\":{\"type\":\"number\",\"minimum\":0},"
+        "\"maxScreenshots\":{\"type\":\"number\",\"minimum\":0},"
+        "\"maxSnapshotFailures\":{\"type\":\"number\",\"minimum\":0},"
+        "\"maxNoChangeActions\":{\"type\":\"number\",\"minimum\":0}}},"
+        "\"fixtures\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+        "\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]},"
+        "\"description\":\"Test data objects {name, description, fields, seed...}.\"}}}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_start_session,
 };

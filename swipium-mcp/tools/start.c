@@ -7,7 +7,9 @@
 
 #include "../mcp.h"
 
-#define GOALS "\"enum\":[\"smoke\",\"explore\",\"create_automation_suite\",\"release_gate\",\"test_login\",\"reproduce_bug\"]"
+#define GOALS                                                                                                          \
+	"\"enum\":[\"smoke\",\"explore\",\"create_automation_suite\",\"release_gate\",\"test_login\",\"reproduce_"     \
+	"bug\"]"
 
 static json_t *take_json(char *text)
 {
@@ -18,10 +20,7 @@ static json_t *take_json(char *text)
 
 static bool registered(const char *name)
 {
-	for (size_t i = 0; mcp_tools[i]; i++)
-		if (!strcmp(mcp_tools[i]->name, name))
-			return true;
-	return false;
+	return mcp_tool_listed(name);
 }
 
 static json_t *action(const char *tool, json_t *args, const char *why)
@@ -44,19 +43,19 @@ static json_t *capability_groups(void)
 	static const struct {
 		const char *group, *purpose;
 	} groups[] = {
-		{"start", "Orientation, job polling, blockers and artifacts."},
-		{"setup", "Environment checks and sessions."},
-		{"build", "Finding or building the app artifact."},
-		{"device", "Device state: orientation, location, network, app control."},
-		{"drive", "Observing and driving the screen, and recording outcomes."},
-		{"run", "Smoke runs, exploration and reports."},
-		{"app-map", "The project's app map."},
-		{"feature", "Testing one feature."},
-		{"flows", "Saved replayable flows."},
-		{"generate", "Generated tests and suites."},
-		{"test-suite", "The canonical test suite."},
-		{"issues", "The issue ledger and audits."},
-		{"first-run", "First-run onboarding."},
+	    {"start", "Orientation, job polling, blockers and artifacts."},
+	    {"setup", "Environment checks and sessions."},
+	    {"build", "Finding or building the app artifact."},
+	    {"device", "Device state: orientation, location, network, app control."},
+	    {"drive", "Observing and driving the screen, and recording outcomes."},
+	    {"run", "Smoke runs, exploration and reports."},
+	    {"app-map", "The project's app map."},
+	    {"feature", "Testing one feature."},
+	    {"flows", "Saved replayable flows."},
+	    {"generate", "Generated tests and suites."},
+	    {"test-suite", "The canonical test suite."},
+	    {"issues", "The issue ledger and audits."},
+	    {"first-run", "First-run onboarding."},
 	};
 	json_t *out = json_array();
 	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
@@ -69,7 +68,7 @@ static json_t *capability_groups(void)
 			continue;
 		}
 		json_array_append_new(out, json_pack("{s:s,s:s,s:o}", "group", groups[g].group, "purpose",
-						     groups[g].purpose, "tools", tools));
+		                                     groups[g].purpose, "tools", tools));
 	}
 	return out;
 }
@@ -87,36 +86,39 @@ static void status_orientation(mcp_call *call)
 	json_decref(pl);
 	bool test_this = registered("qa_test_this");
 	json_t *first = test_this ? action("qa_test_this", json_pack("{s:s}", "mode", "execute"),
-					   "Runs the whole pipeline as a job.")
-				  : action("qa_start_session", NULL, "Starts a session on the project root.");
+	                                   "Runs the whole pipeline as a job.")
+	                          : action("qa_start_session", NULL, "Starts a session on the project root.");
 	json_t *o = json_pack("{s:b,s:s,s:s}", "orientation", 1, "swipiumVersion", sw_version(), "compatibleWith",
-			      sw_compatible_with());
+	                      sw_compatible_with());
 	json_object_set_new(o, "tools", tool_names());
 	json_object_set_new(o, "prompts", prompts);
 	json_object_set(o, "firstCall", first);
 	json_object_set_new(o, "polling",
-			    json_pack("{s:s,s:{s:s,s:s,s:i},s:s,s:[sss]}", "tool", "qa_job_status", "args", "sessionId",
-				      "<sessionId>", "jobId", "<jobId>", "waitMs", 45000, "until",
-				      "status is no longer running", "terminalStates", "done", "failed", "cancelled"));
+	                    json_pack("{s:s,s:{s:s,s:s,s:i},s:s,s:[sss]}", "tool", "qa_job_status", "args", "sessionId",
+	                              "<sessionId>", "jobId", "<jobId>", "waitMs", 45000, "until",
+	                              "status is no longer running", "terminalStates", "done", "failed", "cancelled"));
 	json_object_set_new(o, "report",
-			    json_string("qa_report {sessionId} saves the report; swipium report renders it for CI."));
-	json_object_set_new(o, "goals", json_pack("[ssssss]", "smoke", "explore", "create_automation_suite",
-						  "release_gate", "test_login", "reproduce_bug"));
+	                    json_string("qa_report {sessionId} saves the report; swipium report renders it for CI."));
+	json_object_set_new(o, "goals",
+	                    json_pack("[ssssss]", "smoke", "explore", "create_automation_suite", "release_gate",
+	                              "test_login", "reproduce_bug"));
 	json_t *rules = json_object();
 	json_object_set_new(rules, "needsInput",
-			    json_string("Ask the user the question verbatim, then qa_continue_from_blocker {sessionId, "
-					"kind, values}."));
+	                    json_string("Ask the user the question verbatim, then qa_continue_from_blocker {sessionId, "
+	                                "kind, values}."));
 	json_object_set_new(rules, "blocker",
-			    json_string("qa_explain_blocker {failureCode} says what it means and who fixes it; retry "
-					"only when retrySafe is true."));
-	json_object_set_new(rules, "consent",
-			    json_string("Relay requiresConsent to the user; re-call with consentId and approve:true only "
-					"after they agree."));
-	json_object_set_new(rules, "stop", json_string("A result with stopped:true means the budget is spent: call qa_report."));
+	                    json_string("qa_explain_blocker {failureCode} says what it means and who fixes it; retry "
+	                                "only when retrySafe is true."));
+	json_object_set_new(
+	    rules, "consent",
+	    json_string("Relay requiresConsent to the user; re-call with consentId and approve:true only "
+	                "after they agree."));
+	json_object_set_new(rules, "stop",
+	                    json_string("A result with stopped:true means the budget is spent: call qa_report."));
 	json_object_set_new(rules, "iosVisualOnly",
-			    json_string("iOS without WebDriverAgent is visual-only: screenshots and visual checks."));
+	                    json_string("iOS without WebDriverAgent is visual-only: screenshots and visual checks."));
 	json_object_set_new(rules, "appMap",
-			    json_string("The app map lives in .swipium/app-map.json and is readable as a resource."));
+	                    json_string("The app map lives in .swipium/app-map.json and is readable as a resource."));
 	json_object_set_new(o, "rules", rules);
 	json_object_set_new(o, "capabilityGroups", capability_groups());
 	json_object_set_new(o, "nextBestAction", json_deep_copy(first));
@@ -147,7 +149,8 @@ static const char *latest_report(json_t *artifacts, const char **uri)
 		const char *u = json_string_value(json_object_get(a, "uri"));
 		const char *mime = json_string_value(json_object_get(a, "mime"));
 		if (kind && !strcmp(kind, "report") && mime && !strcmp(mime, "application/json") && at && u &&
-		    strcmp(at, best) >= 0 && strstr(u, "/report-") && !strstr(u, ".sarif.") && !strstr(u, ".playwright.")) {
+		    strcmp(at, best) >= 0 && strstr(u, "/report-") && !strstr(u, ".sarif.") &&
+		    !strstr(u, ".playwright.")) {
 			best = at;
 			*uri = u;
 		}
@@ -191,6 +194,21 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 		    !strcmp(json_string_value(json_object_get(j, "status")), "running"))
 			running = j;
 	}
+	/* A failed last job whose failure code was not explained yet (qa_explain_blocker marks it). */
+	const char *unexplained_code = NULL;
+	json_t *milestones = state_get(s, "milestones");
+	if (!running && json_is_object(last_job) && json_is_string(json_object_get(last_job, "status")) &&
+	    !strcmp(json_string_value(json_object_get(last_job, "status")), "failed")) {
+		json_t *result = json_object_get(last_job, "result");
+		const char *code = json_string_value(json_object_get(result, "failureCode"));
+		if (!code)
+			code = json_string_value(
+			    json_object_get(json_array_get(json_object_get(result, "blockers"), 0), "failureCode"));
+		char key[160];
+		snprintf(key, sizeof(key), "explained:%s", code ? code : "");
+		if (code && !json_object_get(milestones, key))
+			unexplained_code = code;
+	}
 	const char *report_uri = NULL;
 	const char *report_at = latest_report(artifacts, &report_uri);
 	const char *notes_at = newest_at(notes);
@@ -199,54 +217,72 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	json_t *nba = NULL;
 	if (running) {
 		nba = action("qa_job_status",
-			     json_pack("{s:s,s:O,s:i}", "sessionId", sid, "jobId", json_object_get(running, "jobId"),
-				       "waitMs", 45000),
-			     "A job is running: poll it until it leaves running.");
+		             json_pack("{s:s,s:O,s:i}", "sessionId", sid, "jobId", json_object_get(running, "jobId"),
+		                       "waitMs", 45000),
+		             "A job is running: poll it until it leaves running.");
+	} else if (unexplained_code) {
+		nba = action("qa_explain_blocker",
+		             json_pack("{s:s,s:s}", "failureCode", unexplained_code, "sessionId", sid),
+		             "The last job was blocked: find out what the failure code means and who fixes it.");
 	} else if (json_is_null(device) && registered("qa_test_this")) {
 		nba = action("qa_test_this", json_pack("{s:s,s:s}", "sessionId", sid, "mode", "execute"),
-			     "No device is bound to this session yet.");
+		             "No device is bound to this session yet.");
 	} else if (json_is_null(device) && registered("qa_prepare_target")) {
 		nba = action("qa_prepare_target", json_pack("{s:s}", "sessionId", sid),
-			     "No device is bound to this session yet.");
-	} else if (strcmp(findings_at, report_at) > 0) {
+		             "No device is bound to this session yet.");
+	} else if (strcmp(findings_at, report_at) > 0 && registered("qa_report")) {
 		nba = action("qa_report", json_pack("{s:s}", "sessionId", sid),
-			     "There are findings newer than the last report.");
+		             "There are findings newer than the last report.");
+	} else if (json_array_size(notes) == 0 && json_array_size(findings) == 0 && !json_is_null(device) &&
+	           json_array_size(recorded) == 0 && (registered("qa_smoke") || registered("qa_snapshot"))) {
+		bool smoke = registered("qa_smoke");
+		nba = action(smoke ? "qa_smoke" : "qa_snapshot", json_pack("{s:s}", "sessionId", sid),
+		             smoke ? "A device is bound and nothing ran yet: start with the smoke baseline."
+		                   : "A device is bound and nothing ran yet: look at the screen first.");
 	} else if (json_array_size(notes) == 0 && json_array_size(findings) == 0) {
 		nba = action("qa_note",
-			     json_pack("{s:s,s:s,s:s}", "sessionId", sid, "workflow", "<workflow>", "outcome", "pass"),
-			     "Nothing is recorded yet: record each workflow you check.");
-	} else if (strcmp(notes_at, report_at) > 0 || !report_uri) {
-		nba = action("qa_report", json_pack("{s:s}", "sessionId", sid),
-			     "Activity happened after the last report.");
-	} else {
+		             json_pack("{s:s,s:s,s:s}", "sessionId", sid, "workflow", "<workflow>", "outcome", "pass"),
+		             "Nothing is recorded yet: record each workflow you check.");
+	} else if ((strcmp(notes_at, report_at) > 0 || !report_uri) && registered("qa_report")) {
+		/* A release-gate run wants the CI export; other goals the default summary. */
+		nba = action("qa_report",
+		             goal && !strcmp(goal, "release_gate")
+		                 ? json_pack("{s:s,s:s}", "sessionId", sid, "format", "junit")
+		                 : json_pack("{s:s}", "sessionId", sid),
+		             "Activity happened after the last report.");
+	} else if (report_uri) {
 		nba = action("qa_get_artifact", json_pack("{s:s}", "uri", report_uri),
-			     "The latest report is up to date: read it.");
+		             "The latest report is up to date: read it.");
+	} else {
+		nba = action("qa_note",
+		             json_pack("{s:s,s:s,s:s}", "sessionId", sid, "workflow", "<workflow>", "outcome", "pass"),
+		             "Record each further workflow you check.");
 	}
 	json_t *remaining = json_object();
 	json_t *max_actions = json_object_get(budget, "maxActions");
 	json_t *max_shots = json_object_get(budget, "maxScreenshots");
 	if (json_is_number(max_actions))
 		json_object_set_new(remaining, "actions",
-				    json_integer((json_int_t)json_number_value(max_actions) -
-						 json_integer_value(json_object_get(counters, "actions"))));
+		                    json_integer((json_int_t)json_number_value(max_actions) -
+		                                 json_integer_value(json_object_get(counters, "actions"))));
 	if (json_is_number(max_shots))
 		json_object_set_new(remaining, "screenshots",
-				    json_integer((json_int_t)json_number_value(max_shots) -
-						 json_integer_value(json_object_get(counters, "screenshots"))));
-	json_t *o = json_pack("{s:s,s:s,s:O,s:o,s:o,s:o,s:O,s:I,s:I,s:I,s:o,s:o,s:o,s:O,s:o}", "sessionId", sid,
-			      "root", sw_session_root(s), "device", device, "appId", state_get(s, "appId"), "mode",
-			      state_get(s, "mode"), "budgetRemaining", remaining, "counters", counters,
-			      "recordedActions", (json_int_t)json_array_size(recorded), "findings",
-			      (json_int_t)json_array_size(findings), "notes", (json_int_t)json_array_size(notes),
-			      "workarounds", state_get(s, "workarounds"), "inputsProvided", state_get(s, "inputs"),
-			      "readiness", json_pack("{s:b,s:b}", "reportSaved", report_uri != NULL, "deviceBound",
-						     !json_is_null(device)),
-			      "lastJob", last_job, "nextBestAction", nba);
+		                    json_integer((json_int_t)json_number_value(max_shots) -
+		                                 json_integer_value(json_object_get(counters, "screenshots"))));
+	json_t *o =
+	    json_pack("{s:s,s:s,s:O,s:o,s:o,s:o,s:O,s:I,s:I,s:I,s:o,s:o,s:o,s:O,s:o}", "sessionId", sid, "root",
+	              sw_session_root(s), "device", device, "appId", state_get(s, "appId"), "mode",
+	              state_get(s, "mode"), "budgetRemaining", remaining, "counters", counters, "recordedActions",
+	              (json_int_t)json_array_size(recorded), "findings", (json_int_t)json_array_size(findings), "notes",
+	              (json_int_t)json_array_size(notes), "workarounds", state_get(s, "workarounds"), "inputsProvided",
+	              state_get(s, "inputs"), "readiness",
+	              json_pack("{s:b,s:b}", "reportSaved", report_uri != NULL, "deviceBound", !json_is_null(device)),
+	              "lastJob", last_job, "nextBestAction", nba);
 	if (goal)
 		json_object_set_new(o, "goal", json_string(goal));
 	char summary[300];
 	snprintf(summary, sizeof(summary), "Session %s: %zu note(s), %zu finding(s); next: %s", sid,
-		 json_array_size(notes), json_array_size(findings), json_string_value(json_object_get(nba, "tool")));
+	         json_array_size(notes), json_array_size(findings), json_string_value(json_object_get(nba, "tool")));
 	mcp_ok(call, o, summary);
 	json_decref(jobs);
 	json_decref(notes);
@@ -256,6 +292,7 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	json_decref(counters);
 	json_decref(budget);
 	json_decref(recorded);
+	json_decref(milestones);
 }
 
 static void qa_status(mcp_call *call, json_t *args)
@@ -271,14 +308,14 @@ static void qa_status(mcp_call *call, json_t *args)
 }
 
 const struct mcp_tool mcp_tool_qa_status = {
-	.name = "qa_status",
-	.group = "start",
-	.description = "Orientation without sessionId; with it, session state and nextBestAction.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"sessionId\":{\"type\":\"string\",\"description\":\"Session to report on.\"},"
-		  "\"goal\":{\"type\":\"string\"," GOALS ",\"description\":\"Biases nextBestAction.\"}}}",
-	.annot = MCP_ANNOT_RO,
-	.handler = qa_status,
+    .name = "qa_status",
+    .group = "start",
+    .description = "Orientation without sessionId; with it, session state and nextBestAction.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"sessionId\":{\"type\":\"string\",\"description\":\"Session to report on.\"},"
+              "\"goal\":{\"type\":\"string\"," GOALS ",\"description\":\"Biases nextBestAction.\"}}}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_status,
 };
 
 /* ---- qa_job_status / qa_job_cancel ------------------------------------------------------------ */
@@ -292,9 +329,10 @@ static void qa_job_status(mcp_call *call, json_t *args)
 	json_int_t wait = json_integer_value(json_object_get(args, "waitMs"));
 	json_t *notes = json_array();
 	if (wait > 50000) {
-		json_array_append_new(notes, json_pack("{s:s}", "note",
-						       "waitMs was clamped to 50000 (client timeouts are short); 45000 is "
-						       "recommended"));
+		json_array_append_new(notes,
+		                      json_pack("{s:s}", "note",
+		                                "waitMs was clamped to 50000 (client timeouts are short); 45000 is "
+		                                "recommended"));
 		wait = 50000;
 	}
 	char *out = NULL;
@@ -328,30 +366,35 @@ static void qa_job_status(mcp_call *call, json_t *args)
 	const char *error = json_string_value(json_object_get(st, "error"));
 	char summary[700];
 	snprintf(summary, sizeof(summary), "Job %s (%s): %s%s%.300s", job_id,
-		 json_string_value(json_object_get(st, "kind")) ? json_string_value(json_object_get(st, "kind")) : "job",
-		 status ? status : "?", (error || progress) ? " - " : "", error ? error : progress ? progress : "");
+	         json_string_value(json_object_get(st, "kind")) ? json_string_value(json_object_get(st, "kind"))
+	                                                        : "job",
+	         status ? status : "?", (error || progress) ? " - " : "",
+	         error      ? error
+	         : progress ? progress
+	                    : "");
 	bool running = status && !strcmp(status, "running");
 	if (running)
-		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000} until it leaves running",
-			 sw_session_id(s), job_id);
-	else
+		mcp_next(call,
+		         "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000} until it leaves running",
+		         sw_session_id(s), job_id);
+	else if (registered("qa_report"))
 		mcp_next(call, "qa_report {sessionId: \"%s\"} to save the report", sw_session_id(s));
 	mcp_ok(call, st, summary);
 	mcp_keep_whole_summary(call);
 }
 
 const struct mcp_tool mcp_tool_qa_job_status = {
-	.name = "qa_job_status",
-	.group = "start",
-	.description = "A background job's status and result; waitMs long-polls until it leaves running (max 50000, "
-		       "45000 recommended).",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"sessionId\":{\"type\":\"string\"},"
-		  "\"jobId\":{\"type\":\"string\"},"
-		  "\"waitMs\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Long-poll up to this many ms.\"}},"
-		  "\"required\":[\"sessionId\",\"jobId\"]}",
-	.annot = MCP_ANNOT_RO,
-	.handler = qa_job_status,
+    .name = "qa_job_status",
+    .group = "start",
+    .description = "A background job's status and result; waitMs long-polls until it leaves running (max 50000, "
+                   "45000 recommended).",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"sessionId\":{\"type\":\"string\"},"
+              "\"jobId\":{\"type\":\"string\"},"
+              "\"waitMs\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Long-poll up to this many ms.\"}},"
+              "\"required\":[\"sessionId\",\"jobId\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_job_status,
 };
 
 static void qa_job_cancel(mcp_call *call, json_t *args)
@@ -368,21 +411,21 @@ static void qa_job_cancel(mcp_call *call, json_t *args)
 		return;
 	}
 	char summary[200];
-	snprintf(summary, sizeof(summary), cancelled ? "Job %s cancelled." : "Job %s was not running; nothing to cancel.",
-		 job_id);
+	snprintf(summary, sizeof(summary),
+	         cancelled ? "Job %s cancelled." : "Job %s was not running; nothing to cancel.", job_id);
 	mcp_ok(call, json_pack("{s:s,s:b}", "jobId", job_id, "cancelled", cancelled), summary);
 }
 
 const struct mcp_tool mcp_tool_qa_job_cancel = {
-	.name = "qa_job_cancel",
-	.group = "start",
-	.description = "Cancels a running job (children stopped, no rollback); cancelled:false when it already ended.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"sessionId\":{\"type\":\"string\"},"
-		  "\"jobId\":{\"type\":\"string\"}},"
-		  "\"required\":[\"sessionId\",\"jobId\"]}",
-	.annot = MCP_ANNOT_I,
-	.handler = qa_job_cancel,
+    .name = "qa_job_cancel",
+    .group = "start",
+    .description = "Cancels a running job (children stopped, no rollback); cancelled:false when it already ended.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"sessionId\":{\"type\":\"string\"},"
+              "\"jobId\":{\"type\":\"string\"}},"
+              "\"required\":[\"sessionId\",\"jobId\"]}",
+    .annot = MCP_ANNOT_I,
+    .handler = qa_job_cancel,
 };
 
 #ifdef MCP_HAVE_CATALOG
@@ -427,35 +470,36 @@ static void qa_explain_blocker(mcp_call *call, json_t *args)
 		(void)sw_session_mark_milestone(s, milestone, NULL);
 	}
 	const char *owner = json_string_value(json_object_get(e, "owner"));
-	json_t *o = json_pack("{s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:s,s:O}", "failureCode", code, "bucket",
-			      json_object_get(e, "bucket"), "owner", json_object_get(e, "owner"), "severity",
-			      json_object_get(e, "severity"), "retrySafe", json_object_get(e, "retrySafe"),
-			      "canSwipiumFix", json_object_get(e, "canSwipiumFix"), "whatItMeans",
-			      json_object_get(e, "summary"), "whoFixesIt", who_fixes(owner), "howToFix",
-			      json_object_get(e, "recovery"));
+	json_t *o = json_pack(
+	    "{s:s,s:O,s:O,s:O,s:O,s:O,s:O,s:s,s:O}", "failureCode", code, "bucket", json_object_get(e, "bucket"),
+	    "owner", json_object_get(e, "owner"), "severity", json_object_get(e, "severity"), "retrySafe",
+	    json_object_get(e, "retrySafe"), "canSwipiumFix", json_object_get(e, "canSwipiumFix"), "whatItMeans",
+	    json_object_get(e, "summary"), "whoFixesIt", who_fixes(owner), "howToFix", json_object_get(e, "recovery"));
 	json_t *ctx = json_object_get(args, "context");
 	if (ctx)
 		json_object_set(o, "context", ctx);
 	char summary[400];
-	snprintf(summary, sizeof(summary), "%s (%s, owner %s): %.200s", code,
-		 json_string_value(json_object_get(e, "bucket")) ? json_string_value(json_object_get(e, "bucket")) : "?",
-		 owner ? owner : "?",
-		 json_string_value(json_object_get(e, "summary")) ? json_string_value(json_object_get(e, "summary")) : "");
+	snprintf(
+	    summary, sizeof(summary), "%s (%s, owner %s): %.200s", code,
+	    json_string_value(json_object_get(e, "bucket")) ? json_string_value(json_object_get(e, "bucket")) : "?",
+	    owner ? owner : "?",
+	    json_string_value(json_object_get(e, "summary")) ? json_string_value(json_object_get(e, "summary")) : "");
 	json_decref(e);
 	mcp_ok(call, o, summary);
 }
 
 const struct mcp_tool mcp_tool_qa_explain_blocker = {
-	.name = "qa_explain_blocker",
-	.group = "start",
-	.description = "What a failureCode means, who fixes it (bucket, owner), whether a retry is safe, and how to fix it.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"failureCode\":{\"type\":\"string\"},"
-		  "\"context\":{\"type\":\"string\",\"description\":\"Echoed back.\"},"
-		  "\"sessionId\":{\"type\":\"string\",\"description\":\"Marks the blocker explained.\"}},"
-		  "\"required\":[\"failureCode\"]}",
-	.annot = MCP_ANNOT_RO,
-	.handler = qa_explain_blocker,
+    .name = "qa_explain_blocker",
+    .group = "start",
+    .description =
+        "What a failureCode means, who fixes it (bucket, owner), whether a retry is safe, and how to fix it.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"failureCode\":{\"type\":\"string\"},"
+              "\"context\":{\"type\":\"string\",\"description\":\"Echoed back.\"},"
+              "\"sessionId\":{\"type\":\"string\",\"description\":\"Marks the blocker explained.\"}},"
+              "\"required\":[\"failureCode\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_explain_blocker,
 };
 
 #endif
@@ -495,7 +539,7 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 		char *root = realpath(sw_session_root(s), NULL);
 		size_t rl = root ? strlen(root) : 0;
 		bool inside = real && root && strcmp(real, "/") != 0 && !strncmp(real, root, rl) &&
-			      (real[rl] == '/' || real[rl] == '\0');
+		              (real[rl] == '/' || real[rl] == '\0');
 		if (!inside) {
 			free(real);
 			free(root);
@@ -503,9 +547,9 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 			json_decref(ignored);
 			json_decref(resume);
 			mcp_fail(call, "INVALID_ARGUMENT",
-				 "monorepo_target needs values.projectRoot: an existing directory inside the session's "
-				 "project root.",
-				 NULL);
+			         "monorepo_target needs values.projectRoot: an existing directory inside the session's "
+			         "project root.",
+			         NULL);
 			mcp_fail_step(call, "Pick one of the candidate app directories the blocker offered.");
 			return;
 		}
@@ -524,8 +568,8 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 			(void)sw_redactor_add_secret(sw_session_redactor(s), json_string_value(v), NULL);
 		}
 		char *item = NULL;
-		json_t *rec = json_pack("{s:s,s:b,s:s}", "varName", key, "secret", secret, "source",
-					"qa_continue_from_blocker");
+		json_t *rec =
+		    json_pack("{s:s,s:b,s:s}", "varName", key, "secret", secret, "source", "qa_continue_from_blocker");
 		item = json_dumps(rec, JSON_COMPACT);
 		json_decref(rec);
 		if (item)
@@ -543,42 +587,43 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 	json_array_foreach(secret_fields, i, v)
 	{
 		if (json_is_string(v) && !json_object_get(values, json_string_value(v)))
-			json_array_append_new(ignored,
-					      json_pack("{s:O,s:s}", "field", v, "how",
-							"Listed in secretFields but no value was given; pass it in values."));
+			json_array_append_new(
+			    ignored, json_pack("{s:O,s:s}", "field", v, "how",
+			                       "Listed in secretFields but no value was given; pass it in values."));
 	}
 	json_t *next;
 	if (registered("qa_test_this"))
 		next = action("qa_test_this", json_incref(resume), "Resume the run with the answers given.");
 	else
 		next = action("qa_status", json_pack("{s:s}", "sessionId", sw_session_id(s)),
-			      "See what to do next with the answers recorded.");
+		              "See what to do next with the answers recorded.");
 	json_decref(resume);
-	json_t *o = json_pack("{s:s,s:o,s:o,s:o}", "kind", kind, "accepted", accepted, "ignored", ignored, "nextAction",
-			      next);
+	json_t *o =
+	    json_pack("{s:s,s:o,s:o,s:o}", "kind", kind, "accepted", accepted, "ignored", ignored, "nextAction", next);
 	if (project_root)
 		json_object_set_new(o, "projectRoot", json_string(project_root));
 	free(project_root);
 	char summary[200];
-	snprintf(summary, sizeof(summary), "Recorded %zu answer(s) for %.60s; secrets are redacted and kept in memory only.",
-		 json_array_size(accepted), kind);
+	snprintf(summary, sizeof(summary),
+	         "Recorded %zu answer(s) for %.60s; secrets are redacted and kept in memory only.",
+	         json_array_size(accepted), kind);
 	mcp_ok(call, o, summary);
 }
 
 const struct mcp_tool mcp_tool_qa_continue_from_blocker = {
-	.name = "qa_continue_from_blocker",
-	.group = "start",
-	.description = "Answers a needs_input blocker (credentials, monorepo_target...). Secret fields are redacted "
-		       "everywhere and never stored.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"sessionId\":{\"type\":\"string\"},"
-		  "\"kind\":{\"type\":\"string\",\"description\":\"Blocker kind, e.g. credentials, monorepo_target.\"},"
-		  "\"values\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"boolean\"]}},"
-		  "\"secretFields\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-		  "\"description\":\"Extra field names to treat as secret.\"}},"
-		  "\"required\":[\"sessionId\",\"kind\"]}",
-	.annot = MCP_ANNOT_W,
-	.handler = qa_continue_from_blocker,
+    .name = "qa_continue_from_blocker",
+    .group = "start",
+    .description = "Answers a needs_input blocker (credentials, monorepo_target...). Secret fields are redacted "
+                   "everywhere and never stored.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"sessionId\":{\"type\":\"string\"},"
+              "\"kind\":{\"type\":\"string\",\"description\":\"Blocker kind, e.g. credentials, monorepo_target.\"},"
+              "\"values\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"boolean\"]}},"
+              "\"secretFields\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+              "\"description\":\"Extra field names to treat as secret.\"}},"
+              "\"required\":[\"sessionId\",\"kind\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_continue_from_blocker,
 };
 
 /* ---- qa_get_artifact ----------------------------------------------------------------------------- */
@@ -607,9 +652,10 @@ static void qa_get_artifact(mcp_call *call, json_t *args)
 	char summary[1200];
 	if (!inline_it) {
 		snprintf(summary, sizeof(summary), "%.500s (%s, %lld bytes) at %.500s", uri, mime ? mime : "?",
-			 (long long)json_integer_value(json_object_get(meta, "bytes")),
-			 json_string_value(json_object_get(meta, "path")) ? json_string_value(json_object_get(meta, "path"))
-									  : "?");
+		         (long long)json_integer_value(json_object_get(meta, "bytes")),
+		         json_string_value(json_object_get(meta, "path"))
+		             ? json_string_value(json_object_get(meta, "path"))
+		             : "?");
 		json_object_set_new(meta, "mode", json_string("metadata"));
 		mcp_ok(call, meta, summary);
 		return;
@@ -639,12 +685,12 @@ static void qa_get_artifact(mcp_call *call, json_t *args)
 		char *b64 = mcp_base64((const unsigned char *)data, len);
 		snprintf(summary, sizeof(summary), "%.500s (%s, %zu bytes inlined)", uri, mime ? mime : "binary", len);
 		if (mime && !strncmp(mime, "image/", 6))
-			mcp_add_content(call, json_pack("{s:s,s:s,s:s}", "type", "image", "data", b64 ? b64 : "", "mimeType",
-							mime));
+			mcp_add_content(call, json_pack("{s:s,s:s,s:s}", "type", "image", "data", b64 ? b64 : "",
+			                                "mimeType", mime));
 		else
-			mcp_add_content(call, json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "resource", "resource", "uri", uri,
-							"mimeType", mime ? mime : "application/octet-stream", "blob",
-							b64 ? b64 : ""));
+			mcp_add_content(call, json_pack("{s:s,s:{s:s,s:s,s:s}}", "type", "resource", "resource", "uri",
+			                                uri, "mimeType", mime ? mime : "application/octet-stream",
+			                                "blob", b64 ? b64 : ""));
 		free(b64);
 	}
 	sw_free(data);
@@ -652,14 +698,14 @@ static void qa_get_artifact(mcp_call *call, json_t *args)
 }
 
 const struct mcp_tool mcp_tool_qa_get_artifact = {
-	.name = "qa_get_artifact",
-	.group = "start",
-	.description = "Reads a swipium:// artifact. Text inline by default (1 MB cap); images and other binaries as "
-		       "metadata unless mode inline.",
-	.schema = "{\"type\":\"object\",\"properties\":{"
-		  "\"uri\":{\"type\":\"string\",\"description\":\"swipium://session/<id>/<kind>/<name>\"},"
-		  "\"mode\":{\"type\":\"string\",\"enum\":[\"metadata\",\"inline\"]}},"
-		  "\"required\":[\"uri\"]}",
-	.annot = MCP_ANNOT_RO,
-	.handler = qa_get_artifact,
+    .name = "qa_get_artifact",
+    .group = "start",
+    .description = "Reads a swipium:// artifact. Text inline by default (1 MB cap); images and other binaries as "
+                   "metadata unless mode inline.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"uri\":{\"type\":\"string\",\"description\":\"swipium://session/<id>/<kind>/<name>\"},"
+              "\"mode\":{\"type\":\"string\",\"enum\":[\"metadata\",\"inline\"]}},"
+              "\"required\":[\"uri\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_get_artifact,
 };

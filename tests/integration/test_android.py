@@ -322,6 +322,9 @@ class Drive(unittest.TestCase):
                 {"op": "act", "args": {"action": "wait", "for": {"text": "Never there"}, "timeoutMs": 300}},
                 {"op": "act", "args": {"action": "wait", "timeoutMs": -1}},
                 {"op": "act", "args": {"action": "wait", "timeoutMs": 90000}},
+                {"op": "act", "args": {"action": "press", "key": "back", "observe": "none"}},
+                {"op": "act", "args": {"action": "press", "key": "enter", "observe": "full"}},
+                {"op": "act", "args": {"action": "press", "key": "menu"}},
             ])
             ok(r[1])
             self.assertEqual(ok(r[2])["activity"], "com.example.login.HomeActivity")
@@ -331,6 +334,13 @@ class Drive(unittest.TestCase):
             self.assertTrue(w["timedOut"])
             self.assertEqual(code(r[5]), "INVALID_ARGUMENT")
             self.assertIn("timeoutMs was clamped to 50000", ok(r[6])["notes"])
+            quiet = ok(r[7])
+            self.assertNotIn("elements", quiet)
+            self.assertIn("changed", quiet)
+            full = ok(r[8])
+            self.assertIn("elements", full)
+            self.assertIn("elementsOmitted", full)
+            self.assertEqual(code(r[9]), "INVALID_ARGUMENT")
 
 
 class Boot(unittest.TestCase):

@@ -127,6 +127,20 @@ class DeviceTools(Base):
             self.assertEqual(sc(r)["failureCode"], "SENSITIVE_MODE_REFUSED")
             s.close()
 
+    def test_action_budget_stops(self):
+        with VDeviceEnv(app="login") as env:
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            s = self.server(env)
+            sid = self.session(s, budget={"maxActions": 1})
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Remember me"}})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertTrue(sc(r)["stateChanged"])
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Remember me"}})
+            res = sc(r)
+            self.assertTrue(res["stopped"], res)
+            self.assertIn("1/1", res["reason"])
+            s.close()
+
     def test_multiple_devices_and_unknown_session(self):
         with VDeviceEnv(app="login") as env:
             env.add_device(app="list")

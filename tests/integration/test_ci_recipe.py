@@ -11,6 +11,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
+import jsonschema
 import yaml
 
 SOURCE_ROOT = os.environ.get("SWIPIUM_SOURCE_ROOT") or os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -120,6 +121,15 @@ class RecipeTest(unittest.TestCase):
                     self.assertTrue(glob.glob(os.path.join(self.checkout, w[key])), f"{step['name']}: {w[key]} missing")
 
         reports = os.path.join(self.checkout, self.job["env"]["REPORTS"])
+        # What the uploads receive is what GitHub's consumers accept: schema-valid JUnit and SARIF.
+        schemas = os.path.join(SOURCE_ROOT, "tests", "data", "schemas")
+        p = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(schemas, "junit-10.xsd"),
+                            os.path.join(reports, "junit.xml")], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(schemas, "sarif-schema-2.1.0.json")) as f:
+            sarif_schema = json.load(f)
+        with open(os.path.join(reports, "swipium.sarif")) as f:
+            jsonschema.validate(json.load(f), sarif_schema)
         junit = ET.parse(os.path.join(reports, "junit.xml")).getroot()
         self.assertEqual((junit.get("tests"), junit.get("failures")), ("7", "2"))
         with open(os.path.join(reports, "swipium.sarif")) as f:

@@ -241,7 +241,7 @@ class CliReportTest(unittest.TestCase):
     def test_out_file(self):
         rc, expected, _ = self.run_cli("--format", "sarif", "--report", SAMPLE)
         self.assertEqual(rc, 0)
-        rc, out, err = self.run_cli("--format", "sarif", "--report", SAMPLE, "--out", "ci/deep/results.sarif")
+        rc, out, err = self.run_cli("--format", "sarif", "--report", SAMPLE, "--out", "ci/./x/../deep/results.sarif")
         target = os.path.join(self.root, "ci", "deep", "results.sarif")
         self.assertEqual(rc, 0)
         self.assertEqual(out, b"")
@@ -284,9 +284,11 @@ class CliReportTest(unittest.TestCase):
         self.assertEqual(os.path.getsize(blocker), 0)
 
     def test_file_errors(self):
-        rc, out, err = self.run_cli("--format", "junit", "--report", "missing.json")
+        rc, out, err = self.run_cli("--format", "junit", "--report", "./sub/../missing.json")
         self.assertEqual((rc, out), (2, b""))
         self.assertEqual(err, "Report file not found: %s/missing.json\n" % self.root)
+        rc, out, err = self.run_cli("--format", "junit", "--report", "")
+        self.assertEqual(err, "Could not read report %s: EISDIR: illegal operation on a directory, read\n" % self.root)
         for name, message in NOT_REPORTS.items():
             with self.subTest(name=name):
                 path = os.path.join(REPORTS, name)

@@ -464,6 +464,79 @@ class ObstaclesApp(unittest.TestCase):
         self.assertIn("fl=SECURE", self.dev.shell("dumpsys window")[1])
 
 
+class HealthApp(unittest.TestCase):
+    """health.yaml: crashes, an ANR, RN-looking error screens; rotation, airplane mode, geo fix, screenrecord."""
+
+    def test_native_and_java_crash_and_anr_in_logcat(self):
+        with VDeviceEnv(app="health") as env:
+            env.shell("monkey -p com.example.shop -c android.intent.category.LAUNCHER 1")
+            env.shell("input tap 500 810")  # Sync: ANR, the app stays in front
+            log = env.shell("logcat -d")[1]
+            self.assertRegex(log, r"E ActivityManager: ANR in com\.example\.shop \(com\.example\.shop/\.MainActivity\)")
+            self.assertIn("Reason: Input dispatching timed out", log)
+            self.assertIn("u0 com.example.shop/", env.shell("dumpsys window | grep mCurrentFocus")[1])
+            env.shell("input tap 500 510")  # Checkout: native crash
+            log = env.shell("logcat -d")[1]
+            self.assertRegex(log, r"F libc +: Fatal signal 11 \(SIGSEGV\).*pid 4242 \(com\.example\.shop\)")
+            self.assertIn("F DEBUG   : *** *** *** ***", log)
+            self.assertIn(">>> com.example.shop <<<", log)
+            # the process died: the launcher is in front, the app's state is gone
+            self.assertIn("nexuslauncher", env.shell("dumpsys window | grep mCurrentFocus")[1])
+            env.shell("monkey -p com.example.shop -c android.intent.category.LAUNCHER 1")
+            env.shell("input tap 500 660")  # Pay: Java crash
+            log = env.shell("logcat -d")[1]
+            self.assertIn("E AndroidRuntime: FATAL EXCEPTION: main", log)
+            self.assertIn("E AndroidRuntime: Process: com.example.shop, PID: 4242", log)
+
+    def test_rotation_airplane_geo_and_screenrecord(self):
+        with VDeviceEnv(app="health") as env:
+            self.assertEqual(env.shell("settings get system user_rotation")[1], "0\n")
+            self.assertEqual(env.shell("settings put system user_rotation 1")[0], 0)
+            out = env.shell("dumpsys window")[1]
+            self.assertIn("mCurrentRotation=ROTATION_90", out)
+            self.assertIn("cur=2400x1080", out)
+            self.assertEqual(env.shell("settings put system user_rotation 7")[0], 255)
+            self.assertEqual(env.shell("settings put system accelerometer_rotation 1")[0], 0)
+            self.assertEqual(env.shell("settings get system accelerometer_rotation")[1], "1\n")
+            self.assertEqual(env.shell("cmd connectivity airplane-mode enable")[0], 0)
+            self.assertEqual(env.shell("settings get global airplane_mode_on")[1], "1\n")
+            self.assertEqual(env.shell("cmd connectivity airplane-mode")[1], "enabled\n")
+            self.assertEqual(env.shell("cmd connectivity airplane-mode sideways")[0], 255)
+            env.shell("cmd connectivity airplane-mode disable")
+            self.assertEqual(env.shell("settings get global airplane_mode_on")[1], "0\n")
+            self.assertNotIn("gps", env.shell("dumpsys location")[1])
+            self.assertEqual(env.adb("emu", "geo", "fix", "2.2945", "48.8584").returncode, 0)
+            self.assertIn("gps 48.8584,2.2945", env.shell("dumpsys location")[1])
+            rc, _, err = env.shell("screenrecord --time-limit 180 /sdcard/r.mp4")
+            self.assertEqual(rc, 0, err)
+            data = env.adb("exec-out", "cat /sdcard/r.mp4").stdout
+            self.assertEqual(data[4:8], b"ftyp")
+            kinds, off = [], 0
+            while off < len(data):
+                size, kind = struct.unpack(">I4s", data[off:off + 8])
+                self.assertGreaterEqual(size, 8)
+                kinds.append(kind)
+                off += size
+            self.assertEqual(off, len(data))
+            self.assertEqual(kinds, [b"ftyp", b"moov", b"mdat"])
+            self.assertEqual(env.shell("screenrecord /system/x.mp4")[0], 1)
+            self.assertEqual(env.shell("screenrecord")[0], 2)
+            self.assertEqual(env.shell("screenrecord --time-limit 999 /sdcard/y.mp4")[0], 2)
+            self.assertEqual(env.shell("pkill -INT screenrecord")[0], 1)
+
+    def test_bad_crash_kind_refused(self):
+        binary = find_vdevice()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad.yaml")
+            with open(path, "w") as f:
+                f.write("package: com.x\nscreens:\n  a:\n    nodes:\n      - bounds: [0,0,1,1]\n"
+                        "        on_tap: {crash: segfault}\n")
+            r = subprocess.run([binary, "--app", path, "--announce", "none"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=30)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("'crash' must be java or native", r.stderr.decode())
+
+
 class HostileConditions(unittest.TestCase):
     def test_dump_modes(self):
         with VDeviceEnv(app="login", device_args=["--dump", "garbage"]) as env:

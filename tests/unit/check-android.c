@@ -162,11 +162,11 @@ START_TEST(test_dumpsys_parsers)
 	ck_assert(!sw__android_parse_ime_frame("nothing here", f));
 	/* `dumpsys window windows`: only the InputMethod window's own frame counts */
 	const char *windows = "  Window #0 Window{2b8c4d1 u0 com.x/com.x.Main}:\n"
-			      "    Frames: parent=[0,0][1080,2400] display=[0,0][1080,2400] frame=[0,0][1080,2400]\n"
-			      "  Window #1 Window{4c3a1f2 u0 InputMethod}:\n"
-			      "    mHaveFrame=true\n"
-			      "    Frames: parent=[0,0][1080,2400] display=[0,0][1080,2400] frame=[0,1560][1080,2400]\n"
-			      "  Window #2 Window{7d u0 com.x/com.x.Other}:\n    frame=[0,0][10,10]\n";
+	                      "    Frames: parent=[0,0][1080,2400] display=[0,0][1080,2400] frame=[0,0][1080,2400]\n"
+	                      "  Window #1 Window{4c3a1f2 u0 InputMethod}:\n"
+	                      "    mHaveFrame=true\n"
+	                      "    Frames: parent=[0,0][1080,2400] display=[0,0][1080,2400] frame=[0,1560][1080,2400]\n"
+	                      "  Window #2 Window{7d u0 com.x/com.x.Other}:\n    frame=[0,0][10,10]\n";
 	ck_assert(sw__android_parse_ime_frame(windows, f));
 	ck_assert_int_eq(f[1], 1560);
 	ck_assert_int_eq(f[2], 1080);

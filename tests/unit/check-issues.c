@@ -49,16 +49,19 @@ static const char *issue_str(json_t *res, const char *key)
 START_TEST(test_log_dedupes_by_scrubbed_title)
 {
 	char code[64];
-	json_t *a = run("{\"mode\":\"log\",\"title\":\"Checkout crashes on order 12345\",\"platform\":\"android\"}", NULL, code);
+	json_t *a = run("{\"mode\":\"log\",\"title\":\"Checkout crashes on order 12345\",\"platform\":\"android\"}",
+	                NULL, code);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(json_string_value(json_object_get(a, "outcome")), "created");
 	ck_assert_str_eq(issue_str(a, "state"), "open");
-	json_t *b = run("{\"mode\":\"log\",\"title\":\"checkout CRASHES on order 999\",\"platform\":\"android\"}", NULL, code);
+	json_t *b =
+	    run("{\"mode\":\"log\",\"title\":\"checkout CRASHES on order 999\",\"platform\":\"android\"}", NULL, code);
 	ck_assert_str_eq(json_string_value(json_object_get(b, "outcome")), "observed_again");
 	ck_assert_str_eq(issue_str(a, "issueId"), issue_str(b, "issueId"));
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(b, "issue"), "occurrences")), 2);
 	/* another platform is another issue */
-	json_t *c = run("{\"mode\":\"log\",\"title\":\"Checkout crashes on order 1\",\"platform\":\"ios\"}", NULL, code);
+	json_t *c =
+	    run("{\"mode\":\"log\",\"title\":\"Checkout crashes on order 1\",\"platform\":\"ios\"}", NULL, code);
 	ck_assert_str_ne(issue_str(a, "issueId"), issue_str(c, "issueId"));
 	json_decref(a);
 	json_decref(b);
@@ -89,9 +92,10 @@ START_TEST(test_fix_reopen_verify)
 	snprintf(req, sizeof(req), "{\"mode\":\"verify_fixed\",\"issueId\":\"%s\",\"reportUri\":\"swipium://x\"}", id);
 	ck_assert_ptr_null(run(req, NULL, code));
 	ck_assert_str_eq(code, "ISSUE_EVIDENCE_REQUIRED");
-	snprintf(req, sizeof(req),
-		 "{\"mode\":\"mark_fixed\",\"issueId\":\"%s\",\"fixedInCommit\":\"abc123\",\"howFixed\":\"debounced tap\"}",
-		 id);
+	snprintf(
+	    req, sizeof(req),
+	    "{\"mode\":\"mark_fixed\",\"issueId\":\"%s\",\"fixedInCommit\":\"abc123\",\"howFixed\":\"debounced tap\"}",
+	    id);
 	json_t *f = run(req, NULL, code);
 	ck_assert_str_eq(issue_str(f, "state"), "fixed");
 	ck_assert_ptr_null(run(req, NULL, code));
@@ -100,7 +104,7 @@ START_TEST(test_fix_reopen_verify)
 	ck_assert_ptr_null(run(req, NULL, code));
 	ck_assert_str_eq(code, "ISSUE_EVIDENCE_REQUIRED");
 	snprintf(req, sizeof(req), "{\"mode\":\"verify_fixed\",\"fingerprint\":\"%s\",\"testCaseId\":\"TC-1\"}",
-		 issue_str(a, "fingerprint"));
+	         issue_str(a, "fingerprint"));
 	json_t *v = run(req, NULL, code);
 	ck_assert_ptr_nonnull(json_object_get(json_object_get(v, "issue"), "verifiedAt"));
 	json_t *again = run("{\"mode\":\"log\",\"title\":\"Login button unresponsive\"}", NULL, code);
@@ -123,11 +127,13 @@ END_TEST
 START_TEST(test_suppress_expires_and_hides)
 {
 	char code[64];
-	json_t *a = run("{\"mode\":\"log\",\"title\":\"Flaky network banner\",\"category\":\"environment_noise\"}", NULL, code);
+	json_t *a =
+	    run("{\"mode\":\"log\",\"title\":\"Flaky network banner\",\"category\":\"environment_noise\"}", NULL, code);
 	char req[512];
-	snprintf(req, sizeof(req),
-		 "{\"mode\":\"suppress\",\"issueId\":\"%s\",\"suppressionReason\":\"known noise\",\"until\":\"2030-01-01\"}",
-		 issue_str(a, "issueId"));
+	snprintf(
+	    req, sizeof(req),
+	    "{\"mode\":\"suppress\",\"issueId\":\"%s\",\"suppressionReason\":\"known noise\",\"until\":\"2030-01-01\"}",
+	    issue_str(a, "issueId"));
 	json_t *s = run(req, NULL, code);
 	ck_assert_str_eq(issue_str(s, "state"), "suppressed");
 	json_t *h = run("{}", NULL, code);
@@ -138,8 +144,8 @@ START_TEST(test_suppress_expires_and_hides)
 	/* after the date the suppression is gone and the state before it is back */
 	json_t *later = run("{\"mode\":\"history\",\"nowMs\":1900000000000}", NULL, code);
 	ck_assert_int_eq(json_integer_value(json_object_get(later, "count")), 1);
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(later, "issues"), 0), "state")),
-			 "open");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_array_get(json_object_get(later, "issues"), 0), "state")), "open");
 	ck_assert_ptr_null(run("{\"mode\":\"suppress\",\"issueId\":\"x\",\"until\":\"soon\"}", NULL, code));
 	json_decref(a);
 	json_decref(s);
@@ -159,18 +165,21 @@ START_TEST(test_external_change_and_corrupt_lines)
 	FILE *f = fopen(path, "a");
 	ck_assert_ptr_nonnull(f);
 	fputs("{not json\n", f);
-	fputs("{\"event\":\"log\",\"at\":\"2026-01-05T10:00:00.000Z\",\"issueId\":\"feedf00d\",\"fingerprint\":\"ffff\","
-	      "\"title\":\"Added by another process\",\"category\":\"app_bug\",\"severity\":\"high\",\"platform\":\"ios\"}\n",
-	      f);
+	fputs(
+	    "{\"event\":\"log\",\"at\":\"2026-01-05T10:00:00.000Z\",\"issueId\":\"feedf00d\",\"fingerprint\":\"ffff\","
+	    "\"title\":\"Added by another "
+	    "process\",\"category\":\"app_bug\",\"severity\":\"high\",\"platform\":\"ios\"}\n",
+	    f);
 	fclose(f);
 	json_t *h = run("{\"severity\":\"high\"}", NULL, code);
 	ck_assert_int_eq(json_integer_value(json_object_get(h, "count")), 1);
 	ck_assert_int_eq(json_integer_value(json_object_get(h, "skippedLines")), 1);
-	json_t *m = run("{\"mode\":\"metrics\",\"groupBy\":\"month\",\"since\":\"2026-01-01\",\"until\":\"2026-01-31\"}",
-			NULL, code);
+	json_t *m =
+	    run("{\"mode\":\"metrics\",\"groupBy\":\"month\",\"since\":\"2026-01-01\",\"until\":\"2026-01-31\"}", NULL,
+	        code);
 	ck_assert_int_eq(json_array_size(json_object_get(m, "periods")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(m, "periods"), 0), "period")),
-			 "2026-01");
+	                 "2026-01");
 	ck_assert_ptr_null(run("{\"mode\":\"metrics\",\"groupBy\":\"year\"}", NULL, code));
 	json_decref(h);
 	json_decref(m);
@@ -183,8 +192,9 @@ START_TEST(test_redactor_scrubs_text)
 	ck_assert_int_eq(sw_redactor_new(&r, NULL), SW_OK);
 	ck_assert_int_eq(sw_redactor_add_secret(r, "hunter2secret", NULL), SW_OK);
 	char code[64];
-	json_t *a = run("{\"mode\":\"log\",\"title\":\"Password hunter2secret shown in toast\",\"summary\":\"saw hunter2secret\"}",
-			r, code);
+	json_t *a = run(
+	    "{\"mode\":\"log\",\"title\":\"Password hunter2secret shown in toast\",\"summary\":\"saw hunter2secret\"}",
+	    r, code);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_null(strstr(issue_str(a, "title"), "hunter2secret"));
 	char path[400];

@@ -59,11 +59,11 @@ static char *esc(esc_fn fn, const char *s, size_t len)
 	return sw__buf_steal(&b, NULL);
 }
 
-#define ESC_EQ(fn, in, expected)                                                                                    \
-	do {                                                                                                         \
-		char *got_ = esc(fn, in, sizeof(in) - 1);                                                           \
-		ck_assert_str_eq(got_, expected);                                                                    \
-		free(got_);                                                                                          \
+#define ESC_EQ(fn, in, expected)                                                                                       \
+	do {                                                                                                           \
+		char *got_ = esc(fn, in, sizeof(in) - 1);                                                              \
+		ck_assert_str_eq(got_, expected);                                                                      \
+		free(got_);                                                                                            \
 	} while (0)
 
 static char *render(const char *report_text, sw_report_format fmt, const char *root, size_t *len)
@@ -82,15 +82,15 @@ static char *render(const char *report_text, sw_report_format fmt, const char *r
 }
 
 static const char FAIL_REPORT[] =
-	"{\"sessionId\":\"s1\",\"appId\":\"com.x\",\"findings\":["
-	"{\"severity\":\"high\",\"kind\":\"native_crash\",\"failureCode\":\"NATIVE_CRASH\",\"detail\":\"boom\"},"
-	"{\"severity\":\"medium\",\"kind\":\"rn_logbox_error\",\"failureCode\":\"LOGBOX\",\"detail\":\"warn\"}],"
-	"\"testOutcomes\":["
-	"{\"workflow\":\"login\",\"outcome\":\"pass\"},"
-	"{\"workflow\":\"checkout\",\"outcome\":\"fail\",\"category\":\"app_bug\",\"steps\":[{\"ok\":true},"
-	"{\"ok\":false,\"failureCode\":\"ASSERTION_FAILED\"}]},"
-	"{\"workflow\":\"profile\",\"outcome\":\"blocked\",\"category\":\"missing_test_data\"},"
-	"{\"workflow\":\"search\",\"outcome\":\"fail\"}]}";
+    "{\"sessionId\":\"s1\",\"appId\":\"com.x\",\"findings\":["
+    "{\"severity\":\"high\",\"kind\":\"native_crash\",\"failureCode\":\"NATIVE_CRASH\",\"detail\":\"boom\"},"
+    "{\"severity\":\"medium\",\"kind\":\"rn_logbox_error\",\"failureCode\":\"LOGBOX\",\"detail\":\"warn\"}],"
+    "\"testOutcomes\":["
+    "{\"workflow\":\"login\",\"outcome\":\"pass\"},"
+    "{\"workflow\":\"checkout\",\"outcome\":\"fail\",\"category\":\"app_bug\",\"steps\":[{\"ok\":true},"
+    "{\"ok\":false,\"failureCode\":\"ASSERTION_FAILED\"}]},"
+    "{\"workflow\":\"profile\",\"outcome\":\"blocked\",\"category\":\"missing_test_data\"},"
+    "{\"workflow\":\"search\",\"outcome\":\"fail\"}]}";
 
 /* ---- release gate --------------------------------------------------------- */
 
@@ -98,13 +98,14 @@ START_TEST(test_gate_no_policy_blocks_every_failure)
 {
 	json_t *g = gate_of(FAIL_REPORT, NULL);
 	ck_assert(json_is_true(json_object_get(g, "block")));
-	ck_assert_str_eq(reason_of(g),
-			 "release blocked: checkout: ASSERTION_FAILED, search: UNKNOWN, finding:native_crash: NATIVE_CRASH");
+	ck_assert_str_eq(
+	    reason_of(g),
+	    "release blocked: checkout: ASSERTION_FAILED, search: UNKNOWN, finding:native_crash: NATIVE_CRASH");
 	char *text = sw__json_compact(g);
 	ck_assert_str_eq(text, "{\"block\":true,\"blocked\":[\"checkout: ASSERTION_FAILED\",\"search: UNKNOWN\","
-			       "\"finding:native_crash: NATIVE_CRASH\"],\"warned\":[],\"suppressed\":[],\"reason\":"
-			       "\"release blocked: checkout: ASSERTION_FAILED, search: UNKNOWN, finding:native_crash: "
-			       "NATIVE_CRASH\"}");
+	                       "\"finding:native_crash: NATIVE_CRASH\"],\"warned\":[],\"suppressed\":[],\"reason\":"
+	                       "\"release blocked: checkout: ASSERTION_FAILED, search: UNKNOWN, finding:native_crash: "
+	                       "NATIVE_CRASH\"}");
 	free(text);
 	json_decref(g);
 }
@@ -112,10 +113,11 @@ END_TEST
 
 START_TEST(test_gate_all_pass)
 {
-	json_t *g = gate_of("{\"findings\":[{\"severity\":\"low\",\"kind\":\"x\"}],\"testOutcomes\":["
-			    "{\"workflow\":\"a\",\"outcome\":\"pass\"},{\"workflow\":\"b\",\"outcome\":\"skipped\"},"
-			    "{\"workflow\":\"c\",\"outcome\":\"not_applicable\"},{\"workflow\":\"d\",\"outcome\":\"blocked\"}]}",
-			    NULL);
+	json_t *g = gate_of(
+	    "{\"findings\":[{\"severity\":\"low\",\"kind\":\"x\"}],\"testOutcomes\":["
+	    "{\"workflow\":\"a\",\"outcome\":\"pass\"},{\"workflow\":\"b\",\"outcome\":\"skipped\"},"
+	    "{\"workflow\":\"c\",\"outcome\":\"not_applicable\"},{\"workflow\":\"d\",\"outcome\":\"blocked\"}]}",
+	    NULL);
 	ck_assert(json_is_false(json_object_get(g, "block")));
 	ck_assert_str_eq(reason_of(g), "all required flows passed");
 	json_decref(g);
@@ -125,10 +127,11 @@ END_TEST
 START_TEST(test_gate_warn_and_synonyms)
 {
 	/* blockOn names only a code that does not occur, so warnOn decides; synonyms apply to warnOn. */
-	json_t *g = gate_of(FAIL_REPORT, "{\"blockOn\":[\"NO_DEVICE\"],\"warnOn\":[\"crash\",\"App-Bug\",\"unknown\"]}");
+	json_t *g =
+	    gate_of(FAIL_REPORT, "{\"blockOn\":[\"NO_DEVICE\"],\"warnOn\":[\"crash\",\"App-Bug\",\"unknown\"]}");
 	ck_assert(json_is_false(json_object_get(g, "block")));
 	ck_assert_str_eq(reason_of(g), "passed with warnings: checkout: ASSERTION_FAILED, search: UNKNOWN, "
-				       "finding:native_crash: NATIVE_CRASH");
+	                               "finding:native_crash: NATIVE_CRASH");
 	json_decref(g);
 	/* visual_diff is the other spelling of ASSERTION_FAILED; errorboundary maps to itself. */
 	g = gate_of(FAIL_REPORT, "{\"blockOn\":[\"x\"],\"warnOn\":[\"visual_diff\",\"UNKNOWN\",\"native crash\"]}");
@@ -139,7 +142,7 @@ START_TEST(test_gate_warn_and_synonyms)
 	ck_assert(json_is_true(json_object_get(g, "block")));
 	ck_assert_str_eq(reason_of(g), "release blocked: checkout: ASSERTION_FAILED, search: UNKNOWN");
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(g, "warned"), 0)),
-			 "finding:native_crash: NATIVE_CRASH");
+	                 "finding:native_crash: NATIVE_CRASH");
 	json_decref(g);
 }
 END_TEST
@@ -171,7 +174,7 @@ START_TEST(test_gate_ignore_known_is_exact)
 	g = gate_of(FAIL_REPORT, "{\"ignoreKnown\":[\"native-crash\",\"assertion_failed\",\"Unknown\"]}");
 	ck_assert(json_is_false(json_object_get(g, "block")));
 	ck_assert_str_eq(reason_of(g), "passed (suppressed known issues: checkout: ASSERTION_FAILED, search: UNKNOWN, "
-				       "finding:native_crash: NATIVE_CRASH)");
+	                               "finding:native_crash: NATIVE_CRASH)");
 	json_decref(g);
 }
 END_TEST
@@ -180,12 +183,12 @@ START_TEST(test_gate_codes)
 {
 	/* Outcome code: first truthy step failureCode, then category, then UNKNOWN; finding: failureCode ?? kind. */
 	json_t *g = gate_of("{\"findings\":[{\"severity\":\"high\",\"kind\":\"anr\"},{\"severity\":\"high\"}],"
-			    "\"testOutcomes\":[{\"workflow\":\"w\",\"outcome\":\"fail\",\"category\":\"other\","
-			    "\"steps\":[{\"failureCode\":\"\"},{\"failureCode\":null}]},"
-			    "{\"outcome\":\"fail\",\"category\":null}]}",
-			    NULL);
+	                    "\"testOutcomes\":[{\"workflow\":\"w\",\"outcome\":\"fail\",\"category\":\"other\","
+	                    "\"steps\":[{\"failureCode\":\"\"},{\"failureCode\":null}]},"
+	                    "{\"outcome\":\"fail\",\"category\":null}]}",
+	                    NULL);
 	ck_assert_str_eq(reason_of(g), "release blocked: w: other, undefined: UNKNOWN, finding:anr: anr, "
-				       "finding:undefined: UNKNOWN");
+	                               "finding:undefined: UNKNOWN");
 	json_decref(g);
 }
 END_TEST
@@ -193,7 +196,8 @@ END_TEST
 START_TEST(test_policy_norm)
 {
 	sw_buf b = SW_BUF_INIT;
-	sw__policy_norm(&b, "Native_Crash-1 \xC4\xB0\xE2\x84\xAA\xC3\xA9", strlen("Native_Crash-1 \xC4\xB0\xE2\x84\xAA\xC3\xA9"));
+	sw__policy_norm(&b, "Native_Crash-1 \xC4\xB0\xE2\x84\xAA\xC3\xA9",
+	                strlen("Native_Crash-1 \xC4\xB0\xE2\x84\xAA\xC3\xA9"));
 	ck_assert_str_eq(b.data, "nativecrash1ik");
 	sw__buf_free(&b);
 }
@@ -252,7 +256,8 @@ END_TEST
 
 START_TEST(test_md_escape)
 {
-	ESC_EQ(sw__md_text, "<b>&</b> \\ ` * _ [ ] # | ~ ok", "&lt;b&gt;&amp;&lt;/b&gt; \\\\ \\` \\* \\_ \\[ \\] \\# \\| \\~ ok");
+	ESC_EQ(sw__md_text, "<b>&</b> \\ ` * _ [ ] # | ~ ok",
+	       "&lt;b&gt;&amp;&lt;/b&gt; \\\\ \\` \\* \\_ \\[ \\] \\# \\| \\~ ok");
 	ESC_EQ(sw__md_text_line, "a\r\nb\nc\rd", "a b c d");
 	ESC_EQ(sw__table_cell, "a|b", "a\\|b");
 	ESC_EQ(sw__md_code, "plain", "`plain`");
@@ -363,45 +368,49 @@ START_TEST(test_sarif_occurrences_and_anchor)
 	write_file(app, "package.json", "{}");
 	write_file(app, "src/Login.tsx", "x");
 	write_file(app, ".swipium/app-map.json",
-		   "{\"staticTopology\":{\"screens\":[{\"id\":\"login\",\"name\":\"Login Screen\",\"sourceFiles\":"
-		   "[\"../escape.tsx\",\"/abs.tsx\",\"missing.tsx\",\"src/Login.tsx\"]}]},"
-		   "\"features\":[{\"id\":\"f1\",\"title\":\"Checkout\",\"sourceFiles\":[\"src/Login.tsx\"]}]}");
-	const char *rep = "{\"appId\":\"a\",\"findings\":["
-			  "{\"severity\":\"high\",\"kind\":\"anr\",\"detail\":\"ANR pid 1234\",\"screen\":\"LOGIN SCREEN\"},"
-			  "{\"severity\":\"high\",\"kind\":\"anr\",\"detail\":\"ANR pid 5678\",\"screen\":\"login screen\"}],"
-			  "\"testOutcomes\":[{\"workflow\":\"checkout\",\"outcome\":\"fail\"},"
-			  "{\"workflow\":\"other\",\"outcome\":\"fail\",\"reason\":\"r\",\"missingPrecondition\":\"m\"}]}";
+	           "{\"staticTopology\":{\"screens\":[{\"id\":\"login\",\"name\":\"Login Screen\",\"sourceFiles\":"
+	           "[\"../escape.tsx\",\"/abs.tsx\",\"missing.tsx\",\"src/Login.tsx\"]}]},"
+	           "\"features\":[{\"id\":\"f1\",\"title\":\"Checkout\",\"sourceFiles\":[\"src/Login.tsx\"]}]}");
+	const char *rep =
+	    "{\"appId\":\"a\",\"findings\":["
+	    "{\"severity\":\"high\",\"kind\":\"anr\",\"detail\":\"ANR pid 1234\",\"screen\":\"LOGIN SCREEN\"},"
+	    "{\"severity\":\"high\",\"kind\":\"anr\",\"detail\":\"ANR pid 5678\",\"screen\":\"login screen\"}],"
+	    "\"testOutcomes\":[{\"workflow\":\"checkout\",\"outcome\":\"fail\"},"
+	    "{\"workflow\":\"other\",\"outcome\":\"fail\",\"reason\":\"r\",\"missingPrecondition\":\"m\"}]}";
 	size_t len = 0;
 	char *out = render(rep, SW_REPORT_SARIF, app, &len);
 	json_t *doc = parse(out);
 	json_t *results = json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "results");
 	ck_assert_uint_eq(json_array_size(results), 4);
 	const char *fp1 = json_string_value(
-		json_object_get(json_object_get(json_array_get(results, 0), "partialFingerprints"), "swipium/v1"));
+	    json_object_get(json_object_get(json_array_get(results, 0), "partialFingerprints"), "swipium/v1"));
 	const char *fp2 = json_string_value(json_object_get(
-		json_object_get(json_array_get(results, 1), "partialFingerprints"), "primaryLocationLineHash"));
+	    json_object_get(json_array_get(results, 1), "partialFingerprints"), "primaryLocationLineHash"));
 	ck_assert(sw__str_has_suffix(fp1, ":1"));
 	ck_assert(sw__str_has_suffix(fp2, ":2"));
 	ck_assert_int_eq(strncmp(fp1, fp2, 16), 0);
 	const char *uris[4];
 	for (size_t i = 0; i < 4; i++)
 		uris[i] = json_string_value(json_object_get(
-			json_object_get(json_object_get(json_array_get(json_object_get(json_array_get(results, i), "locations"), 0),
-							"physicalLocation"),
-					"artifactLocation"),
-			"uri"));
+		    json_object_get(
+		        json_object_get(json_array_get(json_object_get(json_array_get(results, i), "locations"), 0),
+		                        "physicalLocation"),
+		        "artifactLocation"),
+		    "uri"));
 	ck_assert_str_eq(uris[0], "apps/mobile/src/Login.tsx");
 	ck_assert_str_eq(uris[2], "apps/mobile/src/Login.tsx");
 	ck_assert_str_eq(uris[3], "apps/mobile/package.json");
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(results, 3), "message"), "text")),
-			 "other: r; m");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(json_array_get(results, 3), "message"), "text")),
+	    "other: r; m");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(results, 2), "ruleId")), "WORKFLOW_FAILED");
 	json_t *rules = json_object_get(
-		json_object_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "tool"), "driver"), "rules");
+	    json_object_get(json_object_get(json_array_get(json_object_get(doc, "runs"), 0), "tool"), "driver"),
+	    "rules");
 	ck_assert_uint_eq(json_array_size(rules), 2);
-	ck_assert_str_eq(json_string_value(json_object_get(
-				 json_object_get(json_array_get(rules, 1), "shortDescription"), "text")),
-			 "Swipium workflow failed");
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(json_object_get(json_array_get(rules, 1), "shortDescription"), "text")),
+	    "Swipium workflow failed");
 	json_decref(doc);
 	free(out);
 	char *prefix = sw__git_prefix(dir);
@@ -451,8 +460,8 @@ START_TEST(test_summary_cap_real_report)
 		sw__buf_printf(&b, "%s{\"severity\":\"low\",\"kind\":\"k\",\"detail\":\"%0100d\"}", i ? "," : "", i);
 	sw__buf_puts(&b, "],\"testOutcomes\":[");
 	for (int i = 0; i < 30000; i++)
-		sw__buf_printf(&b, "%s{\"workflow\":\"w%d\",\"outcome\":\"blocked\",\"reason\":\"%0100d\"}", i ? "," : "",
-			       i, i);
+		sw__buf_printf(&b, "%s{\"workflow\":\"w%d\",\"outcome\":\"blocked\",\"reason\":\"%0100d\"}",
+		               i ? "," : "", i, i);
 	sw__buf_puts(&b, "]}");
 	size_t len = 0;
 	char *out = render(b.data, SW_REPORT_GITHUB_SUMMARY, NULL, &len);
@@ -464,19 +473,36 @@ START_TEST(test_summary_cap_real_report)
 }
 END_TEST
 
+START_TEST(test_summary_counts_coerce)
+{
+	/* count > 1 compares like JavaScript: the string "3" counts, "x" and 1 do not. */
+	const char *rep = "{\"findings\":[{\"severity\":\"low\",\"kind\":\"a\",\"detail\":\"d1\",\"count\":\"3\"},"
+	                  "{\"severity\":\"low\",\"kind\":\"b\",\"detail\":\"d2\",\"count\":\"x\"},"
+	                  "{\"severity\":\"low\",\"kind\":\"c\",\"detail\":\"d3\",\"count\":1}],\"testOutcomes\":[]}";
+	size_t len = 0;
+	char *out = render(rep, SW_REPORT_GITHUB_SUMMARY, NULL, &len);
+	ck_assert(strstr(out, "| d1 (\xC3\x97" "3) |"));
+	ck_assert(strstr(out, "| d2 |"));
+	ck_assert(strstr(out, "| d3 |"));
+	ck_assert(strstr(out, "Findings: **0 high** \xC2\xB7 0 medium \xC2\xB7 3 low. Workflows: none recorded."));
+	free(out);
+}
+END_TEST
+
 START_TEST(test_json_export)
 {
 	/* Index keys first (JavaScript order), releaseGate replaces the old key in place, numbers as JS prints them. */
-	const char *rep = "{\"9\":1,\"b\":2,\"10\":3,\"01\":4,\"releaseGate\":\"old\",\"findings\":[],\"testOutcomes\":[],"
-			  "\"n\":[1.0,-0,1e21,1.5e-7,12345678901234567890,0.1],\"s\":\"nul\\u0000 \\ud800 end\"}";
+	const char *rep =
+	    "{\"9\":1,\"b\":2,\"10\":3,\"01\":4,\"releaseGate\":\"old\",\"findings\":[],\"testOutcomes\":[],"
+	    "\"n\":[1.0,-0,1e21,1.5e-7,12345678901234567890,0.1],\"s\":\"nul\\u0000 \\ud800 end\"}";
 	size_t len = 0;
 	char *out = render(rep, SW_REPORT_JSON, NULL, &len);
 	const char *expect =
-		"{\n  \"9\": 1,\n  \"10\": 3,\n  \"b\": 2,\n  \"01\": 4,\n  \"releaseGate\": {\n    \"block\": false,\n"
-		"    \"blocked\": [],\n    \"warned\": [],\n    \"suppressed\": [],\n"
-		"    \"reason\": \"all required flows passed\"\n  },\n  \"findings\": [],\n  \"testOutcomes\": [],\n"
-		"  \"n\": [\n    1,\n    0,\n    1e+21,\n    1.5e-7,\n    12345678901234567000,\n    0.1\n  ],\n"
-		"  \"s\": \"nul\\u0000 \xEF\xBF\xBD end\"\n}";
+	    "{\n  \"9\": 1,\n  \"10\": 3,\n  \"b\": 2,\n  \"01\": 4,\n  \"releaseGate\": {\n    \"block\": false,\n"
+	    "    \"blocked\": [],\n    \"warned\": [],\n    \"suppressed\": [],\n"
+	    "    \"reason\": \"all required flows passed\"\n  },\n  \"findings\": [],\n  \"testOutcomes\": [],\n"
+	    "  \"n\": [\n    1,\n    0,\n    1e+21,\n    1.5e-7,\n    12345678901234567000,\n    0.1\n  ],\n"
+	    "  \"s\": \"nul\\u0000 \xEF\xBF\xBD end\"\n}";
 	ck_assert_str_eq(out, expect);
 	ck_assert_uint_eq(len, strlen(expect));
 	free(out);
@@ -486,12 +512,14 @@ END_TEST
 START_TEST(test_junit_counts_and_lenient)
 {
 	char *dir = make_tmpdir();
-	write_file(dir, ".swipium/policy.json", "{\"blockOn\":[\"crash\"],\"warnOn\":[\"app_bug\"],\"ignoreKnown\":[\"unknown\"]}");
+	write_file(dir, ".swipium/policy.json",
+	           "{\"blockOn\":[\"crash\"],\"warnOn\":[\"app_bug\"],\"ignoreKnown\":[\"unknown\"]}");
 	size_t len = 0;
 	char *out = render(FAIL_REPORT, SW_REPORT_JUNIT, dir, &len);
-	ck_assert(strstr(out, "<testsuites name=\"swipium.com.x\" tests=\"6\" failures=\"1\" errors=\"0\" time=\"0\">"));
+	ck_assert(
+	    strstr(out, "<testsuites name=\"swipium.com.x\" tests=\"6\" failures=\"1\" errors=\"0\" time=\"0\">"));
 	ck_assert(strstr(out, "<testsuite name=\"swipium.com.x\" tests=\"4\" failures=\"0\" errors=\"0\" skipped=\"3\" "
-			      "time=\"0\">"));
+	                      "time=\"0\">"));
 	ck_assert(strstr(out, "<property name=\"swipium.skipped\" value=\"3\"></property>"));
 	ck_assert(strstr(out, "<skipped message=\"policy warned (release gate not blocked): app_bug\"></skipped>"));
 	ck_assert(strstr(out, "<skipped message=\"policy suppressed (release gate not blocked): fail\"></skipped>"));
@@ -501,7 +529,7 @@ START_TEST(test_junit_counts_and_lenient)
 	free(out);
 	/* Time: seconds with at most three decimals. */
 	out = render("{\"phaseTimings\":{\"totalMs\":412345.678},\"findings\":[],\"testOutcomes\":[]}", SW_REPORT_JUNIT,
-		     NULL, &len);
+	             NULL, &len);
 	ck_assert(strstr(out, "time=\"412.346\""));
 	ck_assert(!strstr(out, ".findings"));
 	free(out);
@@ -569,6 +597,14 @@ START_TEST(test_load_errors)
 	ck_assert_str_eq(sw_report_session_id(r), "a\xEF\xBF\xBD");
 	sw_report_free(r);
 	sw_report_free(NULL);
+	const char *numeric = "{\"sessionId\":12,\"findings\":[],\"testOutcomes\":[]}";
+	ck_assert_int_eq(sw_report_load_data(numeric, strlen(numeric), &r, NULL), SW_OK);
+	ck_assert_str_eq(sw_report_session_id(r), "12");
+	sw_report_free(r);
+	const char *no_id = "{\"findings\":[],\"testOutcomes\":[]}";
+	ck_assert_int_eq(sw_report_load_data(no_id, strlen(no_id), &r, NULL), SW_OK);
+	ck_assert_ptr_null(sw_report_session_id(r));
+	sw_report_free(r);
 	sw_report_format fmt;
 	ck_assert_int_eq(sw_report_format_parse("github-summary", &fmt), SW_OK);
 	ck_assert_int_eq(fmt, SW_REPORT_GITHUB_SUMMARY);
@@ -585,11 +621,11 @@ END_TEST
 /* ---- discovery ------------------------------------------------------------------ */
 
 static void session(const char *home, const char *root, const char *hash, const char *id, const char *created,
-		    const char *artifacts)
+                    const char *artifacts)
 {
 	char *rel = sw__asprintf(".swipium/runs/%s/%s/state.json", hash, id);
-	char *state = sw__asprintf("{\"id\":\"%s\",\"root\":\"%s\",\"createdAt\":%s,\"artifacts\":%s}", id, root, created,
-				   artifacts);
+	char *state = sw__asprintf("{\"id\":\"%s\",\"root\":\"%s\",\"createdAt\":%s,\"artifacts\":%s}", id, root,
+	                           created, artifacts);
 	write_file(home, rel, state);
 	free(rel);
 	free(state);
@@ -604,23 +640,26 @@ START_TEST(test_find)
 	char *path = NULL;
 	sw_error *err = NULL;
 	ck_assert_int_eq(sw_report_find(home, root, NULL, &path, &err), SW_ENOTFOUND);
-	char *msg = sw__asprintf("No Swipium session with a report found for project %s (looked in %s/.swipium).\nRun "
-				 "the agent step first and make sure it calls qa_report (any format) before the session ends.",
-				 root, home);
+	char *msg =
+	    sw__asprintf("No Swipium session with a report found for project %s (looked in %s/.swipium).\nRun "
+	                 "the agent step first and make sure it calls qa_report (any format) before the session ends.",
+	                 root, home);
 	ck_assert_str_eq(sw_error_message(err), msg);
 	free(msg);
 	sw_error_free(err);
 	err = NULL;
 
-	/* s1: report through its artifacts (the newest by createdAt); s2: newer, only a report/ dir; s3: newest, none. */
+	/* s1: report through its artifacts (the newest by createdAt); s2: newer, only a report/ dir; s3: newest, none.
+	 */
 	char *s1 = sw__asprintf("%s/.swipium/runs/%s/s1", home, hex);
-	char *arts = sw__asprintf("[{\"kind\":\"report\",\"mime\":\"application/json\",\"path\":\"%s/report/report-2.json\","
-				  "\"createdAt\":\"2026-01-01T00:00:02.000Z\"},"
-				  "{\"kind\":\"report\",\"mime\":\"application/json\",\"path\":\"%s/report/report-1.json\","
-				  "\"createdAt\":\"2026-01-01T00:00:01.000Z\"},"
-				  "{\"kind\":\"report\",\"mime\":\"application/json\",\"path\":\"%s/report/report-3.sarif.json\","
-				  "\"createdAt\":\"2026-01-01T00:00:09.000Z\"}]",
-				  s1, s1, s1);
+	char *arts = sw__asprintf(
+	    "[{\"kind\":\"report\",\"mime\":\"application/json\",\"path\":\"%s/report/report-2.json\","
+	    "\"createdAt\":\"2026-01-01T00:00:02.000Z\"},"
+	    "{\"kind\":\"report\",\"mime\":\"application/json\",\"path\":\"%s/report/report-1.json\","
+	    "\"createdAt\":\"2026-01-01T00:00:01.000Z\"},"
+	    "{\"kind\":\"report\",\"mime\":\"application/json\",\"path\":\"%s/report/report-3.sarif.json\","
+	    "\"createdAt\":\"2026-01-01T00:00:09.000Z\"}]",
+	    s1, s1, s1);
 	session(home, root, hex, "s1", "1000", arts);
 	write_file(s1, "report/report-1.json", "{}");
 	write_file(s1, "report/report-2.json", "{}");
@@ -694,8 +733,8 @@ START_TEST(test_catalog)
 	static const struct {
 		const char *bucket;
 		size_t n;
-	} buckets[] = {{"app_bug", 10}, {"environment", 71}, {"missing_data", 10}, {"mcp_limitation", 30},
-		       {"unsafe_refused", 16}};
+	} buckets[] = {
+	    {"app_bug", 10}, {"environment", 71}, {"missing_data", 10}, {"mcp_limitation", 30}, {"unsafe_refused", 16}};
 	for (size_t b = 0; b < 5; b++) {
 		size_t n = 0;
 		for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -752,6 +791,7 @@ static Suite *report_suite(void)
 	tcase_add_test(tc, test_summary_cap);
 	tcase_add_test(tc, test_summary_cap_real_report);
 	tcase_add_test(tc, test_json_export);
+	tcase_add_test(tc, test_summary_counts_coerce);
 	tcase_add_test(tc, test_junit_counts_and_lenient);
 	tcase_add_test(tc, test_huge_strings_render);
 	suite_add_tcase(s, tc);

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +424,8 @@ START_TEST(test_many_notes)
 }
 END_TEST
 
+static atomic_uint ledger_seq;
+
 static void *hammer(void *arg)
 {
 	sw_session *s = arg;
@@ -432,7 +435,8 @@ static void *hammer(void *arg)
 		if (sw_session_add_note(s, n, NULL) != SW_OK || sw_session_counter_add(s, "actions", 1, NULL) != SW_OK)
 			return (void *)1;
 		if (i % 50 == 0) {
-			snprintf(n, sizeof(n), "{\"id\":\"%08x\",\"tool\":\"t\",\"status\":\"executed\"}", (unsigned)rand());
+			snprintf(n, sizeof(n), "{\"id\":\"%08x\",\"tool\":\"t\",\"status\":\"executed\"}",
+			         atomic_fetch_add(&ledger_seq, 1) + 1);
 			if (sw_session_ledger_append(s, n, NULL) != SW_OK)
 				return (void *)1;
 		}

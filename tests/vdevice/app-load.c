@@ -167,6 +167,7 @@ void vd_actions_free(struct vd_actions *a)
 		free(x->go);
 		free(x->dialog);
 		free(x->log);
+		free(x->crash);
 		for (size_t k = 0; k < x->n_set; k++) {
 			free(x->set_keys[k]);
 			free(x->set_values[k]);
@@ -207,7 +208,7 @@ static bool load_cond(struct loader *L, yaml_node_t *n, struct vd_cond **out)
 static bool load_action(struct loader *L, yaml_node_t *n, struct vd_action *a)
 {
 	static const char *const keys[] = {"when",          "go",  "clear_stack", "dialog", "dismiss", "toggle", "exit",
-	                                   "hide_keyboard", "log", "set",         "clear",  NULL};
+	                                   "hide_keyboard", "log", "set",         "clear",  "crash", "anr", NULL};
 	if (!check_keys(L, n, "action", keys))
 		return false;
 	yaml_node_t *w = get(L, n, "when");
@@ -216,8 +217,11 @@ static bool load_action(struct loader *L, yaml_node_t *n, struct vd_action *a)
 	if (!get_str(L, n, "go", &a->go) || !get_bool(L, n, "clear_stack", &a->clear_stack) ||
 	    !get_str(L, n, "dialog", &a->dialog) || !get_bool(L, n, "dismiss", &a->dismiss) ||
 	    !get_bool(L, n, "toggle", &a->toggle) || !get_bool(L, n, "exit", &a->exit) ||
-	    !get_bool(L, n, "hide_keyboard", &a->hide_keyboard) || !get_str(L, n, "log", &a->log))
+	    !get_bool(L, n, "hide_keyboard", &a->hide_keyboard) || !get_str(L, n, "log", &a->log) ||
+	    !get_str(L, n, "crash", &a->crash) || !get_bool(L, n, "anr", &a->anr))
 		return false;
+	if (a->crash && strcmp(a->crash, "java") != 0 && strcmp(a->crash, "native") != 0)
+		return fail(L, n, "'crash' must be java or native");
 	yaml_node_t *set = get(L, n, "set");
 	if (set) {
 		if (set->type != YAML_MAPPING_NODE)

@@ -29,6 +29,8 @@ struct vd_action {
 	bool exit;            /* finish the app (back to the launcher) */
 	bool hide_keyboard;
 	char *log; /* "Tag: message" or "W/Tag: message" */
+	char *crash; /* "java" or "native": the process dies with a FATAL EXCEPTION / tombstone in logcat */
+	bool anr;    /* logs an "ANR in <pkg>" entry (the app stays in front, frozen) */
 	char **set_keys, **set_values;
 	size_t n_set;
 	char **clear; /* field ids to empty */

@@ -626,6 +626,42 @@ static void emit_log(struct vd_device *d, const char *line)
 	vd_device_log(d, level, tag, "%s", p);
 }
 
+/* The app process dies the way Android logs it: a Java FATAL EXCEPTION or a native tombstone. */
+static void crash_app(struct vd_app *app, struct vd_device *d, const char *kind)
+{
+	const char *pkg = app->package;
+	if (strcmp(kind, "native") == 0) {
+		vd_device_log(d, 'F', "libc",
+		              "Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 4259 (RenderThread), "
+		              "pid 4242 (%s)",
+		              pkg);
+		vd_device_log(d, 'F', "DEBUG", "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***");
+		vd_device_log(d, 'F', "DEBUG", "Build fingerprint: 'google/sdk_gphone64_x86_64/emu64xa:13/TE1A/1:user/release-keys'");
+		vd_device_log(d, 'F', "DEBUG", "pid: 4242, tid: 4259, name: RenderThread  >>> %s <<<", pkg);
+		vd_device_log(d, 'F', "DEBUG", "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000000");
+		vd_device_log(d, 'F', "DEBUG", "      #00 pc 000000000004f2a8  /data/app/%s/lib/x86_64/libnative.so", pkg);
+		vd_device_log(d, 'I', "ActivityManager", "Process %s (pid 4242) has died: fg  TOP ", pkg);
+	} else {
+		vd_device_log(d, 'E', "AndroidRuntime", "FATAL EXCEPTION: main");
+		vd_device_log(d, 'E', "AndroidRuntime", "Process: %s, PID: 4242", pkg);
+		vd_device_log(d, 'E', "AndroidRuntime",
+		              "java.lang.IllegalStateException: Checkout button handler failed");
+		vd_device_log(d, 'E', "AndroidRuntime", "\tat %s.MainActivity.onClick(MainActivity.java:42)", pkg);
+		vd_device_log(d, 'I', "ActivityManager", "Process %s (pid 4242) has died: fg  TOP ", pkg);
+	}
+	app_kill(app);
+}
+
+static void anr_app(struct vd_app *app, struct vd_device *d)
+{
+	const char *act = app->launcher_activity ? app->launcher_activity : ".MainActivity";
+	vd_device_log(d, 'E', "ActivityManager", "ANR in %s (%s/%s)", app->package, app->package, act);
+	vd_device_log(d, 'E', "ActivityManager", "PID: 4242");
+	vd_device_log(d, 'E', "ActivityManager",
+	              "Reason: Input dispatching timed out (Waiting to send non-key event because the touched window "
+	              "has not finished processing certain input events that were delivered to it over 5000.0ms ago.)");
+}
+
 static void run_actions(struct vd_app *app, struct vd_device *d, const struct vd_actions *a, struct vd_node *node,
                         long item)
 {
@@ -649,6 +685,12 @@ static void run_actions(struct vd_app *app, struct vd_device *d, const struct vd
 		}
 		if (x->toggle && node)
 			node->checked = !node->checked;
+		if (x->crash) {
+			crash_app(app, d, x->crash);
+			return;
+		}
+		if (x->anr)
+			anr_app(app, d);
 		if (x->hide_keyboard)
 			hide_keyboard(app, d);
 		if (x->dismiss)

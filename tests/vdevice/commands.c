@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <time.h>
 
 #define OUT(c, ...) vd_buf_printf((c)->out, __VA_ARGS__)
 #define ERR(c, ...) vd_buf_printf((c)->err, __VA_ARGS__)
@@ -39,6 +40,25 @@ static int not_found(struct vd_cmd *c)
 }
 
 /* ---- simple commands ------------------------------------------------------- */
+
+/* `date [+FORMAT]`: the device clock is the host's, in UTC (the vdevice's timezone is GMT). */
+static int c_date(struct vd_cmd *c)
+{
+	const char *fmt = "%a %b %e %H:%M:%S %Z %Y";
+	if (c->argc > 2 || (c->argc == 2 && c->argv[1][0] != '+')) {
+		ERR(c, "date: bad date %s\n", c->argv[1]);
+		return 1;
+	}
+	if (c->argc == 2)
+		fmt = c->argv[1] + 1;
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	char out[256];
+	size_t n = strftime(out, sizeof(out), fmt, &tm);
+	OUT(c, "%.*s\n", (int)n, out);
+	return 0;
+}
 
 static int c_echo(struct vd_cmd *c)
 {
@@ -872,8 +892,17 @@ static int c_cmd(struct vd_cmd *c)
 		c->argc++;
 		return r;
 	}
-	if (c->argc >= 4 && strcmp(c->argv[1], "connectivity") == 0 && strcmp(c->argv[2], "airplane-mode") == 0) {
+	if (c->argc >= 3 && strcmp(c->argv[1], "connectivity") == 0 && strcmp(c->argv[2], "airplane-mode") == 0) {
+		if (c->argc == 3) {
+			OUT(c, "%s\n", c->d->airplane ? "enabled" : "disabled");
+			return 0;
+		}
+		if (strcmp(c->argv[3], "enable") != 0 && strcmp(c->argv[3], "disable") != 0) {
+			ERR(c, "Invalid argument: %s\n", c->argv[3]);
+			return 255;
+		}
 		c->d->airplane = strcmp(c->argv[3], "enable") == 0;
+		vd_device_log(c->d, 'I', "ConnectivityService", "Airplane mode %s", c->d->airplane ? "enabled" : "disabled");
 		return 0;
 	}
 	if (c->argc < 2) {
@@ -886,12 +915,53 @@ static int c_cmd(struct vd_cmd *c)
 
 /* ---- dumpsys / wm / settings / logcat --------------------------------------------------- */
 
+/* Rewrites the rotation lines of a `dumpsys window` text for the current user_rotation (sizes swap at 90/270). */
+static void rotate_window_dump(struct vd_device *d, struct vd_buf *b)
+{
+	if (d->user_rotation == 0 || !b->data)
+		return;
+	struct vd_buf o = {0};
+	char rot[16], cur[48], want[48];
+	snprintf(rot, sizeof(rot), "ROTATION_%d", d->user_rotation * 90);
+	snprintf(cur, sizeof(cur), "cur=%dx%d", VD_SCREEN_W, VD_SCREEN_H);
+	if (d->user_rotation % 2)
+		snprintf(want, sizeof(want), "cur=%dx%d", VD_SCREEN_H, VD_SCREEN_W);
+	else
+		snprintf(want, sizeof(want), "%s", cur);
+	const char *p = b->data, *end = b->data + b->len;
+	while (p < end) {
+		const char *r = strstr(p, "ROTATION_0"), *c = strstr(p, cur);
+		const char *n = r && (!c || r < c) ? r : c;
+		if (!n) {
+			vd_buf_append(&o, p, (size_t)(end - p));
+			break;
+		}
+		vd_buf_append(&o, p, (size_t)(n - p));
+		if (n == r) {
+			vd_buf_puts(&o, rot);
+			p = n + strlen("ROTATION_0");
+		} else {
+			vd_buf_puts(&o, want);
+			p = n + strlen(cur);
+		}
+	}
+	vd_buf_free(b);
+	*b = o;
+}
+
 static int c_dumpsys(struct vd_cmd *c)
 {
 	struct vd_buf b = {0};
 	const char *svc = c->argc > 1 ? c->argv[1] : "";
 	if (strcmp(svc, "window") == 0) {
 		vd_app_dumpsys_window(c->d->app, &b);
+		rotate_window_dump(c->d, &b);
+	} else if (strcmp(svc, "location") == 0) {
+		vd_buf_puts(&b, "Location Manager State:\n  Location Settings:\n    Location Enabled: true\n"
+		                "  Last Known Locations:\n");
+		if (c->d->geo_set)
+			vd_buf_printf(&b, "    gps: Location[gps %s,%s hAcc=5.0 et=+1m0s0ms alt=0.0 vAcc=0.5]\n", c->d->geo_lat,
+			              c->d->geo_lon);
 	} else if (strcmp(svc, "activity") == 0) {
 		vd_app_dumpsys_activities(c->d->app, &b);
 	} else if (strcmp(svc, "input_method") == 0) {
@@ -908,7 +978,8 @@ static int c_dumpsys(struct vd_cmd *c)
 		return 0;
 	} else {
 		vd_buf_puts(
-		    &b, "Currently running services:\n  activity\n  battery\n  input_method\n  package\n  window\n");
+		    &b, "Currently running services:\n  activity\n  battery\n  input_method\n  location\n  package\n"
+		        "  window\n");
 	}
 	vd_buf_append(c->out, b.data, b.len);
 	vd_buf_free(&b);
@@ -932,6 +1003,96 @@ static int c_wm(struct vd_cmd *c)
 	return sub[0] ? 255 : 0;
 }
 
+/* A minimal, structurally valid MP4: ftyp, moov (mvhd) and an empty mdat. */
+static void put_be32(struct vd_buf *b, uint32_t v)
+{
+	unsigned char x[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8),
+	                      (unsigned char)v};
+	vd_buf_append(b, (const char *)x, 4);
+}
+
+static void mp4_file(struct vd_buf *b, uint32_t duration_ms)
+{
+	put_be32(b, 24);
+	vd_buf_append(b, "ftypisom", 8);
+	put_be32(b, 0x200);
+	vd_buf_append(b, "isomiso2", 8);
+	put_be32(b, 8 + 108);
+	vd_buf_append(b, "moov", 4);
+	put_be32(b, 108);
+	vd_buf_append(b, "mvhd", 4);
+	put_be32(b, 0);    /* version + flags */
+	put_be32(b, 0);    /* creation time */
+	put_be32(b, 0);    /* modification time */
+	put_be32(b, 1000); /* timescale */
+	put_be32(b, duration_ms);
+	put_be32(b, 0x00010000); /* rate 1.0 */
+	put_be32(b, 0x01000000); /* volume 1.0 + reserved */
+	put_be32(b, 0);
+	put_be32(b, 0);
+	static const uint32_t matrix[9] = {0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000};
+	for (int i = 0; i < 9; i++)
+		put_be32(b, matrix[i]);
+	for (int i = 0; i < 6; i++)
+		put_be32(b, 0); /* pre-defined */
+	put_be32(b, 1);         /* next track id */
+	put_be32(b, 8);
+	vd_buf_append(b, "mdat", 4);
+}
+
+static int c_screenrecord(struct vd_cmd *c)
+{
+	const char *path = NULL;
+	long limit = 180;
+	for (int i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "--time-limit") == 0 && i + 1 < c->argc) {
+			if (!vd_shell_parse_number(c->argv[++i], &limit) || limit < 1 || limit > 180) {
+				ERR(c, "Invalid time limit %s\n", c->argv[i]);
+				return 2;
+			}
+		} else if ((strcmp(a, "--bit-rate") == 0 || strcmp(a, "--size") == 0) && i + 1 < c->argc) {
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			if (strcmp(a, "--verbose") != 0 && strcmp(a, "--bugreport") != 0) {
+				ERR(c, "Unknown option %s\n", a);
+				return 2;
+			}
+		} else {
+			path = a;
+		}
+	}
+	if (!path) {
+		ERR(c, "Must specify output file (see --help).\n");
+		return 2;
+	}
+	if (!vd_fs_writable(path)) {
+		ERR(c, "Unable to open '%s': Permission denied\n", path);
+		return 1;
+	}
+	/* Time does not pass here: the recording ends at once, as if stopped right away. */
+	struct vd_buf mp4 = {0};
+	mp4_file(&mp4, 1000);
+	bool ok = vd_fs_put(&c->d->fs, path, mp4.data, mp4.len, 0100660, (uint32_t)time(NULL));
+	vd_buf_free(&mp4);
+	if (!ok) {
+		ERR(c, "Unable to open '%s': No space left on device\n", path);
+		return 1;
+	}
+	c->d->recordings++;
+	return 0;
+}
+
+static int c_pkill(struct vd_cmd *c)
+{
+	/* No long-running process survives on the virtual device: nothing ever matches. */
+	if (c->argc < 2) {
+		ERR(c, "usage: pkill [-SIGNAL] NAME\n");
+		return 2;
+	}
+	return 1;
+}
+
 static int c_settings(struct vd_cmd *c)
 {
 	int i = 1;
@@ -948,9 +1109,15 @@ static int c_settings(struct vd_cmd *c)
 		return 255;
 	}
 	bool airplane = strcmp(key, "airplane_mode_on") == 0;
+	bool user_rot = strcmp(ns, "system") == 0 && strcmp(key, "user_rotation") == 0;
+	bool accel = strcmp(ns, "system") == 0 && strcmp(key, "accelerometer_rotation") == 0;
 	if (strcmp(op, "get") == 0) {
 		if (airplane)
 			OUT(c, "%d\n", c->d->airplane ? 1 : 0);
+		else if (user_rot)
+			OUT(c, "%d\n", c->d->user_rotation);
+		else if (accel)
+			OUT(c, "%d\n", c->d->auto_rotate ? 1 : 0);
 		else if (strcmp(key, "development_settings_enabled") == 0 || strcmp(key, "adb_enabled") == 0)
 			OUT(c, "1\n");
 		else
@@ -962,6 +1129,17 @@ static int c_settings(struct vd_cmd *c)
 			c->d->airplane = strcmp(c->argv[i + 3], "1") == 0;
 			vd_device_log(c->d, 'I', "ConnectivityService", "Airplane mode %s",
 			              c->d->airplane ? "enabled" : "disabled");
+		} else if (user_rot || accel) {
+			long v;
+			if (!vd_shell_parse_number(c->argv[i + 3], &v) || v < 0 || (user_rot && v > 3) || (accel && v > 1)) {
+				ERR(c, "Invalid value for %s: %s\n", key, c->argv[i + 3]);
+				return 255;
+			}
+			if (user_rot)
+				c->d->user_rotation = (int)v;
+			else
+				c->d->auto_rotate = v == 1;
+			vd_device_log(c->d, 'I', "WindowManager", "%s=%ld", key, v);
 		}
 		return 0;
 	}
@@ -1056,6 +1234,7 @@ static const struct {
 	int (*fn)(struct vd_cmd *c);
 } commands[] = {
     {"echo", c_echo},
+    {"date", c_date},
     {"true", c_true},
     {"false", c_false},
     {"id", c_id},
@@ -1087,6 +1266,8 @@ static const struct {
     {"ps", c_ps},
     {"pidof", c_pidof},
     {"svc", c_svc},
+    {"screenrecord", c_screenrecord},
+    {"pkill", c_pkill},
 };
 
 int vd_command_run(struct vd_cmd *c)

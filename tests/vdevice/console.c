@@ -138,6 +138,9 @@ static bool command(struct vd_console *c, char *line, struct vd_buf *reply)
 			vd_buf_puts(reply, "KO: invalid longitude or latitude\r\n");
 		} else {
 			vd_device_log(c->dev, 'D', "LocationManager", "gps fix lon=%s lat=%s", argv[2], argv[3]);
+			snprintf(c->dev->geo_lon, sizeof(c->dev->geo_lon), "%s", argv[2]);
+			snprintf(c->dev->geo_lat, sizeof(c->dev->geo_lat), "%s", argv[3]);
+			c->dev->geo_set = true;
 			vd_buf_puts(reply, "OK\r\n");
 		}
 	} else if (strcmp(argv[0], "kill") == 0) {

@@ -114,6 +114,11 @@ struct vd_device {
 	long commands; /* shell/exec commands served (for disconnect_after) */
 	long boot_reads;
 	bool airplane;
+	int user_rotation;      /* settings system user_rotation: 0..3 */
+	bool auto_rotate;       /* settings system accelerometer_rotation */
+	bool geo_set;           /* a console `geo fix` arrived */
+	char geo_lon[32], geo_lat[32];
+	long recordings;        /* screenrecord runs */
 	char *serial;
 	int console_port;
 	int adb_port;

@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 SOURCE_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 SAMPLE = os.path.join(SOURCE_ROOT, "examples", "sample-report.json")
+SCHEMAS = os.path.join(SOURCE_ROOT, "tests", "data", "schemas")
 
 import swipium  # noqa: E402
 
@@ -24,6 +25,23 @@ def rss_kib():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def assert_junit_valid(test, body):
+    """The JUnit body validates against the Jenkins junit-10.xsd kept in tests/data/schemas."""
+    with tempfile.NamedTemporaryFile(suffix=".xml") as f:
+        f.write(body)
+        f.flush()
+        p = subprocess.run(["xmllint", "--noout", "--schema", os.path.join(SCHEMAS, "junit-10.xsd"), f.name],
+                           capture_output=True, text=True)
+    test.assertEqual(p.returncode, 0, p.stderr)
+
+
+def assert_sarif_valid(doc):
+    """The SARIF document validates against the SARIF 2.1.0 schema kept in tests/data/schemas."""
+    import jsonschema
+    with open(os.path.join(SCHEMAS, "sarif-schema-2.1.0.json")) as f:
+        jsonschema.validate(doc, json.load(f))
 
 
 def junit_counts(root):
@@ -231,6 +249,7 @@ class ReportTest(unittest.TestCase):
     def test_junit_parses_and_counts(self):
         body, gate = self.report.render_bytes("junit")
         self.assertTrue(body.startswith(b'<?xml version="1.0" encoding="UTF-8"?>\n'))
+        assert_junit_valid(self, body)
         self.assertFalse(body.endswith(b"\n"))
         self.assertIs(gate["block"], True)
         root = ET.fromstring(body)
@@ -250,6 +269,7 @@ class ReportTest(unittest.TestCase):
 
     def test_sarif_parses_and_counts(self):
         sarif = json.loads(self.report.render("sarif"))
+        assert_sarif_valid(sarif)
         self.assertEqual(sarif["version"], "2.1.0")
         run = sarif["runs"][0]
         self.assertEqual(run["tool"]["driver"]["name"], "swipium")
@@ -285,7 +305,9 @@ class ReportTest(unittest.TestCase):
             gate = self.report.gate(project_root=root)
             self.assertEqual(gate["blocked"], ["finding:native_crash: NATIVE_CRASH"])
             self.assertEqual(gate["warned"], ["checkout: ASSERTION_FAILED"])
-            junit = ET.fromstring(self.report.render_bytes("junit", project_root=root)[0])
+            body = self.report.render_bytes("junit", project_root=root)[0]
+            assert_junit_valid(self, body)
+            junit = ET.fromstring(body)
             self.assertEqual(junit_counts(junit), (7, 1, 2))
 
     def test_from_bytes_equals_from_file(self):
@@ -374,8 +396,10 @@ class ReportErrorTest(unittest.TestCase):
         r["testOutcomes"][2]["reason"] = "a | b <script>alert(1)</script> \ud800 end"
         data = json.dumps(r).encode("ascii")  # lone surrogate travels as \ud800
         with swipium.Report.from_bytes(data) as rep:
-            ET.fromstring(rep.render_bytes("junit")[0])
-            json.loads(rep.render("sarif"))
+            junit = rep.render_bytes("junit")[0]
+            ET.fromstring(junit)
+            assert_junit_valid(self, junit)
+            assert_sarif_valid(json.loads(rep.render("sarif")))
             out = json.loads(rep.render("json"))
             self.assertTrue(out["appId"].startswith("\x1b[31mred"))
 

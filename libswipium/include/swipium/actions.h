@@ -38,8 +38,12 @@ SW_API int sw_drive_new(sw_device *dev, sw_drive **out, sw_error **err);
 SW_API void sw_drive_free(sw_drive *d);
 /** Installs the hooks (copied). */
 SW_API void sw_drive_set_hooks(sw_drive *d, const sw_drive_hooks *hooks);
-/** A flag that, once non-zero, stops waits, settling and dump retries with CANCELLED. (nullable) */
-SW_API void sw_drive_set_cancel(sw_drive *d, const volatile int *cancel);
+/**
+ * Polled by waits, settling and scrolling; when it returns non-zero the
+ * action stops with CANCELLED (changedState true once something was done).
+ * NULL removes it. (The MCP server passes mcp_call_abort.)
+ */
+SW_API void sw_drive_set_abort(sw_drive *d, int (*abort_fn)(void *userdata), void *userdata);
 /** The snapshot tracker. (transfer none) */
 SW_API sw_snapshot_tracker *sw_drive_tracker(sw_drive *d);
 

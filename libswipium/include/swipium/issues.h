@@ -1,4 +1,5 @@
-/* swipium/issues.h: the project's issue ledger (.swipium/issues-log.jsonl): log, fix, verify, suppress, history, metrics. */
+/* swipium/issues.h: the project's issue ledger (.swipium/issues-log.jsonl): log, fix, verify, suppress, history,
+ * metrics. */
 #ifndef SWIPIUM_ISSUES_H
 #define SWIPIUM_ISSUES_H
 
@@ -40,7 +41,7 @@ struct sw_redactor;
  * ISSUE_STATE_INVALID, ISSUE_EVIDENCE_REQUIRED (failure codes on @err), SW_EIO for file errors.
  */
 SW_API int sw_issues_run(const char *project_root, const char *request_json, struct sw_redactor *redactor,
-			 char **result_json, sw_error **err);
+                         char **result_json, sw_error **err);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #define SWIPIUM_REPORT_H
 
 #include <swipium/common.h>
+#include <swipium/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,7 +45,10 @@ SW_API int sw_report_load_file(const char *path, sw_report **out, sw_error **err
 /** Frees @report. NULL is accepted. */
 SW_API void sw_report_free(sw_report *report);
 
-/** The report's sessionId, or NULL. (transfer none) (nullable) */
+/**
+ * The report's sessionId as the reference prints it (JavaScript String(): a number 12 gives "12"),
+ * or NULL when the report has none. (transfer none) (nullable)
+ */
 SW_API const char *sw_report_session_id(const sw_report *report);
 
 /**
@@ -69,7 +73,10 @@ typedef struct sw_report_render_options {
 } sw_report_render_options;
 
 #define SW_REPORT_RENDER_OPTIONS_VERSION 1
-#define SW_REPORT_RENDER_OPTIONS_INIT {SW_REPORT_RENDER_OPTIONS_VERSION, NULL}
+#define SW_REPORT_RENDER_OPTIONS_INIT                                                                                  \
+	{                                                                                                              \
+		SW_REPORT_RENDER_OPTIONS_VERSION, NULL                                                                 \
+	}
 
 /**
  * Renders @report in @format, byte-compatible with the reference exporter.
@@ -79,7 +86,7 @@ typedef struct sw_report_render_options {
  * (nullable) receives the gate verdict as in sw_report_gate().
  */
 SW_API int sw_report_render(const sw_report *report, sw_report_format format, const sw_report_render_options *opts,
-			    char **out, size_t *len_out, char **gate_json_out, sw_error **err);
+                            char **out, size_t *len_out, char **gate_json_out, sw_error **err);
 
 /**
  * Finds the saved report JSON of a project's session under `<home>/.swipium`:
@@ -101,7 +108,22 @@ SW_API int sw_report_render(const sw_report *report, sw_report_format format, co
  * second line saying what to do.
  */
 SW_API int sw_report_find(const char *home, const char *root, const char *session_id, char **report_path,
-			  sw_error **err);
+                          sw_error **err);
+
+/**
+ * Assembles the report JSON of @s from its persisted state, with the
+ * top-level keys and records of the reference's report (findings
+ * deduplicated, verdicts, tallies; see docs/report-formats.md, "Report
+ * assembly"). Linear in the number of notes, findings and tool errors.
+ * Secret values never appear (inputs are listed by name only, secret
+ * generated values as "<redacted>"); the caller still deep-redacts the
+ * text before saving it. The release gate is not part of it.
+ *
+ * @options_json: (nullable) {baseline?, trendRoot?} (strings); a bad
+ * option fails with SW_EINVAL / INVALID_ARGUMENT.
+ * @report_json: (transfer full) pretty JSON text (JSON.stringify(r, null, 2)).
+ */
+SW_API int sw_report_assemble(sw_session *s, const char *options_json, char **report_json, sw_error **err);
 
 #ifdef __cplusplus
 }

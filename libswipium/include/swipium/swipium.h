@@ -17,5 +17,10 @@
 #include <swipium/session.h>
 #include <swipium/job.h>
 #include <swipium/issues.h>
+#include <swipium/exports.h>
+#include <swipium/visual.h>
+#include <swipium/flow.h>
+#include <swipium/device.h>
+#include <swipium/health.h>
 
 #endif

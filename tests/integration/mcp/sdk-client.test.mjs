@@ -47,7 +47,8 @@ test('lists tools and prompts with schemas the SDK accepts', async () => {
 		const { tools } = await client.listTools();
 		const names = tools.map((t) => t.name);
 		for (const n of ['qa_status', 'qa_doctor', 'qa_start_session', 'qa_note', 'qa_get_artifact',
-			'qa_job_status', 'qa_job_cancel', 'qa_explain_blocker', 'qa_continue_from_blocker', 'qa_issue_log']) {
+			'qa_job_status', 'qa_job_cancel', 'qa_explain_blocker', 'qa_continue_from_blocker', 'qa_issue_log',
+			'qa_report']) {
 			assert.ok(names.includes(n), `${n} listed`);
 		}
 		for (const t of tools) {
@@ -128,7 +129,8 @@ test('runs a session from qa_start_session through qa_note, with every no-device
 		assert.equal(r.structuredContent.invalidArguments[0].path, 'outcome');
 
 		const names = (await client.listTools()).tools.map((t) => t.name);
-		if (names.includes('qa_report')) {
+		assert.ok(names.includes('qa_report'), 'qa_report is listed');
+		{
 			r = await client.callTool({ name: 'qa_report', arguments: { sessionId, format: 'junit' } });
 			assert.ok(!r.isError, text(r));
 			const uri = r.structuredContent.reportUri;
@@ -136,7 +138,10 @@ test('runs a session from qa_start_session through qa_note, with every no-device
 			const art = await client.callTool({ name: 'qa_get_artifact', arguments: { uri } });
 			assert.ok(!art.isError, text(art));
 			const read = await client.readResource({ uri });
-			assert.ok(JSON.parse(read.contents[0].text).testOutcomes.length === 2);
+			assert.equal(JSON.parse(read.contents[0].text).testOutcomes.length, 2);
+			assert.match(r.structuredContent.exportUri, /\/report\/report-\d+\.xml$/);
+			const junit = await client.callTool({ name: 'qa_get_artifact', arguments: { uri: r.structuredContent.exportUri } });
+			assert.match(text(junit), /<testsuites/);
 		}
 
 		await assert.rejects(client.readResource({ uri: `swipium://session/${sessionId}/report/nothing.json` }),

@@ -50,6 +50,21 @@ class Verify(CliBase):
         self.assertEqual(self.run_cli("verify", "--bogus").returncode, 2)
 
 
+class Serve(CliBase):
+    def test_bare_serve_and_flag_invocations_run_the_server(self):
+        init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}) + "\n"
+        for args in ([], ["serve"], ["--stdio"]):
+            env = dict(os.environ, HOME=self.home, SWIPIUM_LOG_LEVEL="error")
+            r = subprocess.run([CLI] + args, input=init, env=env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            reply = json.loads(r.stdout.splitlines()[0])
+            self.assertEqual(reply["result"]["serverInfo"]["name"], "swipium", args)
+            if args == ["--stdio"]:
+                self.assertIn("swipium: ignoring unrecognized flag(s) --stdio, starting the stdio MCP server "
+                              "(see swipium --help)", r.stderr)
+
+
 class Init(CliBase):
     def test_preview_changes_nothing(self):
         r = self.run_cli("init", "cursor")
@@ -112,6 +127,22 @@ class Init(CliBase):
         r = self.run_cli("init", "claude", "--scope", "project", "--apply")
         self.assertEqual(r.returncode, 1)
         self.assertIn("claude mcp add swipium --scope project -- swipium-mcp", r.stdout)
+
+    def test_init_flows_writes_then_keeps(self):
+        r = self.run_cli("init", "flows", "--root", self.app)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("  wrote .swipium/flows/login-smoke.yaml", r.stdout)
+        self.assertIn("  wrote .swipium/packs/smoke.yaml", r.stdout)
+        path = os.path.join(self.app, ".swipium", "flows", "login-smoke.yaml")
+        with open(path, "w") as f:
+            f.write("name: mine\nsteps:\n  - prepareTarget\n")
+        r = self.run_cli("init", "flows", "--root", self.app)
+        self.assertIn("  kept .swipium/flows/login-smoke.yaml", r.stdout)
+        with open(path) as f:
+            self.assertEqual(f.read(), "name: mine\nsteps:\n  - prepareTarget\n")
+        r = self.run_cli("init", "flows", "--root", self.app, "--force")
+        self.assertIn("  wrote .swipium/flows/login-smoke.yaml", r.stdout)
+        self.assertEqual(self.run_cli("init", "flows", "--root", os.path.join(self.home, "none")).returncode, 2)
 
     def test_usage_errors(self):
         self.assertEqual(self.run_cli("init", "windsurf").returncode, 2)

@@ -1,9 +1,10 @@
-"""test_consent.py: the consent plumbing of swipium-mcp in both eras, through a test-only gated tool.
+"""test_consent.py: consent plumbing in both eras, and job long-polls, through test-only fixture tools.
 
-Runs swipium-mcp-consent-test: the real server plus one fixture tool, qa_consent_probe, that asks for
-install_app consent and then succeeds.
+Runs swipium-mcp-consent-test: the real server plus two fixture tools: qa_consent_probe asks for
+install_app consent and then succeeds; qa_job_probe starts a real job that waits until it is cancelled.
 """
 import json
+import time
 import os
 import re
 import shutil
@@ -216,6 +217,120 @@ class Stateless(Base):
             self.assertEqual(r["resultType"], "complete")
             self.assertTrue(r["structuredContent"]["requiresConsent"])
         self.assertEqual(s.close(), 0)
+
+
+class LongPoll(Base):
+    """qa_job_status long-polls a real job (the qa_job_probe fixture waits until cancelled)."""
+
+    def start_job(self, s, ms=600000):
+        sid = self.session(s)
+        r = s.tool("qa_job_probe", {"sessionId": sid, "ms": ms})["result"]["structuredContent"]
+        return sid, r["jobId"]
+
+    def test_long_poll_returns_when_the_job_ends(self):
+        s = self.server()
+        s.initialize()
+        sid, job = self.start_job(s, ms=300)
+        r = s.tool("qa_job_status", {"sessionId": sid, "jobId": job, "waitMs": 45000})["result"]["structuredContent"]
+        self.assertEqual(r["status"], "done")
+        self.assertEqual(r["result"], {"waited": True})
+        self.assertFalse(r["waited"]["timedOut"])
+        self.assertEqual(s.close(), 0)
+
+    def test_wait_ms_is_clamped_with_a_note(self):
+        s = self.server()
+        s.initialize()
+        sid, job = self.start_job(s, ms=200)
+        r = s.tool("qa_job_status", {"sessionId": sid, "jobId": job, "waitMs": 120000})["result"]["structuredContent"]
+        self.assertIn("clamped", " ".join(r["notes"]))
+        self.assertEqual(r["status"], "done")
+        self.assertEqual(s.close(), 0)
+
+    def test_cancel_mid_long_poll_leaves_the_job_running(self):
+        s = self.server()
+        s.initialize()
+        sid, job = self.start_job(s)
+        rid = s.request("tools/call", {"name": "qa_job_status",
+                                       "arguments": {"sessionId": sid, "jobId": job, "waitMs": 45000}})
+        time.sleep(0.3)  # let the worker enter the long-poll (not an assertion: a queued call is cancelled too)
+        s.notify("notifications/cancelled", {"requestId": rid, "reason": "user pressed Esc"})
+        seen = []
+        r = s.wait_for(s.request("tools/call", {"name": "qa_job_status", "arguments": {"sessionId": sid,
+                                                                                          "jobId": job}}),
+                       on_other=seen.append)
+        self.assertEqual(r["result"]["structuredContent"]["status"], "running")  # the job keeps running
+        self.assertFalse([m for m in seen if m.get("id") == rid])  # the cancelled call gets no response
+        r = s.tool("qa_job_cancel", {"sessionId": sid, "jobId": job})["result"]["structuredContent"]
+        self.assertTrue(r["cancelled"])
+        r = s.tool("qa_job_status", {"sessionId": sid, "jobId": job})["result"]["structuredContent"]
+        self.assertEqual(r["status"], "cancelled")
+        self.assertNotIn("result", r)
+        self.assertEqual(s.close(), 0)
+        self.assertFalse([l for l in s.raw_lines if json.loads(l).get("id") == rid])
+
+    def test_stdin_closed_mid_long_poll(self):
+        s = self.server()
+        s.initialize()
+        sid, job = self.start_job(s)
+        rid = s.request("tools/call", {"name": "qa_job_status",
+                                       "arguments": {"sessionId": sid, "jobId": job, "waitMs": 45000}})
+        self.assertEqual(s.close(timeout=20), 0)  # exits promptly: the poll and the job are cancelled
+        self.assertFalse([l for l in s.raw_lines if json.loads(l).get("id") == rid])
+        for dirpath, _, files in os.walk(os.path.join(self.home, ".swipium", "runs")):
+            if os.path.basename(dirpath) == sid:
+                with open(os.path.join(dirpath, "state.json")) as f:
+                    jobs = json.load(f)["jobs"]
+                self.assertEqual(jobs[0]["status"], "cancelled")
+
+
+class Report(Base):
+    """qa_report: the saved, deep-redacted report that `swipium report` finds, and every export format."""
+
+    def cli(self, *args):
+        import subprocess
+        return subprocess.run([os.environ["SWIPIUM_CLI"]] + list(args), env=dict(os.environ, HOME=self.home),
+                              capture_output=True, text=True, timeout=120)
+
+    def test_report_is_saved_redacted_and_found_by_swipium_report(self):
+        s = self.server()
+        s.initialize()
+        sid = self.session(s)
+        s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                            "values": {"password": "sup3r-secret-pw"}})
+        s.tool("qa_note", {"sessionId": sid, "workflow": "login", "outcome": "pass"})
+        s.tool("qa_note", {"sessionId": sid, "workflow": "checkout", "outcome": "fail",
+                           "reason": "typed sup3r-secret-pw and got a 500"})
+        exports = {}
+        for fmt in ("summary", "json", "junit", "sarif", "github-summary", "markdown", "playwright", "flow"):
+            r = s.tool("qa_report", {"sessionId": sid, "format": fmt})["result"]
+            self.assertNotIn("isError", r, r)
+            sc = r["structuredContent"]
+            self.assertRegex(sc["reportUri"], r"^swipium://session/%s/report/report-\d+\.json$" % sid)
+            self.assertIn("manifestUri", sc)
+            exports[fmt] = sc
+            self.assertNotIn("sup3r-secret-pw", json.dumps(r))
+        self.assertRegex(exports["junit"]["exportUri"], r"/report/report-\d+\.xml$")
+        self.assertRegex(exports["sarif"]["exportUri"], r"/report/report-\d+\.sarif\.json$")
+        self.assertRegex(exports["github-summary"]["exportUri"], r"/report/report-\d+\.summary\.md$")
+        self.assertRegex(exports["markdown"]["exportUri"], r"/report/report-\d+\.md$")
+        self.assertRegex(exports["playwright"]["exportUri"], r"/report/report-\d+\.playwright\.json$")
+        self.assertIn("releaseGate", exports["junit"])
+        self.assertNotIn("exportUri", exports["summary"])
+        self.assertNotIn("exportUri", exports["flow"])  # no qa_act was recorded: a warning, no file
+        self.assertTrue(exports["flow"]["warnings"])
+        text = s.call("resources/read", {"uri": exports["json"]["reportUri"]})["result"]["contents"][0]["text"]
+        self.assertEqual([o["workflow"] for o in json.loads(text)["testOutcomes"]], ["login", "checkout"])
+        self.assertIn("«redacted»", text)
+        self.assertEqual(s.close(), 0)
+        # everything on disk is redacted
+        for dirpath, _, files in os.walk(os.path.join(self.home, ".swipium")):
+            for name in files:
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    self.assertNotIn(b"sup3r-secret-pw", f.read(), name)
+        r = self.cli("report", "--format", "junit", "--root", self.app)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('name="checkout"', r.stdout)
+        self.assertIn("Release gate: BLOCK", r.stderr)
 
 
 if __name__ == "__main__":

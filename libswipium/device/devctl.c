@@ -1,0 +1,901 @@
+/* devctl.c: device state under a session: info, orientation, network (with restore), location, app lifecycle, waits. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devctl-internal.h"
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int bad_options(const char *options_json, json_t **opts, sw_error **err)
+{
+	*opts = options_json ? json_loads(options_json, 0, NULL) : json_object();
+	if (!json_is_object(*opts)) {
+		json_decref(*opts);
+		*opts = NULL;
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+	}
+	return SW_OK;
+}
+
+static int finish(json_t *res, char **out_json, sw_error **err)
+{
+	*out_json = res ? json_dumps(res, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(res);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+static void env_change(sw_session *s, const char *fmt, ...) SW_PRINTF(2, 3);
+static void env_change(sw_session *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *t = NULL;
+	if (vasprintf(&t, fmt, ap) < 0)
+		t = NULL;
+	va_end(ap);
+	if (t)
+		sw_session_add_env_change(s, t, NULL);
+	free(t);
+}
+
+/* ---- info / rotation ------------------------------------------------------ */
+
+/* rotation 0..3 from `dumpsys window` (mCurrentRotation=ROTATION_90 or =1), -1 when unknown */
+static int parse_rotation(const char *out)
+{
+	const char *p = out ? strstr(out, "mCurrentRotation=") : NULL;
+	if (!p)
+		return -1;
+	p += strlen("mCurrentRotation=");
+	if (!strncmp(p, "ROTATION_", 9))
+		return atoi(p + 9) / 90 % 4;
+	if (*p >= '0' && *p <= '3')
+		return *p - '0';
+	return -1;
+}
+
+static int read_rotation(sw__dc *dc, int *rotation, int *auto_rotate, sw_error **err)
+{
+	char *out = NULL;
+	int rc = sw__dc_shell(dc, "dumpsys window displays", 15000, &out, NULL, err);
+	if (rc != SW_OK)
+		return rc;
+	*rotation = parse_rotation(out);
+	sw_free(out);
+	if (*rotation < 0) {
+		rc = sw__dc_shell(dc, "dumpsys window", 15000, &out, NULL, err);
+		if (rc != SW_OK)
+			return rc;
+		*rotation = parse_rotation(out);
+		sw_free(out);
+	}
+	out = NULL;
+	rc = sw__dc_shell(dc, "settings get system accelerometer_rotation", 10000, &out, NULL, err);
+	if (rc != SW_OK)
+		return rc;
+	*auto_rotate = !strcmp(out, "1") ? 1 : !strcmp(out, "0") ? 0 : -1;
+	sw_free(out);
+	return SW_OK;
+}
+
+static json_t *rotation_fields(json_t *o, int rotation, int auto_rotate)
+{
+	json_object_set_new(o, "orientation",
+	                    json_string(rotation < 0 ? "unknown" : rotation % 2 ? "landscape" : "portrait"));
+	json_object_set_new(o, "rotation", rotation < 0 ? json_null() : json_integer(rotation));
+	json_object_set_new(o, "autoRotate", auto_rotate < 0 ? json_null() : json_boolean(auto_rotate));
+	return o;
+}
+
+static json_t *prop_or_null(json_t *props, const char *key)
+{
+	const char *v = json_string_value(json_object_get(props, key));
+	return v && *v ? json_string(v) : json_null();
+}
+
+int sw_devctl_info(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json,
+                   sw_error **err)
+{
+	(void)s;
+	json_t *opts;
+	int rc = bad_options(options_json, &opts, err);
+	if (rc != SW_OK)
+		return rc;
+	sw__dc dc;
+	rc = sw__dc_from_device(ctx, dev, &dc, err);
+	if (rc != SW_OK) {
+		json_decref(opts);
+		return rc;
+	}
+	char *gp = NULL, *size = NULL, *dens = NULL, *pk = NULL;
+	json_t *props = NULL, *res = NULL;
+	rc = sw__dc_shell(&dc, "getprop", 15000, &gp, NULL, err);
+	if (rc == SW_OK)
+		rc = sw__dc_shell(&dc, "wm size", 10000, &size, NULL, err);
+	if (rc == SW_OK)
+		rc = sw__dc_shell(&dc, "wm density", 10000, &dens, NULL, err);
+	if (rc == SW_OK)
+		rc = sw__dc_shell(&dc, "pm list packages -3", 20000, &pk, NULL, err);
+	int rotation = -1, auto_rotate = -1;
+	if (rc == SW_OK)
+		rc = read_rotation(&dc, &rotation, &auto_rotate, err);
+	if (rc != SW_OK)
+		goto out;
+	props = sw__android_parse_getprop(gp);
+	json_t *abis = json_array();
+	const char *abil = json_string_value(json_object_get(props, "ro.product.cpu.abilist"));
+	if (abil) {
+		char *c = strdup(abil), *save = NULL;
+		for (char *t = c ? strtok_r(c, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
+			json_array_append_new(abis, json_string(t));
+		free(c);
+	}
+	json_t *locale = prop_or_null(props, "persist.sys.locale");
+	if (json_is_null(locale)) {
+		json_decref(locale);
+		locale = prop_or_null(props, "ro.product.locale");
+	}
+	int w = 0, h = 0;
+	json_t *screen = json_object();
+	if (sw__android_parse_wm_size(size, &w, &h)) {
+		/* wm size is the natural (portrait) size; the screen turns with the rotation */
+		bool land = rotation >= 0 && rotation % 2;
+		json_object_set_new(screen, "width", json_integer(land ? h : w));
+		json_object_set_new(screen, "height", json_integer(land ? w : h));
+	}
+	const char *dp = dens ? strrchr(dens, ':') : NULL;
+	json_object_set_new(screen, "density", dp ? json_integer(atoi(dp + 1)) : json_null());
+	json_t *pkgs = json_array();
+	size_t count = 0;
+	const char *filter = json_string_value(json_object_get(opts, "packageFilter"));
+	char *save = NULL;
+	for (char *t = strtok_r(pk, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(t, "package:", 8))
+			continue;
+		count++;
+		char *name = t + 8;
+		size_t nl = strlen(name);
+		if (nl && name[nl - 1] == '\r')
+			name[nl - 1] = '\0';
+		if (!filter || strstr(name, filter))
+			json_array_append_new(pkgs, json_string(name));
+	}
+	res = json_pack("{s:s,s:s,s:b}", "platform", "android", "serial", dc.serial, "emulator",
+	                sw__android_serial_is_emulator(dc.serial) || sw__android_props_are_emulator(props) == 1);
+	json_object_set_new(res, "props",
+	                    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "manufacturer",
+	                              prop_or_null(props, "ro.product.manufacturer"), "model",
+	                              prop_or_null(props, "ro.product.model"), "sdk",
+	                              prop_or_null(props, "ro.build.version.sdk"), "release",
+	                              prop_or_null(props, "ro.build.version.release"), "abis", abis, "locale", locale,
+	                              "timezone", prop_or_null(props, "persist.sys.timezone")));
+	json_object_set_new(res, "screen", screen);
+	rotation_fields(res, rotation, auto_rotate);
+	json_object_set_new(res, "installedThirdPartyCount", json_integer((json_int_t)count));
+	if (json_is_true(json_object_get(opts, "listPackages")) || filter)
+		json_object_set_new(res, "packages", pkgs);
+	else
+		json_decref(pkgs);
+	rc = finish(res, out_json, err);
+out:
+	json_decref(props);
+	sw_free(gp);
+	sw_free(size);
+	sw_free(dens);
+	sw_free(pk);
+	json_decref(opts);
+	sw__dc_clear(&dc);
+	return rc;
+}
+
+static int shell_ok(sw__dc *dc, const char *cmd, sw_error **err)
+{
+	char *out = NULL;
+	int st = 0;
+	int rc = sw__dc_shell(dc, cmd, 15000, &out, &st, err);
+	if (rc == SW_OK && st != 0)
+		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the device refused `%s` (exit %d): %.200s", cmd, st,
+		                   out ? out : "");
+	sw_free(out);
+	return rc;
+}
+
+int sw_devctl_orientation(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *orientation, char **out_json,
+                          sw_error **err)
+{
+	if (!orientation || (strcmp(orientation, "portrait") && strcmp(orientation, "landscape") &&
+	                     strcmp(orientation, "auto")))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "orientation must be portrait, landscape or auto");
+	sw__dc dc;
+	int rc = sw__dc_from_device(ctx, dev, &dc, err);
+	if (rc != SW_OK)
+		return rc;
+	if (!strcmp(orientation, "auto")) {
+		rc = shell_ok(&dc, "settings put system accelerometer_rotation 1", err);
+	} else {
+		rc = shell_ok(&dc, "settings put system accelerometer_rotation 0", err);
+		if (rc == SW_OK)
+			rc = shell_ok(&dc,
+			              !strcmp(orientation, "portrait") ? "settings put system user_rotation 0"
+			                                               : "settings put system user_rotation 1",
+			              err);
+	}
+	int rotation = -1, auto_rotate = -1;
+	if (rc == SW_OK)
+		rc = read_rotation(&dc, &rotation, &auto_rotate, err);
+	if (rc == SW_OK) {
+		env_change(s, "orientation set to %s on %s (rotation %d, auto-rotate %s)", orientation, dc.serial, rotation,
+		           auto_rotate == 1 ? "on" : "off");
+		json_t *res = json_pack("{s:s}", "requested", orientation);
+		rotation_fields(res, rotation, auto_rotate);
+		rc = finish(res, out_json, err);
+	}
+	sw__dc_clear(&dc);
+	return rc;
+}
+
+/* ---- network ------------------------------------------------------------------ */
+
+/* 1 airplane mode on, 0 off */
+static int read_airplane(sw__dc *dc, int *on, sw_error **err)
+{
+	char *out = NULL;
+	int rc = sw__dc_shell(dc, "settings get global airplane_mode_on", 10000, &out, NULL, err);
+	if (rc != SW_OK)
+		return rc;
+	if (!strcmp(out, "1"))
+		*on = 1;
+	else if (!strcmp(out, "0") || !strcmp(out, "null"))
+		*on = 0;
+	else
+		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL, "unexpected airplane_mode_on value: %.80s", out);
+	sw_free(out);
+	return rc;
+}
+
+static int set_airplane(sw__dc *dc, int on, sw_error **err)
+{
+	char *out = NULL;
+	int st = 0;
+	int rc = sw__dc_shell(dc, on ? "cmd connectivity airplane-mode enable" : "cmd connectivity airplane-mode disable",
+	                      15000, &out, &st, err);
+	if (rc != SW_OK)
+		return rc;
+	sw_free(out);
+	int now = -1;
+	rc = read_airplane(dc, &now, err);
+	if (rc != SW_OK)
+		return rc;
+	if (st != 0 || now != on)
+		return sw__error_set(err, SW_EDEVICE, "UNKNOWN", "this needs Android 11 or later (cmd connectivity airplane-mode)",
+		                     "the device rejected the airplane-mode toggle; nothing was changed");
+	return SW_OK;
+}
+
+static json_t *network_result(json_t *net, int airplane)
+{
+	bool changed = json_is_true(json_object_get(net, "changed"));
+	bool restored = json_is_true(json_object_get(net, "restored"));
+	json_t *r = json_pack("{s:s,s:b,s:b,s:b}", "network", airplane ? "offline" : "online", "airplaneMode", airplane,
+	                      "restoreAvailable", changed && !restored, "changed", changed);
+	json_t *orig = json_object_get(net, "originalAirplane");
+	if (json_is_boolean(orig))
+		json_object_set(r, "originalAirplane", orig);
+	return r;
+}
+
+static json_t *network_record(sw_session *s)
+{
+	json_t *net = sw__dc_session_get(s, "network");
+	if (!json_is_object(net)) {
+		json_decref(net);
+		net = json_pack("{s:b,s:n}", "changed", 0, "originalAirplane");
+	}
+	return net;
+}
+
+/* Puts the original airplane state back. *did is set when something was restored. */
+static int restore_with(sw__dc *dc, sw_session *s, json_t *net, const char *reason, bool *did, sw_error **err)
+{
+	*did = false;
+	if (!json_is_true(json_object_get(net, "changed")) || json_is_true(json_object_get(net, "restored")))
+		return SW_OK;
+	int orig = json_is_true(json_object_get(net, "originalAirplane")) ? 1 : 0;
+	int rc = set_airplane(dc, orig, err);
+	if (rc != SW_OK) {
+		const char *why = err && *err ? sw_error_message(*err) : "failed";
+		json_object_set_new(net, "restoreFailed", json_string(why));
+		sw__dc_session_set(s, "network", net, NULL);
+		env_change(s, "network restore (%s) failed: %s; airplane mode may still be %s on %s", reason, why,
+		           orig ? "off" : "on", dc->serial);
+		sw_session_flush(s, NULL);
+		return rc;
+	}
+	json_object_set_new(net, "restored", json_true());
+	json_object_del(net, "restoreFailed");
+	char *now = sw__dc_iso_now();
+	if (now)
+		json_object_set_new(net, "restoredAt", json_string(now));
+	free(now);
+	sw__dc_session_set(s, "network", net, NULL);
+	env_change(s, "network restored (%s): airplane mode %s again on %s", reason, orig ? "on" : "off", dc->serial);
+	json_t *target = json_pack("{s:s,s:s}", "serial", dc->serial, "network", orig ? "offline" : "online");
+	sw__dc_ledger(s, "qa_network", "network_change", "medium", target, "restored", reason);
+	json_decref(target);
+	sw_session_flush(s, NULL);
+	*did = true;
+	return SW_OK;
+}
+
+int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *action, char **out_json,
+                      sw_error **err)
+{
+	if (!action || (strcmp(action, "status") && strcmp(action, "offline") && strcmp(action, "online") &&
+	                strcmp(action, "restore")))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "action must be status, offline, online or restore");
+	sw__dc dc;
+	int rc = sw__dc_from_device(ctx, dev, &dc, err);
+	if (rc != SW_OK)
+		return rc;
+	json_t *net = network_record(s);
+	int airplane = 0;
+	rc = read_airplane(&dc, &airplane, err);
+	if (rc != SW_OK)
+		goto out;
+	if (!strcmp(action, "restore")) {
+		bool did = false;
+		rc = restore_with(&dc, s, net, "restore", &did, err);
+		if (rc != SW_OK)
+			goto out;
+		if (did)
+			rc = read_airplane(&dc, &airplane, err);
+		if (rc != SW_OK)
+			goto out;
+		json_t *r = network_result(net, airplane);
+		json_object_set_new(r, "restored", json_boolean(did));
+		if (!did)
+			json_object_set_new(r, "note", json_string("nothing to restore: this session has not changed the network"));
+		rc = finish(r, out_json, err);
+		goto out;
+	}
+	if (!strcmp(action, "offline") || !strcmp(action, "online")) {
+		int want = !strcmp(action, "offline");
+		rc = set_airplane(&dc, want, err);
+		if (rc != SW_OK)
+			goto out; /* rejected: nothing recorded */
+		if (!json_is_true(json_object_get(net, "changed"))) {
+			/* the original state, recorded once, before anything else is written */
+			json_object_set_new(net, "changed", json_true());
+			json_object_set_new(net, "originalAirplane", json_boolean(airplane));
+			json_object_set_new(net, "serial", json_string(dc.serial));
+		}
+		json_object_set_new(net, "restored", json_false());
+		json_object_del(net, "restoreFailed");
+		rc = sw__dc_session_set(s, "network", net, err);
+		if (rc != SW_OK)
+			goto out;
+		env_change(s, "network set %s (airplane mode %s) on %s; original state (airplane mode %s) is restored at qa_report",
+		           action, want ? "on" : "off", dc.serial,
+		           json_is_true(json_object_get(net, "originalAirplane")) ? "on" : "off");
+		json_t *target = json_pack("{s:s,s:s}", "serial", dc.serial, "network", action);
+		sw__dc_ledger(s, "qa_network", "network_change", "medium", target, "executed", NULL);
+		json_decref(target);
+		sw_session_flush(s, NULL);
+		airplane = want;
+	}
+	rc = finish(network_result(net, airplane), out_json, err);
+out:
+	json_decref(net);
+	sw__dc_clear(&dc);
+	return rc;
+}
+
+int sw_devctl_network_restore(sw_ctx *ctx, sw_session *s, const char *reason, char **out_json, sw_error **err)
+{
+	json_t *net = network_record(s);
+	int rc = SW_OK;
+	json_t *res = NULL;
+	if (!json_is_true(json_object_get(net, "changed")) || json_is_true(json_object_get(net, "restored"))) {
+		res = json_pack("{s:b,s:s}", "restored", 0, "networkRestore", "not-needed");
+	} else {
+		sw__dc dc;
+		const char *serial = json_string_value(json_object_get(net, "serial"));
+		rc = sw__dc_from_session(ctx, s, &dc, err);
+		if (rc == SW_OK && serial && strcmp(serial, dc.serial)) {
+			free(dc.serial);
+			dc.serial = strdup(serial);
+		}
+		bool did = false;
+		if (rc == SW_OK)
+			rc = restore_with(&dc, s, net, reason ? reason : "restore", &did, err);
+		sw__dc_clear(&dc);
+		if (rc != SW_OK)
+			goto out;
+		res = json_pack("{s:b,s:s}", "restored", did, "networkRestore", did ? "restored" : "not-needed");
+	}
+	if (out_json)
+		rc = finish(res, out_json, err);
+	else
+		json_decref(res);
+out:
+	json_decref(net);
+	return rc;
+}
+
+int sw_devctl_restore_pending(sw_ctx *ctx, sw_store *store, char **summary_json, sw_error **err)
+{
+	char *path = sw__path_join(sw_store_dir(store), "registry.json");
+	char *text = NULL;
+	size_t len = 0;
+	long checked = 0, restored = 0, failed = 0;
+	if (path && sw__read_file(path, 16 * 1024 * 1024, &text, &len, NULL) == SW_OK) {
+		json_t *reg = json_loads(text, 0, NULL);
+		size_t i;
+		json_t *e;
+		json_array_foreach(reg, i, e)
+		{
+			const char *id = json_string_value(json_object_get(e, "id"));
+			const char *dir = json_string_value(json_object_get(e, "dir"));
+			if (!id || !dir)
+				continue;
+			/* a cheap look at state.json first: only sessions with a pending restore are loaded */
+			char *sp = sw__path_join(dir, "state.json");
+			char *st = NULL;
+			size_t sl = 0;
+			json_t *state = NULL;
+			if (sp && sw__read_file(sp, 64 * 1024 * 1024, &st, &sl, NULL) == SW_OK)
+				state = json_loads(st, 0, NULL);
+			free(sp);
+			sw_free(st);
+			json_t *net = json_object_get(state, "network");
+			bool pending =
+			    json_is_true(json_object_get(net, "changed")) && !json_is_true(json_object_get(net, "restored"));
+			json_decref(state);
+			if (!pending)
+				continue;
+			checked++;
+			sw_session *s = NULL;
+			if (sw_store_get_session(store, id, &s, NULL) != SW_OK)
+				continue;
+			char *out = NULL;
+			sw_error *e2 = NULL;
+			if (sw_devctl_network_restore(ctx, s, "server restart", &out, &e2) == SW_OK) {
+				json_t *o = json_loads(out, 0, NULL);
+				if (json_is_true(json_object_get(o, "restored")))
+					restored++;
+				json_decref(o);
+			} else {
+				failed++;
+				sw__log_warn(ctx, "session %s: network not restored after restart: %s", id, sw_error_message(e2));
+			}
+			sw_free(out);
+			sw_error_free(e2);
+		}
+		json_decref(reg);
+	}
+	free(path);
+	sw_free(text);
+	if (summary_json) {
+		json_t *r = json_pack("{s:I,s:I,s:I}", "checked", (json_int_t)checked, "restored", (json_int_t)restored,
+		                      "failed", (json_int_t)failed);
+		return finish(r, summary_json, err);
+	}
+	return SW_OK;
+}
+
+/* ---- geolocation ------------------------------------------------------------- */
+
+int sw_devctl_geolocation(sw_ctx *ctx, sw_session *s, sw_device *dev, double lat, double lng, char **out_json,
+                          sw_error **err)
+{
+	if (!isfinite(lat) || !isfinite(lng) || lat < -90 || lat > 90 || lng < -180 || lng > 180)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "lat must be within -90..90 and lng within -180..180 (decimal degrees)");
+	sw__dc dc;
+	int rc = sw__dc_from_device(ctx, dev, &dc, err);
+	if (rc != SW_OK)
+		return rc;
+	if (!sw__android_serial_is_emulator(dc.serial)) {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL,
+		                   "setting the location needs an emulator console; %s is not an emulator", dc.serial);
+		sw__dc_clear(&dc);
+		return rc;
+	}
+	char slat[32], slng[32];
+	snprintf(slat, sizeof(slat), "%.6f", lat);
+	snprintf(slng, sizeof(slng), "%.6f", lng);
+	const char *args[] = {"emu", "geo", "fix", slng, slat, NULL};
+	sw__proc_result r;
+	rc = sw__dc_adb(&dc, args, 15000, &r, err);
+	if (rc == SW_OK) {
+		const char *o = r.out ? r.out : "";
+		if (r.status != 0 || strstr(o, "KO")) {
+			rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE", "check that the emulator console port is reachable",
+			                   "the emulator console refused geo fix: %.200s%.200s", o, r.err ? r.err : "");
+		}
+		sw__proc_result_clear(&r);
+	}
+	if (rc == SW_OK) {
+		env_change(s, "location set to %s,%s on %s (emulator console geo fix)", slat, slng, dc.serial);
+		json_t *target = json_pack("{s:s,s:f,s:f}", "serial", dc.serial, "lat", lat, "lng", lng);
+		sw__dc_ledger(s, "qa_geolocation", "geo_set", "medium", target, "executed", NULL);
+		json_decref(target);
+		rc = finish(json_pack("{s:f,s:f,s:b}", "lat", lat, "lng", lng, "set", 1), out_json, err);
+	}
+	sw__dc_clear(&dc);
+	return rc;
+}
+
+/* ---- app lifecycle ---------------------------------------------------------- */
+
+static const char *const app_actions[] = {"launch", "foreground", "background", "force_stop",
+                                          "restart", "clear_data", "fresh_start", NULL};
+
+static bool valid_app_action(const char *a)
+{
+	for (size_t i = 0; a && app_actions[i]; i++)
+		if (!strcmp(a, app_actions[i]))
+			return true;
+	return false;
+}
+
+/* A React Native / Expo project (its debug builds load the JS bundle from Metro or a cache a wipe loses). */
+static bool rn_project(sw_session *s)
+{
+	const char *root = sw_session_root(s);
+	char *p = root ? sw__path_join(root, "package.json") : NULL;
+	char *text = NULL;
+	size_t len = 0;
+	bool rn = false;
+	if (p && sw__read_file(p, 4 * 1024 * 1024, &text, &len, NULL) == SW_OK) {
+		json_t *pkg = json_loads(text, 0, NULL);
+		const char *sections[] = {"dependencies", "devDependencies"};
+		for (size_t i = 0; i < 2; i++) {
+			json_t *d = json_object_get(pkg, sections[i]);
+			if (json_object_get(d, "react-native") || json_object_get(d, "expo"))
+				rn = true;
+		}
+		json_decref(pkg);
+	}
+	free(p);
+	sw_free(text);
+	return rn;
+}
+
+int sw_devctl_app_guard(sw_session *s, const char *options_json, char **out_json, sw_error **err)
+{
+	json_t *opts;
+	int rc = bad_options(options_json, &opts, err);
+	if (rc != SW_OK)
+		return rc;
+	const char *action = json_string_value(json_object_get(opts, "action"));
+	if (!valid_app_action(action)) {
+		json_decref(opts);
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "action must be launch, foreground, background, force_stop, restart, clear_data or fresh_start");
+	}
+	bool wipe = !strcmp(action, "clear_data") || !strcmp(action, "fresh_start");
+	bool risk = wipe && rn_project(s);
+	if (risk && !json_is_true(json_object_get(opts, "acknowledgeBundleRisk"))) {
+		json_t *target = json_pack("{s:s}", "action", action);
+		sw__dc_ledger(s, "qa_app_control", !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start", "high",
+		              target, "blocked", "BUNDLE_LOSS_REFUSED: debug React Native/Expo build without acknowledgeBundleRisk");
+		json_decref(target);
+		rc = sw__error_set(err, SW_EDENIED, "BUNDLE_LOSS_REFUSED",
+		                   "pass acknowledgeBundleRisk:true if Metro is running or the bundle is embedded",
+		                   "%s on a debug React Native/Expo build can lose the JS bundle; refused without acknowledgeBundleRisk",
+		                   action);
+		json_decref(opts);
+		return rc;
+	}
+	json_t *res = json_pack("{s:o,s:b}", "consentAction",
+	                        !wipe ? json_null()
+	                              : json_string(!strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start"),
+	                        "bundleRisk", risk);
+	json_decref(opts);
+	return finish(res, out_json, err);
+}
+
+/* The foreground package (transfer full, nullable). */
+static char *fg_package(sw_device *dev)
+{
+	char *fj = NULL;
+	char *pkg = NULL;
+	if (sw_device_foreground(dev, &fj, NULL) == SW_OK) {
+		json_t *f = json_loads(fj, 0, NULL);
+		const char *p = json_string_value(json_object_get(f, "package"));
+		pkg = p ? strdup(p) : NULL;
+		json_decref(f);
+	}
+	sw_free(fj);
+	return pkg;
+}
+
+static int pm_clear(sw__dc *dc, const char *pkg, sw_error **err)
+{
+	char *q = sw__android_shell_quote(pkg);
+	char *cmd = q ? sw__asprintf("pm clear %s", q) : NULL;
+	free(q);
+	if (!cmd)
+		return sw__error_nomem(err);
+	char *out = NULL;
+	int st = 0;
+	int rc = sw__dc_shell(dc, cmd, 30000, &out, &st, err);
+	free(cmd);
+	if (rc == SW_OK && (st != 0 || !strstr(out, "Success")))
+		rc = sw__error_set(err, SW_EDEVICE, "BUNDLE_ID_NOT_FOUND", "check the session's app id with qa_status",
+		                   "pm clear %s failed: %.200s", pkg, out ? out : "");
+	sw_free(out);
+	return rc;
+}
+
+static void changed_detail(sw_error **err, bool changed)
+{
+	if (err && *err) {
+		json_t *d = json_pack("{s:b}", "changedState", changed);
+		sw__error_take_details(*err, d);
+	}
+}
+
+int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json,
+                  sw_error **err)
+{
+	char *guard = NULL;
+	int rc = sw_devctl_app_guard(s, options_json, &guard, err);
+	if (rc != SW_OK)
+		return rc;
+	sw_free(guard);
+	json_t *opts = json_loads(options_json ? options_json : "{}", 0, NULL);
+	const char *action = json_string_value(json_object_get(opts, "action"));
+	char *app = sw__dc_session_app(s);
+	if (!app) {
+		json_decref(opts);
+		return sw__error_set(err, SW_ENOTFOUND, "BUNDLE_ID_NOT_FOUND",
+		                     "run qa_prepare_target (or qa_start_session with the app) so the session knows its app",
+		                     "the session has no app id; qa_app_control always works on the session's app");
+	}
+	sw__dc dc;
+	rc = sw__dc_from_device(ctx, dev, &dc, err);
+	if (rc != SW_OK) {
+		free(app);
+		json_decref(opts);
+		return rc;
+	}
+	bool killed = false, changed = false;
+	if (!strcmp(action, "launch") || !strcmp(action, "foreground")) {
+		rc = sw_device_launch(dev, app, err);
+		changed = rc == SW_OK;
+	} else if (!strcmp(action, "background")) {
+		rc = sw_device_press_key(dev, "home", err);
+		changed = rc == SW_OK;
+		for (int i = 0; rc == SW_OK && i < 10; i++) {
+			char *p = fg_package(dev);
+			bool away = !p || strcmp(p, app);
+			free(p);
+			if (away)
+				break;
+			usleep(300 * 1000);
+		}
+	} else if (!strcmp(action, "force_stop")) {
+		rc = sw_device_force_stop(dev, app, err);
+		killed = changed = rc == SW_OK;
+	} else if (!strcmp(action, "restart")) {
+		rc = sw_device_force_stop(dev, app, err);
+		killed = changed = rc == SW_OK;
+		if (rc == SW_OK)
+			rc = sw_device_launch(dev, app, err);
+	} else if (!strcmp(action, "clear_data") || !strcmp(action, "fresh_start")) {
+		rc = pm_clear(&dc, app, err);
+		killed = changed = rc == SW_OK;
+		if (rc == SW_OK) {
+			bool ack = json_is_true(json_object_get(opts, "acknowledgeBundleRisk"));
+			env_change(s, "%s: app data of %s wiped on %s%s", action, app, dc.serial,
+			           ack ? " (acknowledgeBundleRisk)" : "");
+			json_t *target = json_pack("{s:s,s:s}", "appId", app, "serial", dc.serial);
+			sw__dc_ledger(s, "qa_app_control", !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start",
+			              "high", target, "executed", NULL);
+			json_decref(target);
+		}
+		if (rc == SW_OK && !strcmp(action, "fresh_start"))
+			rc = sw_device_launch(dev, app, err);
+	}
+	if (rc != SW_OK) {
+		changed_detail(err, changed);
+		goto out;
+	}
+	if (strcmp(action, "clear_data") && strcmp(action, "fresh_start"))
+		env_change(s, "app %s: %s on %s", action, app, dc.serial);
+	char *fg = fg_package(dev);
+	json_t *res = json_pack("{s:s,s:s,s:b,s:b,s:o,s:o}", "packageName", app, "action", action, "changedState", 1,
+	                        "processKilled", killed, "foreground", fg ? json_string(fg) : json_null(),
+	                        "foregroundIsApp", fg ? json_boolean(!strcmp(fg, app)) : json_null());
+	free(fg);
+	rc = finish(res, out_json, err);
+out:
+	sw__dc_clear(&dc);
+	free(app);
+	json_decref(opts);
+	return rc;
+}
+
+/* ---- waits -------------------------------------------------------------------- */
+
+static size_t sink(char *p, size_t sz, size_t n, void *ud)
+{
+	sw_buf *b = ud;
+	if (b->len < 4096)
+		sw__buf_append(b, p, sz * n);
+	return sz * n;
+}
+
+/* Metro's /status: "packager-status:running". */
+static bool metro_status(const char *url, char **why)
+{
+	CURL *c = curl_easy_init();
+	if (!c) {
+		*why = strdup("curl unavailable");
+		return false;
+	}
+	sw_buf b = SW_BUF_INIT;
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 1500L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	CURLcode cc = curl_easy_perform(c);
+	curl_easy_cleanup(c);
+	bool ok = cc == CURLE_OK && b.data && strstr(b.data, "packager-status:running");
+	if (!ok)
+		*why = cc != CURLE_OK ? strdup(curl_easy_strerror(cc)) : strdup("Metro answered but is not running");
+	sw__buf_free(&b);
+	return ok;
+}
+
+int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abort_fn abort_fn, void *userdata,
+                   char **out_json, sw_error **err)
+{
+	json_t *opts;
+	int rc = bad_options(options_json, &opts, err);
+	if (rc != SW_OK)
+		return rc;
+	const char *what = json_string_value(json_object_get(opts, "for"));
+	json_t *tj = json_object_get(opts, "timeoutMs");
+	json_t *notes = json_array();
+	long timeout = 45000;
+	if (tj) {
+		double t = json_number_value(tj);
+		if (!json_is_number(tj) || t < 0 || !isfinite(t)) {
+			json_decref(notes);
+			json_decref(opts);
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "timeoutMs must be a number >= 0");
+		}
+		if (t > 50000) {
+			char *n = sw__asprintf("timeoutMs %.0f clamped to 50000; call qa_wait again if it times out", t);
+			if (n)
+				json_array_append_new(notes, json_string(n));
+			free(n);
+			t = 50000;
+		}
+		timeout = (long)t;
+	}
+	if (!what || (strcmp(what, "device_online") && strcmp(what, "metro_ready"))) {
+		json_decref(notes);
+		json_decref(opts);
+		if (what && (!strcmp(what, "wda_ready") || !strcmp(what, "simulator_booted")))
+			return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "iOS waits need macOS with Xcode",
+			                     "qa_wait for %s needs the iOS Simulator, which this machine does not have", what);
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "for must be device_online, metro_ready, wda_ready or simulator_booted");
+	}
+	bool device = !strcmp(what, "device_online");
+	sw__dc dc = {0};
+	char *serial = NULL;
+	if (device) {
+		sw_error *e = NULL;
+		if (sw__dc_from_session(ctx, s, &dc, &e) != SW_OK) {
+			/* no bound device yet: any online device counts */
+			if (e && !strcmp(sw_error_failure_code(e), "ADB_NOT_FOUND")) {
+				json_decref(notes);
+				json_decref(opts);
+				sw__error_propagate(err, e);
+				return SW_ENOTFOUND;
+			}
+			sw_error_free(e);
+			dc.adb = sw__android_find_adb(ctx);
+			dc.ctx = ctx;
+			if (!dc.adb) {
+				json_decref(notes);
+				json_decref(opts);
+				return sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", NULL, "adb was not found");
+			}
+		} else {
+			serial = strdup(dc.serial);
+		}
+	}
+	int64_t t0 = mono_ms();
+	bool satisfied = false;
+	json_t *state = NULL;
+	for (;;) {
+		json_decref(state);
+		state = json_object();
+		if (device) {
+			json_t *list = NULL;
+			if (sw__android_list_devices(dc.adb, &list, NULL) == SW_OK) {
+				size_t i;
+				json_t *d;
+				const char *st = "absent";
+				json_array_foreach(list, i, d)
+				{
+					const char *ser = json_string_value(json_object_get(d, "serial"));
+					const char *dst = json_string_value(json_object_get(d, "state"));
+					if (!ser || !dst || (serial && strcmp(ser, serial)))
+						continue;
+					st = dst;
+					if (!strcmp(dst, "device"))
+						break;
+				}
+				json_object_set_new(state, "device", json_string(st));
+				if (serial)
+					json_object_set_new(state, "serial", json_string(serial));
+				satisfied = !strcmp(st, "device");
+				json_decref(list);
+			} else {
+				json_object_set_new(state, "device", json_string("unknown"));
+			}
+		} else {
+			char *why = NULL;
+			satisfied = metro_status("http://127.0.0.1:8081/status", &why);
+			json_object_set_new(state, "metro", json_string(satisfied ? "running" : "not running"));
+			if (why)
+				json_object_set_new(state, "reason", json_string(why));
+			free(why);
+		}
+		if (satisfied)
+			break;
+		int64_t left = timeout - (mono_ms() - t0);
+		if (left <= 0)
+			break;
+		/* sleep up to 500 ms in 50 ms steps, watching for cancellation */
+		bool cancelled = false;
+		for (int k = 0; k < 10 && left > 0; k++, left -= 50) {
+			if (abort_fn && abort_fn(userdata)) {
+				cancelled = true;
+				break;
+			}
+			usleep(50 * 1000);
+		}
+		if (cancelled || (abort_fn && abort_fn(userdata))) {
+			json_decref(state);
+			json_decref(notes);
+			json_decref(opts);
+			free(serial);
+			sw__dc_clear(&dc);
+			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_wait was cancelled");
+		}
+	}
+	int64_t waited = mono_ms() - t0;
+	json_t *res = json_pack("{s:s,s:b,s:b,s:I,s:I,s:o}", "for", what, "satisfied", satisfied, "timedOut", !satisfied,
+	                        "waitedMs", (json_int_t)waited, "timeoutMs", (json_int_t)timeout, "state", state);
+	if (json_array_size(notes))
+		json_object_set_new(res, "notes", notes);
+	else
+		json_decref(notes);
+	json_decref(opts);
+	free(serial);
+	sw__dc_clear(&dc);
+	return finish(res, out_json, err);
+}

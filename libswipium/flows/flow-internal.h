@@ -1,0 +1,60 @@
+/* flow-internal.h: the Flow V2 model shared by the parser, checker, runner and repair (never installed). */
+#ifndef SW_FLOW_INTERNAL_H
+#define SW_FLOW_INTERNAL_H
+
+#include "sw-internal.h"
+
+/* Limits applied before and while parsing: a flow is untrusted repository input. */
+#define SW_FLOW_MAX_BYTES (10u * 1024u * 1024u) /* whole file, refused before parsing */
+#define SW_FLOW_MAX_DEPTH 16                    /* nested collections */
+#define SW_FLOW_MAX_NODES 20000                 /* scalars + collections in one document */
+#define SW_FLOW_MAX_STEPS 500                   /* per section */
+#define SW_FLOW_MAX_SCALAR 65536                /* bytes of one scalar */
+
+/*
+ * A parsed flow as JSON: {name, mode, appId?, fixtures?, budgetProfile?,
+ * setup[], steps[], teardown[]}. Each step is {kind, phase, index, line,
+ * column, ...kind fields} (see parse.c).
+ *
+ * Parsing fails (SW_EPARSE, INVALID_FLOW) for YAML that does not parse or
+ * breaks a limit; schema problems are collected in @errors (array of
+ * {line, column, phase?, step?, kind?, message}) and the flow is still
+ * returned with the valid steps. @path (nullable) names the file in messages.
+ */
+int sw__flow_parse(const char *text, size_t len, const char *path, json_t **flow, json_t **errors, sw_error **err);
+
+/* Reads a pack file ({name?, flows: [names]}) into @names. */
+int sw__flow_parse_pack(const char *text, size_t len, const char *path, json_t *names, sw_error **err);
+
+/* Step classification. */
+bool sw__flow_step_mutating(const json_t *step);
+bool sw__flow_step_ocr(const json_t *step);
+bool sw__flow_step_visual(const json_t *step);
+/* The names of the ${VAR} references in every string of @step (appended to @names, unique). */
+void sw__flow_step_variables(const json_t *step, json_t *names);
+
+/*
+ * Loads a flow from @root + @flow (name under .swipium/flows, with or without
+ * .yaml, or a path inside the project) or from @flow_yaml. @path_out (nullable)
+ * receives the resolved real path of a file flow (NULL for inline YAML).
+ * FLOW_NOT_FOUND lists the paths checked; INVALID_ARGUMENT without either.
+ */
+int sw__flow_load(const char *root, const char *flow, const char *flow_yaml, json_t **flow_out, json_t **errors,
+                  char **path_out, sw_error **err);
+
+/*
+ * Confines @rel (a template or baseline path from a flow) to @root after
+ * resolving symlinks. Returns the real path or fails UNSAFE_ACTION_REFUSED.
+ */
+int sw__flow_confine(const char *root, const char *rel, char **real_out, sw_error **err);
+
+/* Reads .swipium/policy.json's ciAllowMutations; NULL when absent or unreadable. */
+json_t *sw__flow_policy_allow(const char *root);
+/* Non-zero when the ciAllowMutations tokens in @allow permit @step. */
+bool sw__flow_policy_allows(const json_t *allow, const json_t *step);
+
+/* The static check of a parsed flow (lint, brittle locators, CI preflight). */
+json_t *sw__flow_lint(const json_t *flow, const json_t *errors, const char *platform, bool ci, const char *root,
+                      const json_t *variables);
+
+#endif

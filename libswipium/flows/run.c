@@ -1,0 +1,1380 @@
+/* run.c: the Flow V2 runner (setup, fail-fast steps, teardown that always runs) and the read-only plan. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "flow-internal.h"
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+typedef struct runner {
+	const sw_flow_run_options *o;
+	json_t *flow;
+	json_t *vars; /* explicit variables */
+	sw_redactor *red;
+	bool sensitive;
+	char *app_id;
+	json_t *artifacts; /* uris */
+} runner;
+
+static bool cancelled(const runner *r)
+{
+	return r->o->cancel && *r->o->cancel;
+}
+
+/* ---- variables --------------------------------------------------------------- */
+
+/*
+ * Replaces every ${NAME} in @in. Order: explicit variables, then the process
+ * environment for SWIPIUM_* names only. Any other name is never looked up.
+ * Values of credential-like names are registered as secrets before use.
+ */
+static int subst(runner *r, const char *in, char **out, bool *secret, sw_error **err)
+{
+	sw_buf b = SW_BUF_INIT;
+	const char *p = in;
+	while (*p) {
+		const char *s = strstr(p, "${");
+		const char *e = s ? strchr(s + 2, '}') : NULL;
+		if (!s || !e) {
+			sw__buf_puts(&b, p);
+			break;
+		}
+		sw__buf_append(&b, p, (size_t)(s - p));
+		char name[256];
+		size_t n = (size_t)(e - s - 2);
+		if (n == 0 || n >= sizeof(name)) {
+			sw__buf_free(&b);
+			return sw__error_set(err, SW_EINVAL, "MISSING_FIXTURE", NULL,
+			                     "a ${...} reference in the flow has an empty or too long name");
+		}
+		memcpy(name, s + 2, n);
+		name[n] = '\0';
+		const char *val = json_string_value(json_object_get(r->vars, name));
+		if (!val && sw__str_has_prefix(name, "SWIPIUM_"))
+			val = getenv(name);
+		if (!val) {
+			sw__buf_free(&b);
+			if (sw__str_has_prefix(name, "SWIPIUM_"))
+				return sw__error_set(
+				    err, SW_ENOTFOUND, "MISSING_FIXTURE",
+				    "Set it in the environment of the server (or `swipium run`), or pass it in "
+				    "variables.",
+				    "Flow variable ${%s} is not set: pass it in variables (qa_flow_run / swipium run "
+				    "--variables %s=...) or export %s.",
+				    name, name, name);
+			return sw__error_set(
+			    err, SW_ENOTFOUND, "MISSING_FIXTURE", "Only SWIPIUM_* names are read from the environment.",
+			    "Flow variable ${%s} is not set: pass it in variables (qa_flow_run / swipium run "
+			    "--variables %s=...) or rename it SWIPIUM_%s to read it from the environment; "
+			    "other environment variables are never read.",
+			    name, name, name);
+		}
+		if (sw_redact_is_secret_name(name)) {
+			if (r->red && val[0])
+				sw_redactor_add_secret(r->red, val, NULL);
+			if (secret)
+				*secret = true;
+		}
+		sw__buf_puts(&b, val);
+		p = e + 1;
+	}
+	if (b.failed) {
+		sw__buf_free(&b);
+		return sw__error_nomem(err);
+	}
+	*out = b.data ? sw__buf_steal(&b, NULL) : sw__strdup("");
+	return *out ? SW_OK : sw__error_nomem(err);
+}
+
+/* ---- device helpers ------------------------------------------------------------ */
+
+static int act(runner *r, json_t *args, json_t **res, sw_error **err)
+{
+	char *aj = sw__json_compact(args), *out = NULL;
+	json_decref(args);
+	if (!aj)
+		return sw__error_nomem(err);
+	int rc = sw_drive_act(r->o->drive, aj, &out, err);
+	free(aj);
+	if (rc < 0)
+		return rc;
+	if (r->o->session)
+		sw_session_counter_add(r->o->session, "actions", 1, NULL);
+	json_t *j = json_loads(out, 0, NULL);
+	sw_free(out);
+	if (res)
+		*res = j;
+	else
+		json_decref(j);
+	return SW_OK;
+}
+
+static int settle(runner *r, long timeout_ms, sw_error **err)
+{
+	return act(r, json_pack("{ss,sI,ss}", "action", "wait", "timeoutMs", (json_int_t)timeout_ms, "observe", "none"),
+	           NULL, err);
+}
+
+static json_t *snapshot(runner *r, const char *filter, sw_error **err)
+{
+	json_t *o = json_pack("{sb}", "verbose", 1);
+	if (filter)
+		json_object_set_new(o, "filter", json_string(filter));
+	char *oj = sw__json_compact(o), *out = NULL;
+	json_decref(o);
+	if (!oj) {
+		sw__error_nomem(err);
+		return NULL;
+	}
+	int rc = sw_drive_snapshot(r->o->drive, oj, &out, err);
+	free(oj);
+	if (rc < 0)
+		return NULL;
+	json_t *j = json_loads(out, 0, NULL);
+	sw_free(out);
+	return j;
+}
+
+static bool ci_contains(const char *hay, const char *needle)
+{
+	if (!hay)
+		return false;
+	return strcasestr(hay, needle) != NULL;
+}
+
+static bool ci_equal(const char *a, const char *b)
+{
+	return a && b && !strcasecmp(a, b);
+}
+
+static const char *short_id(const char *id)
+{
+	const char *s = strrchr(id, '/');
+	return s ? s + 1 : id;
+}
+
+static bool is_native_ios(const char *s)
+{
+	return sw__str_has_prefix(s, "accessibility id=") || sw__str_has_prefix(s, "name=") ||
+	       sw__str_has_prefix(s, "predicate string=") || sw__str_has_prefix(s, "class chain=");
+}
+
+/*
+ * Finds the element a flow selector names on the current screen: plain text is a
+ * case-insensitive substring of text, description or id (an exact match wins;
+ * for taps a clickable one wins); `id=` is a resource id (full or short).
+ * *el is NULL when nothing matches. (*el transfer full)
+ */
+static int find(runner *r, const char *sel, const char *by, bool prefer_clickable, json_t **el, sw_error **err)
+{
+	*el = NULL;
+	bool by_id = (by && !strcmp(by, "id")) || sw__str_has_prefix(sel, "id=");
+	if ((by && !strcmp(by, "accessibility id")) || is_native_ios(sel))
+		return sw__error_set(
+		    err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "On Android use plain text or id=<resource-id>.",
+		    "selector \"%s\" is an iOS WebDriverAgent locator; the Android backend cannot use it", sel);
+	const char *want = by_id && sw__str_has_prefix(sel, "id=") ? sel + 3 : sel;
+	if (!want[0])
+		return sw__error_set(err, SW_EINVAL, "INVALID_FLOW", NULL, "empty selector");
+	json_t *snap = snapshot(r, by_id ? short_id(want) : want, err);
+	if (!snap)
+		return SW_EDEVICE;
+	json_t *best = NULL;
+	int best_score = -1;
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(snap, "elements"), i, e)
+	{
+		if (!json_is_object(e))
+			continue;
+		const char *text = json_string_value(json_object_get(e, "text"));
+		const char *label = json_string_value(json_object_get(e, "label"));
+		const char *id = json_string_value(json_object_get(e, "id"));
+		int score = -1;
+		if (by_id) {
+			if (id && (!strcmp(id, want) || !strcmp(id, short_id(want))))
+				score = 10;
+		} else {
+			if (ci_equal(text, want) || ci_equal(label, want) || ci_equal(id, want))
+				score = 10;
+			else if (ci_contains(text, want) || ci_contains(label, want) || ci_contains(id, want))
+				score = 5;
+		}
+		if (score < 0)
+			continue;
+		if (prefer_clickable && json_is_true(json_object_get(e, "clickable")))
+			score += 2;
+		if (score > best_score) {
+			best_score = score;
+			best = e;
+		}
+	}
+	if (best)
+		*el = json_incref(best);
+	json_decref(snap);
+	return SW_OK;
+}
+
+static json_t *ref_target(const json_t *el)
+{
+	return json_pack("{sO}", "ref", json_object_get(el, "ref"));
+}
+
+static int not_found(sw_error **err, const char *sel)
+{
+	return sw__error_set(
+	    err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+	    "Check the screen with qa_snapshot; if the label changed, qa_flow_repair proposes a new selector.",
+	    "no element matches \"%s\" on the current screen", sel);
+}
+
+/* Polls for @sel until it is visible (or, with @gone, until it is not), at most @timeout_ms. */
+static int wait_for(runner *r, const char *sel, const char *by, long timeout_ms, bool gone, bool *met, sw_error **err)
+{
+	int64_t deadline = mono_ms() + timeout_ms;
+	for (;;) {
+		json_t *el = NULL;
+		int rc = find(r, sel, by, false, &el, err);
+		if (rc < 0)
+			return rc;
+		bool present = el != NULL;
+		json_decref(el);
+		if (present != gone) {
+			*met = true;
+			return SW_OK;
+		}
+		if (cancelled(r))
+			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "the flow run was cancelled");
+		if (mono_ms() + 400 > deadline) {
+			*met = false;
+			return SW_OK;
+		}
+		nap(400);
+	}
+}
+
+static int screenshot(runner *r, const char *label, char **uri)
+{
+	if (r->sensitive || !r->o->session)
+		return SW_OK;
+	unsigned char *png = NULL;
+	size_t len = 0;
+	char *meta = NULL;
+	if (sw_drive_screenshot(r->o->drive, 0, &png, &len, &meta, NULL) != SW_OK)
+		return SW_OK;
+	sw_free(meta);
+	char name[64];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(name, sizeof(name), "flow-%lld.png", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	char *am = NULL;
+	if (sw_artifact_save(r->o->session, "screenshot", name, "image/png", png, len, label, &am, NULL) == SW_OK) {
+		json_t *j = json_loads(am, 0, NULL);
+		const char *u = json_string_value(json_object_get(j, "uri"));
+		if (u) {
+			json_array_append_new(r->artifacts, json_string(u));
+			sw_session_counter_add(r->o->session, "screenshots", 1, NULL);
+			if (uri)
+				*uri = sw__strdup(u);
+		}
+		json_decref(j);
+	}
+	sw_free(am);
+	sw_free(png);
+	return SW_OK;
+}
+
+/* ---- visual steps (templates, baselines, OCR) ------------------------------------------ */
+
+static const char *sget(const json_t *st, const char *k)
+{
+	return json_string_value(json_object_get(st, k));
+}
+
+/* A PNG of the screen. Sensitive sessions capture no pixels. (png: transfer full) */
+static int capture(runner *r, unsigned char **png, size_t *len, sw_error **err)
+{
+	if (r->sensitive)
+		return sw__error_set(err, SW_EDENIED, "SENSITIVE_MODE_REFUSED", NULL,
+		                     "a sensitive session captures no screenshots, so image steps cannot run");
+	char *meta = NULL;
+	int rc = sw_drive_screenshot(r->o->drive, 0, png, len, &meta, err);
+	sw_free(meta);
+	if (rc == SW_OK && r->o->session)
+		sw_session_counter_add(r->o->session, "screenshots", 1, NULL);
+	return rc;
+}
+
+static int tap_point(runner *r, long x, long y, sw_error **err)
+{
+	return act(r,
+	           json_pack("{ss,s{sI,sI},ss}", "action", "tap", "target", "x", (json_int_t)x, "y", (json_int_t)y,
+	                     "observe", "none"),
+	           NULL, err);
+}
+
+static int run_visual(runner *r, const json_t *st, json_t *rec, sw_error **err)
+{
+	const char *k = sget(st, "kind");
+	int rc = SW_OK;
+	unsigned char *png = NULL;
+	size_t len = 0;
+	sw_image *screen = NULL, *other = NULL;
+	char *path = NULL, *out = NULL, *summary = NULL;
+	json_t *res = NULL;
+	if ((rc = capture(r, &png, &len, err)) < 0)
+		goto out;
+	if (sw__flow_step_ocr(st)) {
+		json_t *o = json_pack("{ss}", "query", sget(st, "text"));
+		if (json_is_number(json_object_get(st, "minConfidence")))
+			json_object_set(o, "minConfidence", json_object_get(st, "minConfidence"));
+		char *oj = sw__json_compact(o);
+		json_decref(o);
+		sw_error *e2 = NULL;
+		rc = oj ? sw_visual_ocr(r->o->root, png, len, oj, r->red, &out, &e2) : sw__error_nomem(err);
+		free(oj);
+		if (rc < 0) {
+			if (e2 && !strcmp(sw_error_failure_code(e2), "OCR_NOT_CONFIGURED")) {
+				sw_error_free(e2);
+				rc = sw__error_set(err, SW_EUNSUPPORTED, "VISUAL_ONLY_SCREEN",
+				                   "Configure an OCR provider (ocrCommand in .swipium/config.json or "
+				                   "SWIPIUM_OCR_CMD).",
+				                   "%s needs an OCR provider and none is configured", k);
+			} else {
+				sw__error_propagate(err, e2);
+			}
+			goto out;
+		}
+		res = json_loads(out, 0, NULL);
+		if (!json_is_true(json_object_get(res, "found"))) {
+			rc = sw__error_set(err, SW_ESTATE,
+			                   !strcmp(k, "tapOcrText") ? "ELEMENT_NOT_FOUND" : "ASSERTION_FAILED", NULL,
+			                   "OCR found no \"%s\" on the screen", sget(st, "text"));
+			goto out;
+		}
+		if (!strcmp(k, "tapOcrText")) {
+			json_t *b = json_object_get(res, "bbox");
+			long x = (long)(json_number_value(json_object_get(b, "x")) +
+			                json_number_value(json_object_get(b, "width")) / 2);
+			long y = (long)(json_number_value(json_object_get(b, "y")) +
+			                json_number_value(json_object_get(b, "height")) / 2);
+			if ((rc = tap_point(r, x, y, err)) < 0)
+				goto out;
+			summary = sw__asprintf("tapped OCR text at (%ld, %ld)", x, y);
+		} else {
+			summary = sw__asprintf("OCR found the text (confidence %.2f)",
+			                       json_number_value(json_object_get(res, "confidence")));
+		}
+		goto out;
+	}
+	if ((rc = sw_image_decode(png, len, &screen, err)) < 0)
+		goto out;
+	if (!strcmp(k, "assertDiff")) {
+		const char *name = sget(st, "baseline");
+		sw_error *e2 = NULL;
+		/* a bare name is a qa_visual baseline; anything else a PNG path inside the project */
+		if (sw_visual_baseline_path(r->o->root, name, 0, &path, &e2) < 0) {
+			sw_error_free(e2);
+			if ((rc = sw_visual_resolve_path(r->o->root, name, &path, err)) < 0)
+				goto out;
+		}
+		if (!sw__is_file(path)) {
+			rc = sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
+			                   "Save one with qa_visual {mode: \"baseline\"} on the expected screen.",
+			                   "there is no baseline \"%s\"", name);
+			goto out;
+		}
+		if ((rc = sw_image_load(path, &other, err)) < 0)
+			goto out;
+		json_t *o = json_object();
+		if (json_is_number(json_object_get(st, "threshold")))
+			json_object_set(o, "threshold", json_object_get(st, "threshold"));
+		char *oj = sw__json_compact(o);
+		json_decref(o);
+		rc = sw_visual_diff(other, screen, oj, &out, NULL, err);
+		free(oj);
+		if (rc < 0)
+			goto out;
+		res = json_loads(out, 0, NULL);
+		double ratio = json_number_value(json_object_get(res, "changedRatio"));
+		if (!json_is_true(json_object_get(res, "pass"))) {
+			rc = sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL,
+			                   json_is_true(json_object_get(res, "sizeMismatch"))
+			                       ? "the screen and baseline \"%s\" differ in size"
+			                       : "the screen differs from baseline \"%s\"",
+			                   name);
+			if (err && *err)
+				sw__error_take_details(*err, json_pack("{sf}", "changedRatio", ratio));
+			goto out;
+		}
+		summary = sw__asprintf("matches baseline \"%s\" (%.4f changed)", name, ratio);
+		goto out;
+	}
+	/* tapImage / assertImage */
+	if ((rc = sw_visual_resolve_path(r->o->root, sget(st, "template"), &path, err)) < 0)
+		goto out;
+	if ((rc = sw_image_load(path, &other, err)) < 0)
+		goto out;
+	json_t *o = json_object();
+	if (json_is_number(json_object_get(st, "minScore")))
+		json_object_set(o, "minScore", json_object_get(st, "minScore"));
+	char *oj = sw__json_compact(o);
+	json_decref(o);
+	rc = sw_visual_find_image(screen, other, oj, &out, err);
+	free(oj);
+	if (rc < 0)
+		goto out;
+	res = json_loads(out, 0, NULL);
+	double score = json_number_value(json_object_get(res, "score"));
+	if (!json_is_true(json_object_get(res, "found"))) {
+		rc = sw__error_set(err, SW_ESTATE, !strcmp(k, "tapImage") ? "ELEMENT_NOT_FOUND" : "ASSERTION_FAILED",
+		                   NULL, "template %s is not on the screen (best score %.2f)", sget(st, "template"),
+		                   score);
+		goto out;
+	}
+	if (!strcmp(k, "tapImage")) {
+		json_t *c = json_object_get(res, "center");
+		long x = (long)json_number_value(json_object_get(c, "x")),
+		     y = (long)json_number_value(json_object_get(c, "y"));
+		if ((rc = tap_point(r, x, y, err)) < 0)
+			goto out;
+		summary = sw__asprintf("tapped the template at (%ld, %ld), score %.2f", x, y, score);
+	} else {
+		summary = sw__asprintf("template found, score %.2f", score);
+	}
+out:
+	if (summary)
+		json_object_set_new(rec, "summary", json_string(summary));
+	free(summary);
+	sw_free(png);
+	sw_image_free(screen);
+	sw_image_free(other);
+	sw_free(path);
+	sw_free(out);
+	json_decref(res);
+	return rc;
+}
+
+/* ---- steps ------------------------------------------------------------------------ */
+
+static int need_app(runner *r, sw_error **err)
+{
+	if (r->app_id)
+		return SW_OK;
+	return sw__error_set(err, SW_EINVAL, "MISSING_FIXTURE",
+	                     "Add `appId:` to the flow or start the session with an app.",
+	                     "the flow names no appId and the session has no app to launch");
+}
+
+static int run_step(runner *r, const json_t *st, json_t *rec, sw_error **err)
+{
+	const char *k = sget(st, "kind");
+	const char *sel = sget(st, "selector");
+	char *summary = NULL;
+	int rc = SW_OK;
+	json_t *res = NULL, *el = NULL;
+	char *txt = NULL, *sel_owned = NULL, *into_owned = NULL;
+
+	if (sw__flow_step_visual(st))
+		return run_visual(r, st, rec, err);
+	/* selectors may use ${NAME} too (e.g. assertVisible: "Hello, ${SWIPIUM_TEST_EMAIL}") */
+	if (sel && strstr(sel, "${")) {
+		if ((rc = subst(r, sel, &sel_owned, NULL, err)) < 0)
+			goto out;
+		sel = sel_owned;
+	}
+	const char *into = sget(st, "into");
+	if (into && strstr(into, "${")) {
+		if ((rc = subst(r, into, &into_owned, NULL, err)) < 0)
+			goto out;
+		into = into_owned;
+	}
+	if (!strcmp(k, "prepareTarget") || !strcmp(k, "restartApp")) {
+		if (!strcmp(k, "restartApp") || r->app_id) {
+			if ((rc = need_app(r, err)) < 0)
+				goto out;
+			if (!strcmp(k, "restartApp") && (rc = sw_device_force_stop(r->o->device, r->app_id, err)) < 0)
+				goto out;
+			if ((rc = sw_device_launch(r->o->device, r->app_id, err)) < 0)
+				goto out;
+			summary = sw__asprintf("%s %s", !strcmp(k, "restartApp") ? "restarted" : "launched", r->app_id);
+		} else {
+			summary = sw__strdup("no appId: kept the app on screen");
+		}
+		rc = settle(r, 5000, err);
+	} else if (!strcmp(k, "tap")) {
+		if ((rc = find(r, sel, NULL, true, &el, err)) < 0)
+			goto out;
+		if (!el) {
+			rc = not_found(err, sel);
+			goto out;
+		}
+		rc = act(r, json_pack("{ss,so,ss}", "action", "tap", "target", ref_target(el), "observe", "none"), NULL,
+		         err);
+		summary = sw__asprintf("tapped %s", json_string_value(json_object_get(el, "ref")));
+	} else if (!strcmp(k, "tapAt")) {
+		rc = act(r,
+		         json_pack("{ss,s{sO,sO},ss}", "action", "tap", "target", "x", json_object_get(st, "x"), "y",
+		                   json_object_get(st, "y"), "observe", "none"),
+		         NULL, err);
+		summary = sw__asprintf("tapped (%lld, %lld)", (long long)json_integer_value(json_object_get(st, "x")),
+		                       (long long)json_integer_value(json_object_get(st, "y")));
+	} else if (!strcmp(k, "inputText")) {
+		bool secret = false;
+		if ((rc = subst(r, sget(st, "text"), &txt, &secret, err)) < 0)
+			goto out;
+		json_t *js = json_object_get(st, "secret");
+		if (json_is_boolean(js))
+			secret = json_is_true(js);
+		if (secret && r->red && txt[0])
+			sw_redactor_add_secret(r->red, txt, NULL);
+		json_t *target = NULL;
+		if (into) {
+			if ((rc = find(r, into, NULL, false, &el, err)) < 0)
+				goto out;
+			if (!el) {
+				rc = not_found(err, into);
+				goto out;
+			}
+			target = ref_target(el);
+		} else {
+			json_t *snap = snapshot(r, NULL, err);
+			if (!snap) {
+				rc = SW_EDEVICE;
+				goto out;
+			}
+			size_t i;
+			json_t *e;
+			json_array_foreach(json_object_get(snap, "elements"), i,
+			                   e) if (!target && json_is_object(e) &&
+			                          json_is_true(json_object_get(e, "focused"))) target = ref_target(e);
+			json_decref(snap);
+			if (!target) {
+				rc = sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+				                   "Write the step as inputText: {into: <field>, text: ...}.",
+				                   "no text field has focus; inputText needs `into` to pick the field");
+				goto out;
+			}
+		}
+		rc = act(r,
+		         json_pack("{ss,so,ss,ss,ss}", "action", "type", "target", target, "text", txt, "mode",
+		                   "replace", "observe", "none"),
+		         NULL, err);
+		summary = sw__asprintf("typed %zu characters%s", strlen(txt), secret ? " (secret)" : "");
+	} else if (!strcmp(k, "assertVisible") || !strcmp(k, "assertNotVisible")) {
+		bool gone = !strcmp(k, "assertNotVisible"), met = false;
+		if ((rc = wait_for(r, sel, NULL, 2000, gone, &met, err)) < 0)
+			goto out;
+		if (!met) {
+			rc = sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL,
+			                   gone ? "\"%s\" is still visible" : "\"%s\" is not visible", sel);
+			goto out;
+		}
+		summary = sw__asprintf("\"%s\" %s", sel, gone ? "is not visible" : "is visible");
+	} else if (!strcmp(k, "assertVisual")) {
+		if (r->sensitive) {
+			json_object_set_new(rec, "skipped", json_true());
+			summary = sw__strdup("skipped: sensitive session (no screenshots)");
+		} else {
+			char *uri = NULL;
+			screenshot(r, sget(st, "description"), &uri);
+			summary = sw__asprintf("evidence for a human check: %s%s%s", sget(st, "description"),
+			                       uri ? " " : "", uri ? uri : "");
+			free(uri);
+		}
+	} else if (!strcmp(k, "screenshot")) {
+		if (r->sensitive) {
+			json_object_set_new(rec, "skipped", json_true());
+			summary = sw__strdup("skipped: sensitive session (no screenshots)");
+		} else {
+			char *uri = NULL;
+			screenshot(r, sget(st, "reason"), &uri);
+			summary = sw__asprintf("screenshot %s", uri ? uri : "not captured");
+			free(uri);
+		}
+	} else if (!strcmp(k, "swipe")) {
+		int w = 0, h = 0;
+		if ((rc = sw_device_screen_size(r->o->device, &w, &h, err)) < 0)
+			goto out;
+		const char *dir = sget(st, "direction"), *area = sget(st, "area");
+		double dist = json_is_number(json_object_get(st, "distance"))
+		                  ? json_number_value(json_object_get(st, "distance"))
+		                  : 0.6;
+		int cx = w / 2, cy = h / 2;
+		if (area && !strcmp(area, "top"))
+			cy = h / 4;
+		else if (area && !strcmp(area, "bottom"))
+			cy = h * 3 / 4;
+		else if (area && !strcmp(area, "left"))
+			cx = w / 4;
+		else if (area && !strcmp(area, "right"))
+			cx = w * 3 / 4;
+		bool vert = !strcmp(dir, "up") || !strcmp(dir, "down");
+		int span = (int)((vert ? h : w) * dist / 2);
+		int x1 = cx, y1 = cy, x2 = cx, y2 = cy;
+		if (!strcmp(dir, "up"))
+			y1 = cy + span, y2 = cy - span;
+		else if (!strcmp(dir, "down"))
+			y1 = cy - span, y2 = cy + span;
+		else if (!strcmp(dir, "left"))
+			x1 = cx + span, x2 = cx - span;
+		else
+			x1 = cx - span, x2 = cx + span;
+		int mx = w / 20, my = h / 20;
+#define CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+		x1 = CLAMP(x1, mx, w - mx), x2 = CLAMP(x2, mx, w - mx), y1 = CLAMP(y1, my, h - my),
+		y2 = CLAMP(y2, my, h - my);
+#undef CLAMP
+		if ((rc = sw_device_swipe(r->o->device, x1, y1, x2, y2, 400, err)) < 0)
+			goto out;
+		if (r->o->session)
+			sw_session_counter_add(r->o->session, "actions", 1, NULL);
+		rc = settle(r, 3000, err);
+		summary = sw__asprintf("swiped %s", dir);
+	} else if (!strcmp(k, "scrollTo")) {
+		int swipes = 0;
+		for (;;) {
+			json_decref(el);
+			el = NULL;
+			if ((rc = find(r, sel, NULL, false, &el, err)) < 0)
+				goto out;
+			if (el)
+				break;
+			if (swipes >= 8 || cancelled(r)) {
+				rc = sw__error_set(
+				    err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+				    "Check the list with qa_snapshot; qa_flow_repair proposes a new selector.",
+				    "\"%s\" did not appear after %d swipes", sel, swipes);
+				goto out;
+			}
+			json_decref(res);
+			res = NULL;
+			if ((rc = act(
+			         r, json_pack("{ss,ss,ss}", "action", "scroll", "direction", "down", "observe", "none"),
+			         &res, err)) < 0)
+				goto out;
+			swipes++;
+			if (json_is_true(json_object_get(res, "endOfList"))) {
+				json_decref(el);
+				el = NULL;
+				if ((rc = find(r, sel, NULL, false, &el, err)) < 0)
+					goto out;
+				if (!el) {
+					rc = sw__error_set(
+					    err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+					    "Check the list with qa_snapshot; qa_flow_repair proposes a new selector.",
+					    "\"%s\" is not in the list (reached its end after %d swipes)", sel, swipes);
+					goto out;
+				}
+				break;
+			}
+		}
+		summary = sw__asprintf("\"%s\" visible after %d swipe(s)", sel, swipes);
+	} else if (!strcmp(k, "press")) {
+		rc = act(r, json_pack("{ss,ss,ss}", "action", "press", "key", sget(st, "key"), "observe", "none"), NULL,
+		         err);
+		summary = sw__asprintf("pressed %s", sget(st, "key"));
+	} else if (!strcmp(k, "openUrl")) {
+		bool secret = false;
+		if ((rc = subst(r, sget(st, "url"), &txt, &secret, err)) < 0)
+			goto out;
+		rc = act(r, json_pack("{ss,ss,ss}", "action", "open_url", "url", txt, "observe", "none"), NULL, err);
+		summary = sw__asprintf("opened %s", sget(st, "url"));
+	} else if (!strcmp(k, "wait")) {
+		if (sel) {
+			bool met = false;
+			long to = json_is_integer(json_object_get(st, "timeoutMs"))
+			              ? (long)json_integer_value(json_object_get(st, "timeoutMs"))
+			              : 10000;
+			if ((rc = wait_for(r, sel, sget(st, "by"), to, false, &met, err)) < 0)
+				goto out;
+			if (!met) {
+				rc = sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND", NULL,
+				                   "\"%s\" did not appear within %ld ms", sel, to);
+				goto out;
+			}
+			summary = sw__asprintf("\"%s\" appeared", sel);
+		} else {
+			long ms = (long)json_integer_value(json_object_get(st, "ms"));
+			for (long left = ms; left > 0 && !cancelled(r); left -= 100)
+				nap(left < 100 ? left : 100);
+			summary = sw__asprintf("waited %ld ms", ms);
+		}
+	} else if (!strcmp(k, "waitForIdle")) {
+		long to = json_is_integer(json_object_get(st, "timeoutMs"))
+		              ? (long)json_integer_value(json_object_get(st, "timeoutMs"))
+		              : 3000;
+		rc = settle(r, to, err);
+		summary = sw__strdup("settled");
+	} else if (!strcmp(k, "waitForVisible")) {
+		bool met = false;
+		long to = json_is_integer(json_object_get(st, "timeoutMs"))
+		              ? (long)json_integer_value(json_object_get(st, "timeoutMs"))
+		              : 10000;
+		if ((rc = wait_for(r, sel, sget(st, "by"), to, false, &met, err)) < 0)
+			goto out;
+		if (!met) {
+			rc = sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND",
+			                   "Check the screen with qa_snapshot; qa_flow_repair proposes a new selector.",
+			                   "\"%s\" did not appear within %ld ms", sel, to);
+			goto out;
+		}
+		summary = sw__asprintf("\"%s\" appeared", sel);
+	} else if (!strcmp(k, "clearOverlay")) {
+		json_t *snap = snapshot(r, NULL, err);
+		if (!snap) {
+			rc = SW_EDEVICE;
+			goto out;
+		}
+		bool kb = json_is_true(json_object_get(json_object_get(snap, "keyboard"), "shown"));
+		size_t overlays = json_array_size(json_object_get(snap, "overlays"));
+		json_decref(snap);
+		if (kb) {
+			rc = sw_device_hide_keyboard(r->o->device, err);
+			json_object_set_new(rec, "nothingCleared", json_false());
+			summary = sw__strdup("hid the keyboard");
+		} else if (overlays > 0) {
+			rc = act(r, json_pack("{ss,ss,ss}", "action", "press", "key", "back", "observe", "none"), NULL,
+			         err);
+			json_object_set_new(rec, "nothingCleared", json_false());
+			summary = sw__strdup("dismissed an overlay with BACK");
+		} else {
+			json_object_set_new(rec, "nothingCleared", json_true());
+			summary = sw__strdup("nothing to clear: no keyboard and no dismissible overlay");
+		}
+	} else if (!strcmp(k, "networkOffline") || !strcmp(k, "networkOnline")) {
+		/* airplane mode through the device-control concern: the original state is recorded for restore */
+		char *nout = NULL;
+		if ((rc = sw_devctl_network(r->o->ctx, r->o->session, r->o->device,
+		                            !strcmp(k, "networkOffline") ? "offline" : "online", &nout, err)) < 0)
+			goto out;
+		json_t *nj = json_loads(nout, 0, NULL);
+		sw_free(nout);
+		summary = sw__asprintf("network %s", json_string_value(json_object_get(nj, "network")));
+		json_decref(nj);
+		rc = settle(r, 3000, err);
+	} else if (!strcmp(k, "seed")) {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL,
+		                   "seed steps (fixture seeds) are not supported by this build yet");
+	} else if (!strcmp(k, "note")) {
+		const char *oc = sget(st, "outcome");
+		summary = sw__asprintf("note %s%s%s", oc, sget(st, "reason") ? ": " : "",
+		                       sget(st, "reason") ? sget(st, "reason") : "");
+		if (oc && !strcmp(oc, "fail"))
+			rc = sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL, "the flow notes a failure: %s",
+			                   sget(st, "reason") ? sget(st, "reason") : "(no reason)");
+	} else {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL, "step %s is not supported", k);
+	}
+out:
+	if (summary)
+		json_object_set_new(rec, "summary", json_string(summary));
+	free(summary);
+	free(txt);
+	free(sel_owned);
+	free(into_owned);
+	json_decref(res);
+	json_decref(el);
+	return rc;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+static const char *category_for(const char *code, const char **outcome)
+{
+	*outcome = "fail";
+	if (!code)
+		return "other";
+	if (!strcmp(code, "MISSING_FIXTURE") || !strcmp(code, "MISSING_TEST_DATA")) {
+		*outcome = "blocked";
+		return "missing_test_data";
+	}
+	if (!strncmp(code, "CONSENT_", 8) || !strcmp(code, "UNSAFE_ACTION_REFUSED")) {
+		*outcome = "blocked";
+		return "destructive_refused";
+	}
+	if (!strcmp(code, "BACKEND_UNSUPPORTED") || !strcmp(code, "CANCELLED")) {
+		*outcome = "blocked";
+		return "mcp_limitation";
+	}
+	if (!strcmp(code, "ASSERTION_FAILED"))
+		return "app_bug";
+	return "other";
+}
+
+static bool locator_drift(const char *code)
+{
+	return code && (!strcmp(code, "ELEMENT_NOT_FOUND") || !strcmp(code, "AMBIGUOUS_SELECTOR") ||
+	                !strcmp(code, "STALE_REF"));
+}
+
+/* Checks before anything touches the device: paths, sensitive OCR, consent. */
+static int preflight(runner *r, sw_error **err)
+{
+	const char *phases[] = {"setup", "steps", "teardown"};
+	bool needs_consent = false;
+	for (size_t p = 0; p < 3; p++) {
+		size_t i;
+		json_t *st;
+		json_array_foreach(json_object_get(r->flow, phases[p]), i, st)
+		{
+			const char *path = sget(st, "template") ? sget(st, "template") : sget(st, "baseline");
+			if (path) {
+				char *rp = NULL;
+				sw_error *e2 = NULL;
+				int rc = sw__flow_confine(r->o->root, path, &rp, &e2);
+				free(rp);
+				if (rc == SW_EDENIED) {
+					sw__error_propagate(err, e2);
+					return rc;
+				}
+				sw_error_free(e2);
+			}
+			if (sw__flow_step_ocr(st) && r->sensitive)
+				return sw__error_set(
+				    err, SW_EDENIED, "UNSAFE_ACTION_REFUSED", NULL,
+				    "%s step %zu (%s) reads the screen with OCR, which a sensitive session "
+				    "refuses",
+				    phases[p], i, sget(st, "kind"));
+			if (sw__flow_step_ocr(st) || sw__flow_step_mutating(st))
+				needs_consent = true;
+		}
+	}
+	if (needs_consent && !r->o->mutations_approved)
+		return sw__error_set(
+		    err, SW_EDENIED, "CONSENT_REFUSED",
+		    "Approve flow_mutation_run (qa_flow_run consent, or `swipium run --approve "
+		    "flow_mutation_run`).",
+		    "the flow has mutating or OCR steps and runs only with the flow_mutation_run consent; "
+		    "nothing ran");
+	return SW_OK;
+}
+
+static char *lookup_app(sw_session *s)
+{
+	char *a = NULL;
+	if (!s || sw_session_get_json(s, "appId", &a, NULL) != SW_OK)
+		return NULL;
+	json_t *j = json_loads(a, JSON_DECODE_ANY, NULL);
+	sw_free(a);
+	char *out = json_is_string(j) ? sw__strdup(json_string_value(j)) : NULL;
+	json_decref(j);
+	return out;
+}
+
+SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_error **err)
+{
+	int rc = SW_OK;
+	json_t *flow = NULL, *errors = NULL, *res = NULL, *steps = json_array(), *next = json_array();
+	char *path = NULL;
+	runner r = {.o = o, .artifacts = json_array()};
+	if (!o || o->version != SW_FLOW_RUN_OPTIONS_VERSION || !result_json) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                   "sw_flow_run: options and result are required");
+		goto out;
+	}
+	if (!o->session || !o->drive || !o->device) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Start a session with qa_start_session first.",
+		                   "running a flow needs a session bound to a device");
+		goto out;
+	}
+	if (o->variables_json) {
+		r.vars = json_loads(o->variables_json, 0, NULL);
+		if (!json_is_object(r.vars)) {
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			                   "variables must be an object of strings");
+			goto out;
+		}
+		const char *k;
+		json_t *v;
+		json_object_foreach(r.vars, k, v) if (!json_is_string(v))
+		{
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "variable %s must be a string", k);
+			goto out;
+		}
+	}
+	r.red = sw_session_redactor(o->session);
+	r.sensitive = sw_session_is_sensitive(o->session);
+	/* register secret-named explicit values before anything can echo them */
+	const char *vk;
+	json_t *vv;
+	json_object_foreach(r.vars, vk, vv) if (sw_redact_is_secret_name(vk) && json_string_length(vv) > 0)
+	    sw_redactor_add_secret(r.red, json_string_value(vv), NULL);
+	if ((rc = sw__flow_load(o->root, o->flow, o->flow_yaml, &flow, &errors, &path, err)) < 0)
+		goto out;
+	if (json_array_size(errors) > 0) {
+		json_t *e0 = json_array_get(errors, 0);
+		rc = sw__error_set(err, SW_EPARSE, "INVALID_FLOW", "Run qa_flow_check for every problem.",
+		                   "the flow is invalid (%zu problem(s)); first at %lld:%lld: %s",
+		                   json_array_size(errors), (long long)json_integer_value(json_object_get(e0, "line")),
+		                   (long long)json_integer_value(json_object_get(e0, "column")),
+		                   json_string_value(json_object_get(e0, "message")));
+		if (err && *err)
+			sw__error_take_details(*err, json_pack("{sO}", "errors", errors));
+		goto out;
+	}
+	r.flow = flow;
+	const char *fa = json_string_value(json_object_get(flow, "appId"));
+	char *session_app = lookup_app(o->session);
+	if (fa && !session_app) {
+		/* the session's app is the flow's when it had none (reports name it) */
+		json_t *a = json_string(fa);
+		char *aj = a ? sw__json_compact(a) : NULL;
+		if (aj)
+			sw_session_set_json(o->session, "appId", aj, NULL);
+		free(aj);
+		json_decref(a);
+	}
+	r.app_id = fa ? sw__strdup(fa) : session_app;
+	if (fa)
+		free(session_app);
+	const char *name = json_string_value(json_object_get(flow, "name"));
+	int64_t t0 = mono_ms();
+	const char *failed_phase = NULL, *failed_kind = NULL;
+	char *fail_code = NULL, *fail_msg = NULL, *shot = NULL;
+	long failed_index = -1;
+	sw_error *pe = NULL;
+	if (preflight(&r, &pe) < 0) {
+		fail_code = sw__strdup(sw_error_failure_code(pe));
+		fail_msg = sw__strdup(sw_error_message(pe));
+		sw_error_free(pe);
+	} else {
+		const char *phases[] = {"setup", "steps", "teardown"};
+		for (size_t p = 0; p < 3; p++) {
+			bool is_teardown = p == 2;
+			if (!is_teardown && fail_code)
+				continue;
+			size_t i;
+			json_t *st;
+			json_array_foreach(json_object_get(flow, phases[p]), i, st)
+			{
+				json_t *rec = json_pack("{ss,sI,sO}", "phase", phases[p], "index", (json_int_t)i,
+				                        "kind", json_object_get(st, "kind"));
+				sw_error *se = NULL;
+				int64_t s0 = mono_ms();
+				int src = cancelled(&r) ? sw__error_set(&se, SW_ECANCELLED, "CANCELLED", NULL,
+				                                        "the flow run was cancelled")
+				                        : run_step(&r, st, rec, &se);
+				json_object_set_new(rec, "durationMs", json_integer(mono_ms() - s0));
+				json_object_set_new(rec, "ok", json_boolean(src == SW_OK));
+				if (src < 0) {
+					const char *fc =
+					    sw_error_failure_code(se) ? sw_error_failure_code(se) : "UNKNOWN";
+					json_object_set_new(rec, "failureCode", json_string(fc));
+					json_object_set_new(rec, "message", json_string(sw_error_message(se)));
+					if (!fail_code) {
+						fail_code = sw__strdup(fc);
+						fail_msg = sw__strdup(sw_error_message(se));
+						failed_phase = phases[p];
+						failed_index = (long)i;
+						failed_kind = json_string_value(json_object_get(st, "kind"));
+						screenshot(&r, "flow failure", &shot);
+					}
+				}
+				sw_error_free(se);
+				json_array_append_new(steps, rec);
+				if (src < 0 && !is_teardown)
+					break; /* fail-fast; teardown still runs every step */
+			}
+		}
+	}
+	const char *outcome = "pass", *category = NULL;
+	if (fail_code)
+		category = category_for(fail_code, &outcome);
+	res = json_pack("{ss?,ss,sb}", "name", name, "outcome", outcome, "passed", fail_code == NULL);
+	if (path)
+		json_object_set_new(res, "path", json_string(path));
+	if (fail_code) {
+		if (failed_phase) {
+			json_object_set_new(res, "failedAtStep", json_integer(failed_index));
+			json_object_set_new(res, "failedPhase", json_string(failed_phase));
+			json_object_set_new(res, "failedKind", json_string(failed_kind));
+		}
+		json_object_set_new(res, "failureCode", json_string(fail_code));
+		json_object_set_new(res, "message", json_string(fail_msg ? fail_msg : ""));
+		if (shot)
+			json_object_set_new(res, "screenshotUri", json_string(shot));
+		const char *sid = sw_session_id(o->session);
+		if (locator_drift(fail_code) && failed_phase && !strcmp(failed_phase, "steps")) {
+			char *hint =
+			    sw__asprintf("qa_flow_repair {sessionId: \"%s\", flow: \"%s\", failedStep: %ld} to "
+			                 "propose a new selector",
+			                 sid, o->flow ? o->flow : name, failed_index);
+			json_array_append_new(next, json_string(hint ? hint : "qa_flow_repair"));
+			free(hint);
+		} else if (!strcmp(fail_code, "MISSING_FIXTURE"))
+			json_array_append_new(next, json_string("pass the missing value in variables (or export a "
+			                                        "SWIPIUM_* variable) and run the flow again"));
+		else if (!strcmp(fail_code, "CONSENT_REFUSED"))
+			json_array_append_new(next,
+			                      json_string("approve flow_mutation_run to run mutating or OCR steps"));
+		else
+			json_array_append_new(next,
+			                      json_string("qa_snapshot to see the screen where the flow stopped"));
+	}
+	json_object_set_new(res, "steps", json_incref(steps));
+	json_object_set_new(res, "nextSteps", json_incref(next));
+	json_object_set_new(res, "durationMs", json_integer(mono_ms() - t0));
+
+	/* one test outcome per flow run */
+	json_t *note = json_pack("{ss,ss,ss}", "workflow", name && name[0] ? name : "flow", "outcome", outcome,
+	                         "method", "structured");
+	if (category)
+		json_object_set_new(note, "category", json_string(category));
+	if (fail_code) {
+		char *reason = failed_phase
+		                   ? sw__asprintf("%s step %ld (%s) failed: %s: %s", failed_phase, failed_index,
+		                                  failed_kind, fail_code, fail_msg ? fail_msg : "")
+		                   : sw__asprintf("%s: %s", fail_code, fail_msg ? fail_msg : "");
+		json_object_set_new(note, "reason", json_string(reason ? reason : fail_code));
+		free(reason);
+	} else {
+		json_object_set_new(note, "evidenceKind", json_string("structured_locator"));
+	}
+	if (json_array_size(r.artifacts))
+		json_object_set(note, "artifactUris", r.artifacts);
+	json_t *nsteps = json_array();
+	size_t i;
+	json_t *s;
+	json_array_foreach(steps, i, s)
+	{
+		json_t *c = json_pack("{sO,sO,sO,sO,sO}", "index", json_object_get(s, "index"), "phase",
+		                      json_object_get(s, "phase"), "kind", json_object_get(s, "kind"), "ok",
+		                      json_object_get(s, "ok"), "durationMs", json_object_get(s, "durationMs"));
+		if (json_object_get(s, "summary"))
+			json_object_set(c, "summary", json_object_get(s, "summary"));
+		if (json_object_get(s, "failureCode"))
+			json_object_set(c, "failureCode", json_object_get(s, "failureCode"));
+		json_array_append_new(nsteps, c);
+	}
+	json_object_set_new(note, "steps", nsteps);
+	char *nj = sw__json_compact(note);
+	json_decref(note);
+	if (nj)
+		sw_session_add_note(o->session, nj, NULL);
+	free(nj);
+	if (fail_code && strcmp(fail_code, "MISSING_FIXTURE") != 0 && strncmp(fail_code, "CONSENT_", 8) != 0 &&
+	    strcmp(fail_code, "CANCELLED") != 0 && strcmp(fail_code, "ASSERTION_FAILED") != 0)
+		sw_session_add_tool_error(o->session, "qa_flow_run", fail_code, fail_msg, NULL);
+	sw_session_flush(o->session, NULL);
+	free(fail_code);
+	free(fail_msg);
+	free(shot);
+
+	char *raw = sw__json_compact(res), *red = NULL;
+	if (!raw) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	if (r.red && sw_redactor_count(r.red) > 0 && sw_redactor_redact_json(r.red, raw, &red, NULL) == SW_OK) {
+		free(raw);
+		raw = red;
+	}
+	*result_json = raw;
+out:
+	json_decref(flow);
+	json_decref(errors);
+	json_decref(res);
+	json_decref(steps);
+	json_decref(next);
+	json_decref(r.vars);
+	json_decref(r.artifacts);
+	free(r.app_id);
+	free(path);
+	return rc;
+}
+
+/* ---- plan ------------------------------------------------------------------------------ */
+
+static const char *const BACKENDS[] = {"android-direct", "ios-raw-simulator", "ios-wda", "appium-uiautomator2",
+                                       "appium-xcuitest"};
+
+static const char *support(const char *backend, const json_t *st)
+{
+	const char *k = sget(st, "kind");
+	const char *sel = sget(st, "selector") ? sget(st, "selector") : sget(st, "into");
+	bool android = strstr(backend, "android") || strstr(backend, "uiautomator2");
+	bool raw_ios = !strcmp(backend, "ios-raw-simulator");
+	if (sw__flow_step_visual(st))
+		return "visual_only"; /* screenshots + template matching / OCR on every backend */
+	if (!strcmp(k, "networkOffline") || !strcmp(k, "networkOnline"))
+		return android ? "native" : "unsupported"; /* airplane mode: Android only */
+	if (!strcmp(k, "seed"))
+		return "unsupported";
+	if (!strcmp(k, "assertVisual") || !strcmp(k, "screenshot") || !strcmp(k, "note") || !strcmp(k, "wait"))
+		return sel && raw_ios ? "visual_only" : "native";
+	if (!strcmp(k, "tapAt") || !strcmp(k, "swipe") || !strcmp(k, "openUrl"))
+		return "native";
+	if (sel) {
+		if (raw_ios)
+			return "visual_only";
+		const char *by = sget(st, "by");
+		bool ios_native = is_native_ios(sel) || (by && !strcmp(by, "accessibility id"));
+		bool android_id = sw__str_has_prefix(sel, "id=") || (by && !strcmp(by, "id"));
+		if (android && ios_native)
+			return "unsupported";
+		if (!android && android_id)
+			return "fallback";
+		return "native";
+	}
+	if (raw_ios && (!strcmp(k, "clearOverlay") || !strcmp(k, "inputText")))
+		return "visual_only";
+	return "native";
+}
+
+SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error **err)
+{
+	int rc = SW_OK;
+	json_t *opts = NULL, *flow = NULL, *errors = NULL, *res = NULL;
+	char *path = NULL;
+	if (!options_json || !result_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options and result must not be NULL");
+	opts = json_loads(options_json, 0, NULL);
+	if (!json_is_object(opts)) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+		goto out;
+	}
+	const char *root = json_string_value(json_object_get(opts, "root"));
+	const char *only = json_string_value(json_object_get(opts, "backend"));
+	if ((rc = sw__flow_load(root, json_string_value(json_object_get(opts, "flow")),
+	                        json_string_value(json_object_get(opts, "flowYaml")), &flow, &errors, &path, err)) < 0)
+		goto out;
+	if (json_array_size(errors) > 0) {
+		json_t *e0 = json_array_get(errors, 0);
+		rc = sw__error_set(err, SW_EPARSE, "INVALID_FLOW", "Run qa_flow_check for every problem.",
+		                   "the flow is invalid; first problem at %lld:%lld: %s",
+		                   (long long)json_integer_value(json_object_get(e0, "line")),
+		                   (long long)json_integer_value(json_object_get(e0, "column")),
+		                   json_string_value(json_object_get(e0, "message")));
+		goto out;
+	}
+	json_t *steps = json_array(), *backends = json_object(), *vars = json_array(), *cmds = json_array(),
+	       *affects = json_array();
+	bool consent = false, script_seed = false;
+	for (size_t b = 0; b < SW_ARRAY_SIZE(BACKENDS); b++)
+		if (!only || !strcmp(only, BACKENDS[b]))
+			json_object_set_new(backends, BACKENDS[b], json_array());
+	const char *phases[] = {"setup", "steps", "teardown"};
+	for (size_t p = 0; p < 3; p++) {
+		size_t i;
+		json_t *st;
+		json_array_foreach(json_object_get(flow, phases[p]), i, st)
+		{
+			json_array_append_new(steps, json_pack("{ss,sI,sO,sO}", "phase", phases[p], "index",
+			                                       (json_int_t)i, "kind", json_object_get(st, "kind"),
+			                                       "line", json_object_get(st, "line")));
+			sw__flow_step_variables(st, vars);
+			const char *bk;
+			json_t *arr;
+			json_object_foreach(backends, bk, arr) json_array_append_new(
+			    arr, json_pack("{ss,sI,sO,ss}", "phase", phases[p], "index", (json_int_t)i, "kind",
+			                   json_object_get(st, "kind"), "support", support(bk, st)));
+			if (sw__flow_step_mutating(st) || sw__flow_step_ocr(st)) {
+				consent = true;
+				const char *k = sget(st, "kind");
+				char *line = NULL;
+				if (!strcmp(k, "openUrl")) {
+					line =
+					    sw__asprintf("open URL (repo-supplied, unreviewed): %s", sget(st, "url"));
+					json_array_append_new(
+					    affects, json_pack("{ss,ss}", "kind", "url", "value", sget(st, "url")));
+				} else if (!strcmp(k, "seed")) {
+					script_seed = true;
+					line = sw__asprintf("seed fixture (repo-supplied, unreviewed): %s",
+					                    sget(st, "fixture"));
+					json_array_append_new(affects, json_pack("{ss,ss}", "kind", "seed", "value",
+					                                         sget(st, "fixture")));
+				} else {
+					line = sw__asprintf("%s step %zu: %s", phases[p], i, k);
+					json_array_append_new(affects,
+					                      json_pack("{ss,ss}", "kind", "step", "value", k));
+				}
+				if (line)
+					json_array_append_new(cmds, json_string(line));
+				free(line);
+			}
+		}
+	}
+	res = json_pack("{sO,sO,so,so,so}", "name", json_object_get(flow, "name"), "mode",
+	                json_object_get(flow, "mode"), "steps", steps, "backends", backends, "variables", vars);
+	json_t *c = json_pack("{sb,ss,ss}", "required", consent, "action", "flow_mutation_run", "risk",
+	                      script_seed ? "high" : "medium");
+	json_object_set_new(c, "explain",
+	                    json_string(consent
+	                                    ? "The flow changes device or app state (or reads the screen with OCR); "
+	                                      "these steps come from the repository and were not reviewed."
+	                                    : "The flow has no mutating or OCR steps; no consent is needed."));
+	json_object_set_new(c, "exactCommand", cmds);
+	json_object_set_new(c, "affects", affects);
+	json_object_set_new(res, "consent", c);
+	if (path)
+		json_object_set_new(res, "path", json_string(path));
+	*result_json = sw__json_compact(res);
+	if (!*result_json)
+		rc = sw__error_nomem(err);
+out:
+	json_decref(opts);
+	json_decref(flow);
+	json_decref(errors);
+	json_decref(res);
+	free(path);
+	return rc;
+}
+
+/* ---- every saved flow (qa_smoke) ------------------------------------------------------------ */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void smoke_note(sw_session *s, const char *workflow, const char *outcome, const char *category,
+                       const char *reason)
+{
+	json_t *n = json_pack("{ss,ss,ss,ss}", "workflow", workflow, "outcome", outcome, "category", category, "reason",
+	                      reason);
+	char *nj = sw__json_compact(n);
+	json_decref(n);
+	if (nj)
+		sw_session_add_note(s, nj, NULL);
+	free(nj);
+}
+
+SW_API int sw_flow_run_saved(const sw_flow_run_options *o, char **result_json, sw_error **err)
+{
+	if (!o || o->version != SW_FLOW_RUN_OPTIONS_VERSION || !o->root || !o->session || !result_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_flow_run_saved: options with a root and a session are required");
+	char *dir = sw__asprintf("%s/.swipium/flows", o->root);
+	if (!dir)
+		return sw__error_nomem(err);
+	json_t *list = json_array(), *res = NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] == '.' ||
+		    !(sw__str_has_suffix(de->d_name, ".yaml") || sw__str_has_suffix(de->d_name, ".yml")))
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			char **nn = realloc(names, nc * sizeof(*nn));
+			if (!nn)
+				break;
+			names = nn;
+			cap = nc;
+		}
+		names[n] = sw__strndup(de->d_name, l);
+		if (names[n])
+			n++;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	size_t passed = 0, failed = 0, blocked = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *flow = names[i];
+		json_t *entry = json_pack("{ss}", "flow", flow);
+		json_t *po = json_pack("{ss,ss}", "root", o->root, "flow", flow);
+		char *poj = sw__json_compact(po), *plan = NULL;
+		json_decref(po);
+		sw_error *pe = NULL;
+		int prc = poj ? sw_flow_plan(poj, &plan, &pe) : SW_ENOMEM;
+		free(poj);
+		json_t *pj = prc == SW_OK ? json_loads(plan, 0, NULL) : NULL;
+		sw_free(plan);
+		if (prc != SW_OK) {
+			/* an invalid or unsafe flow file fails visibly instead of silently skipping */
+			const char *code = pe && sw_error_failure_code(pe) ? sw_error_failure_code(pe) : "INVALID_FLOW";
+			char *reason = sw__asprintf("%s: %s", code, pe ? sw_error_message(pe) : "cannot be read");
+			smoke_note(o->session, flow, "fail", "other", reason ? reason : code);
+			json_object_set_new(entry, "outcome", json_string("fail"));
+			json_object_set_new(entry, "failureCode", json_string(code));
+			free(reason);
+			failed++;
+		} else if (json_is_true(json_object_get(json_object_get(pj, "consent"), "required"))) {
+			const char *name = json_string_value(json_object_get(pj, "name"));
+			char *reason =
+			    sw__asprintf("flow \"%s\" has mutating or OCR steps and never runs implicitly; run it "
+			                 "with qa_flow_run {flow: \"%s\"} and approve flow_mutation_run",
+			                 name ? name : flow, flow);
+			smoke_note(o->session, name && name[0] ? name : flow, "blocked", "destructive_refused",
+			           reason ? reason : "mutating flow");
+			json_object_set_new(entry, "name", json_string(name ? name : ""));
+			json_object_set_new(entry, "outcome", json_string("blocked"));
+			json_object_set_new(entry, "category", json_string("destructive_refused"));
+			json_object_set_new(entry, "next", json_pack("s+", "qa_flow_run {flow: \"", flow, "\"}"));
+			free(reason);
+			blocked++;
+		} else {
+			sw_flow_run_options ro = *o;
+			ro.flow = flow;
+			ro.flow_yaml = NULL;
+			ro.mutations_approved = 0;
+			char *out = NULL;
+			sw_error *re = NULL;
+			if (sw_flow_run(&ro, &out, &re) == SW_OK) {
+				json_t *r = json_loads(out, 0, NULL);
+				const char *keys[] = {"name", "outcome", "failureCode", "failedAtStep", "failedPhase"};
+				for (size_t k = 0; k < SW_ARRAY_SIZE(keys); k++)
+					if (json_object_get(r, keys[k]))
+						json_object_set(entry, keys[k], json_object_get(r, keys[k]));
+				const char *oc = json_string_value(json_object_get(r, "outcome"));
+				if (oc && !strcmp(oc, "pass"))
+					passed++;
+				else if (oc && !strcmp(oc, "blocked"))
+					blocked++;
+				else
+					failed++;
+				json_decref(r);
+			} else {
+				json_object_set_new(entry, "outcome", json_string("fail"));
+				json_object_set_new(entry, "failureCode", json_string(sw_error_failure_code(re)));
+				failed++;
+			}
+			sw_free(out);
+			sw_error_free(re);
+		}
+		sw_error_free(pe);
+		json_decref(pj);
+		json_array_append_new(list, entry);
+		if (cancelled(&(runner){.o = o}))
+			break;
+	}
+	res = json_pack("{sO,si,si,si}", "flows", list, "passed", (int)passed, "failed", (int)failed, "blocked",
+	                (int)blocked);
+	char *raw = sw__json_compact(res), *red = NULL;
+	sw_redactor *rd = sw_session_redactor(o->session);
+	if (raw && rd && sw_redactor_count(rd) > 0 && sw_redactor_redact_json(rd, raw, &red, NULL) == SW_OK) {
+		free(raw);
+		raw = red;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+	json_decref(list);
+	json_decref(res);
+	if (!raw)
+		return sw__error_nomem(err);
+	*result_json = raw;
+	return SW_OK;
+}

@@ -1,0 +1,413 @@
+/* cmd-run.c: `swipium run`: run a saved flow or pack against a device without an MCP client (the CI path). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+#define MAX_LIST 64
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: swipium run <flow-or-pack> [--root DIR] [--device SERIAL] [--variables K=V ...]\n"
+	        "                   [--approve ACTION ...] [--session ID]\n"
+	        "\n"
+	        "Runs a flow (.swipium/flows/<name>.yaml, or a path inside the project) or a pack\n"
+	        "(.swipium/packs/<name>.yaml) on an Android device through adb, records a session and a\n"
+	        "report (render it with `swipium report --latest`), and exits 0 when every flow passed,\n"
+	        "1 when one failed or was blocked, 2 on a usage error.\n"
+	        "\n"
+	        "  --root DIR           the project root (default: the project-root rule from the working directory)\n"
+	        "  --device SERIAL      the adb serial (default: the only online emulator)\n"
+	        "  --variables K=V ...  values for ${K} in the flows (SWIPIUM_* names also come from the environment)\n"
+	        "  --approve ACTION ... consents granted up front, e.g. flow_mutation_run; without it a mutating\n"
+	        "                       flow asks on a terminal and is refused when there is none\n"
+	        "  --session ID         record into an existing session of this project instead of a new one\n");
+}
+
+struct run_args {
+	const char *target, *root, *device, *session;
+	const char *vars[MAX_LIST];
+	size_t nvars;
+	const char *approve[MAX_LIST];
+	size_t napprove;
+};
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	const char **list = NULL;
+	size_t *count = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *s = argv[i];
+		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+			run_usage(stdout);
+			return 1;
+		}
+		if (!strcmp(s, "--root") || !strcmp(s, "--device") || !strcmp(s, "--session")) {
+			if (i + 1 >= argc || argv[i + 1][0] == '-') {
+				fprintf(stderr, "swipium run: %s needs a value\n", s);
+				return -1;
+			}
+			const char **dst = !strcmp(s, "--root")     ? &a->root
+			                   : !strcmp(s, "--device") ? &a->device
+			                                            : &a->session;
+			*dst = argv[++i];
+			list = NULL;
+			continue;
+		}
+		if (!strcmp(s, "--variables") || !strcmp(s, "--approve")) {
+			bool vars = !strcmp(s, "--variables");
+			list = vars ? a->vars : a->approve;
+			count = vars ? &a->nvars : &a->napprove;
+			if (i + 1 >= argc || argv[i + 1][0] == '-') {
+				fprintf(stderr, "swipium run: %s needs at least one value\n", s);
+				return -1;
+			}
+			continue;
+		}
+		if (s[0] == '-') {
+			fprintf(stderr, "swipium run: unknown option %s\n", s);
+			return -1;
+		}
+		if (list) {
+			if (*count >= MAX_LIST) {
+				fprintf(stderr, "swipium run: too many values (at most %d)\n", MAX_LIST);
+				return -1;
+			}
+			list[(*count)++] = s;
+			continue;
+		}
+		if (a->target) {
+			fprintf(stderr, "swipium run: one flow or pack at a time (got \"%s\" and \"%s\")\n", a->target,
+			        s);
+			return -1;
+		}
+		a->target = s;
+	}
+	if (!a->target) {
+		fprintf(stderr, "swipium run: name a flow or a pack\n");
+		return -1;
+	}
+	for (size_t i = 0; i < a->nvars; i++) {
+		const char *eq = strchr(a->vars[i], '=');
+		if (!eq || eq == a->vars[i]) {
+			fprintf(stderr, "swipium run: --variables takes NAME=VALUE, got \"%s\"\n", a->vars[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool approved_flag(const struct run_args *a, const char *action)
+{
+	for (size_t i = 0; i < a->napprove; i++)
+		if (!strcmp(a->approve[i], action))
+			return true;
+	return false;
+}
+
+/* Every --approve name must be a consent action. */
+static int check_actions(const struct run_args *a)
+{
+	char *list = NULL;
+	if (sw_consent_actions_json(&list, NULL) != SW_OK)
+		return -1;
+	json_t *j = json_loads(list, 0, NULL);
+	sw_free(list);
+	int rc = 0;
+	for (size_t i = 0; i < a->napprove; i++) {
+		bool ok = false;
+		size_t k;
+		json_t *e;
+		json_array_foreach(j, k, e) if (!strcmp(json_string_value(json_object_get(e, "action")), a->approve[i]))
+		    ok = true;
+		if (!ok) {
+			fprintf(stderr,
+			        "swipium run: --approve %s is not a consent action (flows need flow_mutation_run)\n",
+			        a->approve[i]);
+			rc = -1;
+		}
+	}
+	json_decref(j);
+	return rc;
+}
+
+/* Asks on the terminal. Returns true only for an explicit yes. */
+static bool ask_terminal(const char *flow, json_t *consent)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
+		return false;
+	fprintf(stderr, "\nFlow \"%s\" needs consent flow_mutation_run (risk %s):\n  %s\n", flow,
+	        json_string_value(json_object_get(consent, "risk")),
+	        json_string_value(json_object_get(consent, "explain")));
+	size_t i;
+	json_t *l;
+	json_array_foreach(json_object_get(consent, "exactCommand"), i, l)
+	    fprintf(stderr, "  - %s\n", json_string_value(l));
+	fprintf(stderr, "Run these steps? [y/N] ");
+	char line[32];
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static void ledger(sw_session *s, const char *flow, json_t *consent, const char *status, const char *mechanism)
+{
+	json_t *spec =
+	    json_pack("{ss,ss,sO,ss,ss,s{sb,sb,ss},s{ss,sO}}", "tool", "swipium run", "action", "flow_mutation_run",
+	              "risk", json_object_get(consent, "risk"), "target", flow, "status", status, "consent", "required",
+	              1, "approved", !strcmp(status, "approved"), "approvalMechanism", mechanism, "detail", "flow",
+	              flow, "exactCommand", json_object_get(consent, "exactCommand"));
+	char *sj = json_dumps(spec, JSON_COMPACT), *row = NULL;
+	json_decref(spec);
+	if (sj && sw_consent_ledger_row(sj, &row, NULL) == SW_OK)
+		sw_session_ledger_append(s, row, NULL);
+	free(sj);
+	sw_free(row);
+}
+
+static char *redact_hook(const char *text, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	char *out = NULL;
+	if (!r || sw_redactor_count(r) == 0 ||
+	    sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
+		return NULL;
+	return out;
+}
+
+static void secret_hook(const char *value, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (r)
+		sw_redactor_add_secret(r, value, NULL);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_args a;
+	int pr = parse_args(argc, argv, &a);
+	if (pr > 0)
+		return CLI_EXIT_OK;
+	if (pr < 0 || check_actions(&a) < 0) {
+		fprintf(stderr, "\n");
+		run_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	int exit_code = CLI_EXIT_USAGE;
+	sw_ctx *ctx = cli_ctx_new();
+	sw_store *store = NULL;
+	sw_session *s = NULL;
+	sw_device *dev = NULL;
+	sw_drive *drive = NULL;
+	sw_error *err = NULL;
+	char *root = NULL, *source = NULL, *out = NULL, *vars_json = NULL;
+	json_t *target = NULL, *vars = json_object();
+	sw_ctx_set_log_level(ctx, SW_LOG_WARN);
+
+	char *abs_root = a.root ? realpath(a.root, NULL) : NULL;
+	if (a.root && !abs_root) {
+		fprintf(stderr, "swipium run: --root %s does not exist\n", a.root);
+		goto out;
+	}
+	sw_root_request req = SW_ROOT_REQUEST_INIT;
+	req.project_root = abs_root;
+	if (sw_project_root_resolve(&req, &root, &source, &err) != SW_OK) {
+		fprintf(stderr, "swipium run: %s\nPass --root <your app's directory>.\n", sw_error_message(err));
+		goto out;
+	}
+	if (sw_flow_resolve_target(root, a.target, &out, &err) != SW_OK) {
+		fprintf(stderr, "swipium run: %s: %s\n", sw_error_failure_code(err), sw_error_message(err));
+		exit_code = !strcmp(sw_error_failure_code(err), "INVALID_FLOW") ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		goto out;
+	}
+	target = json_loads(out, 0, NULL);
+	sw_free(out);
+	out = NULL;
+	for (size_t i = 0; i < a.nvars; i++) {
+		const char *eq = strchr(a.vars[i], '=');
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - a.vars[i]), a.vars[i]);
+		json_object_set_new(vars, name, json_string(eq + 1));
+	}
+	vars_json = json_dumps(vars, JSON_COMPACT);
+
+	/* a missing flow is a usage error, found before any device is touched */
+	size_t i;
+	json_t *fv;
+	json_array_foreach(json_object_get(target, "flows"), i, fv)
+	{
+		json_t *o = json_pack("{ss,sO}", "root", root, "flow", fv);
+		char *oj = json_dumps(o, JSON_COMPACT);
+		json_decref(o);
+		int rc = sw_flow_check(oj, &out, &err);
+		free(oj);
+		sw_free(out);
+		out = NULL;
+		if (rc != SW_OK && !strcmp(sw_error_failure_code(err), "FLOW_NOT_FOUND")) {
+			fprintf(stderr, "swipium run: %s\n", sw_error_message(err));
+			goto out;
+		}
+		sw_error_free(err);
+		err = NULL;
+	}
+
+	exit_code = CLI_EXIT_FAIL;
+	if (sw_store_open(ctx, &store, &err) != SW_OK) {
+		fprintf(stderr, "swipium run: %s\n", sw_error_message(err));
+		goto out;
+	}
+	if (a.session ? sw_store_get_session(store, a.session, &s, &err) != SW_OK
+	              : sw_session_create(store, root, source, NULL, &s, &err) != SW_OK) {
+		fprintf(stderr, "swipium run: %s\n", sw_error_message(err));
+		exit_code = a.session ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+		goto out;
+	}
+	json_t *dopts = json_object();
+	if (a.device)
+		json_object_set_new(dopts, "serial", json_string(a.device));
+	char *doj = json_dumps(dopts, JSON_COMPACT);
+	json_decref(dopts);
+	int drc = sw_device_open(ctx, sw_driver_android(), doj, &dev, &err);
+	free(doj);
+	if (drc == SW_OK)
+		drc = sw_drive_new(dev, &drive, &err);
+	if (drc != SW_OK) {
+		fprintf(stderr, "swipium run: %s: %s\n", sw_error_failure_code(err), sw_error_message(err));
+		json_t *note =
+		    json_pack("{ss,ss,ss,ss}", "workflow", json_string_value(json_object_get(target, "name")),
+		              "outcome", "blocked", "category", "mcp_limitation", "reason", sw_error_message(err));
+		char *nj = json_dumps(note, JSON_COMPACT);
+		json_decref(note);
+		sw_session_add_note(s, nj, NULL);
+		free(nj);
+		sw_flow_save_report(s, NULL, NULL);
+		goto out;
+	}
+	char *desc = NULL;
+	if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
+		json_t *d = json_loads(desc, 0, NULL);
+		json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
+		char *rj = json_dumps(rec, JSON_COMPACT);
+		sw_session_set_json(s, "device", rj, NULL);
+		sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
+		free(rj);
+		json_decref(rec);
+		json_decref(d);
+		sw_free(desc);
+	}
+	sw_drive_hooks hooks = {secret_hook, NULL, redact_hook, s};
+	sw_drive_set_hooks(drive, &hooks);
+
+	size_t passed = 0, total = json_array_size(json_object_get(target, "flows"));
+	json_array_foreach(json_object_get(target, "flows"), i, fv)
+	{
+		const char *flow = json_string_value(fv);
+		json_t *o = json_pack("{ss,ss}", "root", root, "flow", flow);
+		char *oj = json_dumps(o, JSON_COMPACT);
+		json_decref(o);
+		int approved = 0;
+		if (sw_flow_plan(oj, &out, NULL) == SW_OK) {
+			json_t *plan = json_loads(out, 0, NULL);
+			json_t *consent = json_object_get(plan, "consent");
+			if (json_is_true(json_object_get(consent, "required"))) {
+				if (approved_flag(&a, "flow_mutation_run")) {
+					approved = 1;
+					ledger(s, flow, consent, "approved", "operator-policy");
+				} else if (ask_terminal(flow, consent)) {
+					approved = 1;
+					ledger(s, flow, consent, "approved", "elicitation");
+				} else {
+					ledger(s, flow, consent, "refused", "policy");
+				}
+			}
+			json_decref(plan);
+		}
+		sw_free(out);
+		out = NULL;
+		free(oj);
+		sw_flow_run_options ro = SW_FLOW_RUN_OPTIONS_INIT;
+		ro.root = root;
+		ro.flow = flow;
+		ro.variables_json = vars_json;
+		ro.session = s;
+		ro.drive = drive;
+		ro.device = dev;
+		ro.mutations_approved = approved;
+		ro.ctx = ctx;
+		if (sw_flow_run(&ro, &out, &err) != SW_OK) {
+			printf("FAIL  %s: %s: %s\n", flow, sw_error_failure_code(err), sw_error_message(err));
+			json_t *note = json_pack("{ss,ss,ss,ss}", "workflow", flow, "outcome", "fail", "category",
+			                         "other", "reason", sw_error_message(err));
+			char *nj = json_dumps(note, JSON_COMPACT);
+			json_decref(note);
+			sw_session_add_note(s, nj, NULL);
+			free(nj);
+			sw_error_free(err);
+			err = NULL;
+			continue;
+		}
+		json_t *res = json_loads(out, 0, NULL);
+		sw_free(out);
+		out = NULL;
+		const char *name = json_string_value(json_object_get(res, "name"));
+		long long ms = (long long)json_integer_value(json_object_get(res, "durationMs"));
+		if (json_is_true(json_object_get(res, "passed"))) {
+			passed++;
+			printf("PASS  %s (%zu steps, %lld ms)\n", name, json_array_size(json_object_get(res, "steps")),
+			       ms);
+		} else {
+			const char *oc = json_string_value(json_object_get(res, "outcome"));
+			if (json_object_get(res, "failedAtStep"))
+				printf("%s %s at %s[%lld] %s: %s: %s\n", !strcmp(oc, "blocked") ? "BLOCK" : "FAIL ",
+				       name, json_string_value(json_object_get(res, "failedPhase")),
+				       (long long)json_integer_value(json_object_get(res, "failedAtStep")),
+				       json_string_value(json_object_get(res, "failedKind")),
+				       json_string_value(json_object_get(res, "failureCode")),
+				       json_string_value(json_object_get(res, "message")));
+			else
+				printf("%s %s: %s: %s\n", !strcmp(oc, "blocked") ? "BLOCK" : "FAIL ", name,
+				       json_string_value(json_object_get(res, "failureCode")),
+				       json_string_value(json_object_get(res, "message")));
+		}
+		json_decref(res);
+	}
+	/* a flow that left the device offline gets its network back, as qa_report does */
+	char *restore = NULL;
+	if (sw_devctl_network_restore(ctx, s, "swipium run", &restore, NULL) == SW_OK && restore &&
+	    strstr(restore, "\"restored\":true"))
+		printf("restored the network the flows changed\n");
+	sw_free(restore);
+	char *meta = NULL;
+	if (sw_flow_save_report(s, &meta, &err) != SW_OK) {
+		fprintf(stderr, "swipium run: could not save the report: %s\n", sw_error_message(err));
+		goto out;
+	}
+	json_t *mj = json_loads(meta, 0, NULL);
+	sw_free(meta);
+	printf("%zu of %zu flow(s) passed; session %s; report %s\n", passed, total, sw_session_id(s),
+	       json_string_value(json_object_get(mj, "path")));
+	printf("Render it with: swipium report --latest --root %s --format junit\n", root);
+	json_decref(mj);
+	exit_code = passed == total ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+out:
+	sw_error_free(err);
+	sw_drive_free(drive);
+	sw_device_free(dev);
+	sw_store_free(store);
+	sw_ctx_free(ctx);
+	json_decref(target);
+	json_decref(vars);
+	free(vars_json);
+	free(abs_root);
+	sw_free(root);
+	sw_free(source);
+	sw_free(out);
+	return exit_code;
+}

@@ -1,0 +1,957 @@
+/* device.c: device control and app health tools: qa_check_health, qa_clear_overlay, qa_wait, qa_device_info,
+ * qa_orientation, qa_network, qa_geolocation, qa_app_control, qa_screen_record, qa_smoke. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mcp.h"
+
+/* ---- binding ----------------------------------------------------------------- */
+
+/*
+ * Binds the session's device for this call (a session only rebinds to its own device;
+ * a session without one takes the only online device and records it). On failure the
+ * call has been answered and NULL is returned.
+ */
+static sw_device *bind_device(mcp_call *call, sw_session *s)
+{
+	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
+	if (disabled && !strcmp(disabled, "1")) {
+		mcp_fail(call, "NO_DEVICE", "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).", NULL);
+		return NULL;
+	}
+	char *dev_json = NULL;
+	json_t *rec = NULL;
+	if (sw_session_get_json(s, "device", &dev_json, NULL) == SW_OK && dev_json)
+		rec = json_loads(dev_json, JSON_DECODE_ANY, NULL);
+	sw_free(dev_json);
+	const char *serial = json_string_value(json_object_get(rec, "serial"));
+	json_t *opts = json_object();
+	if (serial)
+		json_object_set_new(opts, "serial", json_string(serial));
+	char *oj = json_dumps(opts, JSON_COMPACT);
+	json_decref(opts);
+	sw_device *dev = NULL;
+	sw_error *err = NULL;
+	int rc = sw_device_open(mcp_call_ctx(call), sw_driver_android(), oj, &dev, &err);
+	free(oj);
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		if (serial && !strcmp(sw_error_failure_code(err), "NO_DEVICE"))
+			mcp_fail_step(call, "this session is bound to %s; start that emulator again, then qa_wait {for: \"device_online\"}",
+			              serial);
+		sw_error_free(err);
+		json_decref(rec);
+		return NULL;
+	}
+	if (!serial) {
+		char *desc = NULL;
+		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
+			json_t *d = json_loads(desc, 0, NULL);
+			json_t *nr = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
+			char *rj = json_dumps(nr, JSON_COMPACT);
+			sw_session_set_json(s, "device", rj, NULL);
+			sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
+			free(rj);
+			json_decref(nr);
+			json_decref(d);
+		}
+		sw_free(desc);
+	}
+	json_decref(rec);
+	return dev;
+}
+
+/* Runs a library call's result: fail on error, else parse. Returns NULL when the call was answered. */
+static json_t *result_or_fail(mcp_call *call, int rc, char *out, sw_error *err)
+{
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		sw_free(out);
+		return NULL;
+	}
+	json_t *r = json_loads(out, 0, NULL);
+	sw_free(out);
+	if (!r)
+		mcp_fail(call, "UNKNOWN", "The library returned an unreadable result.", NULL);
+	return r;
+}
+
+#define SID_PROP "\"sessionId\":{\"type\":\"string\"}"
+#define CONSENT_PROPS "\"consentId\":{\"type\":\"string\"},\"approve\":{\"type\":\"boolean\"}"
+
+/* ---- qa_check_health -------------------------------------------------------------- */
+
+static char *findings_summary(json_t *findings)
+{
+	size_t n = json_array_size(findings);
+	if (!n)
+		return strdup("Health OK: no crash, ANR, error surface or wrong foreground app.");
+	char *sum = NULL;
+	if (asprintf(&sum, "Health: %zu finding(s)", n) < 0)
+		return NULL;
+	size_t i;
+	json_t *f;
+	json_array_foreach(findings, i, f)
+	{
+		char *t = NULL;
+		if (asprintf(&t, "%s\n[%s] %s %s", sum, json_string_value(json_object_get(f, "severity")),
+		             json_string_value(json_object_get(f, "failureCode")),
+		             json_string_value(json_object_get(f, "detail"))) < 0)
+			break;
+		free(sum);
+		sum = t;
+	}
+	return sum;
+}
+
+static void qa_check_health(mcp_call *call, json_t *args)
+{
+	(void)args;
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_health_check(mcp_call_ctx(call), s, dev, NULL, &out, &err);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	char *sum = findings_summary(json_object_get(r, "findings"));
+	if (json_array_size(json_object_get(r, "findings")))
+		mcp_next(call, "qa_screenshot {sessionId: \"%s\", reason: \"health finding\"} for evidence", sw_session_id(s));
+	if (json_array_size(json_object_get(r, "overlays")))
+		mcp_next(call, "qa_clear_overlay {sessionId: \"%s\"} to clear the overlay", sw_session_id(s));
+	mcp_keep_whole_summary(call);
+	mcp_ok(call, r, sum ? sum : "Health checked.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_check_health = {
+    .name = "qa_check_health",
+    .group = "drive",
+    .description = "Check app health: native crash, ANR, RedBox/LogBox/error boundary, dialogs, foreground app.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP "},\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_check_health,
+};
+
+/* ---- qa_clear_overlay ------------------------------------------------------------- */
+
+static void qa_clear_overlay(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	json_t *o = json_object();
+	if (json_object_get(args, "strategy"))
+		json_object_set(o, "strategy", json_object_get(args, "strategy"));
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_health_clear_overlay(mcp_call_ctx(call), s, dev, oj, &out, &err);
+	free(oj);
+	sw_device_free(dev);
+	if (rc != SW_OK && !strcmp(sw_error_failure_code(err), "KEYBOARD_NOT_DISMISSIBLE")) {
+		mcp_fail_err(call, err);
+		mcp_fail_flags(call, false, false);
+		mcp_fail_step(call, "qa_act {sessionId: \"%s\", action: \"press\", key: \"enter\"}", sw_session_id(s));
+		mcp_fail_step(call, "tap the keyboard's Done key");
+		mcp_fail_step(call, "qa_clear_overlay {sessionId: \"%s\", strategy: \"tap_outside\"}", sw_session_id(s));
+		sw_error_free(err);
+		sw_free(out);
+		return;
+	}
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	const char *ref = json_string_value(json_object_get(args, "targetRef"));
+	if (ref)
+		json_object_set_new(r, "targetRef", json_string(ref));
+	char *sum = NULL;
+	size_t nc = json_array_size(json_object_get(r, "cleared"));
+	size_t nr = json_array_size(json_object_get(r, "remaining"));
+	const char *applied = json_string_value(json_object_get(r, "applied"));
+	if (asprintf(&sum, "%s: %zu cleared, %zu remaining%s%s", nc ? "Overlay cleared" : "Nothing cleared", nc, nr,
+	             applied ? " (" : "", applied ? applied : "") < 0)
+		sum = NULL;
+	if (sum && applied) {
+		char *t = NULL;
+		if (asprintf(&t, "%s)", sum) >= 0) {
+			free(sum);
+			sum = t;
+		}
+	}
+	if (nr)
+		mcp_next(call, "qa_snapshot {sessionId: \"%s\"} to see what is still on screen", sw_session_id(s));
+	mcp_ok(call, r, sum ? sum : "Overlay check done.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_clear_overlay = {
+    .name = "qa_clear_overlay",
+    .group = "drive",
+    .description = "Clear the topmost overlay (keyboard, alert, LogBox, permission); BACK only over an overlay.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"strategy\":{\"type\":\"string\",\"enum\":[\"auto\","
+              "\"hide_keyboard\",\"press_back\",\"tap_outside\",\"minimize_logbox\",\"dismiss_logbox\","
+              "\"allow_permission\",\"deny_permission\",\"dismiss_toast_if_possible\"]},\"targetRef\":{\"type\":"
+              "\"string\"}},\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_clear_overlay,
+};
+
+/* ---- qa_wait ---------------------------------------------------------------------- */
+
+static void qa_wait(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	json_t *o = json_object();
+	json_object_set(o, "for", json_object_get(args, "for"));
+	if (json_object_get(args, "timeoutMs"))
+		json_object_set(o, "timeoutMs", json_object_get(args, "timeoutMs"));
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_devctl_wait(mcp_call_ctx(call), s, oj, mcp_call_abort, call, &out, &err);
+	free(oj);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	const char *what = json_string_value(json_object_get(r, "for"));
+	bool sat = json_is_true(json_object_get(r, "satisfied"));
+	char *sum = NULL;
+	if (asprintf(&sum, "%s: %s after %lld ms", what,
+	             sat ? "satisfied" : "timed out (call qa_wait again)", (long long)json_integer_value(json_object_get(r, "waitedMs"))) < 0)
+		sum = NULL;
+	if (!sat)
+		mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"%s\"} to keep waiting", sw_session_id(s), what);
+	mcp_ok(call, r, sum ? sum : "Wait done.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_wait = {
+    .name = "qa_wait",
+    .group = "drive",
+    .description = "Wait for device_online or metro_ready (timeoutMs default 45000, max 50000); cancellable.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"for\":{\"type\":\"string\",\"enum\":["
+              "\"device_online\",\"metro_ready\",\"wda_ready\",\"simulator_booted\"]},\"timeoutMs\":{\"type\":"
+              "\"integer\",\"minimum\":0}},\"required\":[\"sessionId\",\"for\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_wait,
+};
+
+/* ---- qa_device_info ------------------------------------------------------------------ */
+
+static void qa_device_info(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	json_t *o = json_object();
+	if (json_object_get(args, "listPackages"))
+		json_object_set(o, "listPackages", json_object_get(args, "listPackages"));
+	if (json_object_get(args, "packageFilter"))
+		json_object_set(o, "packageFilter", json_object_get(args, "packageFilter"));
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_devctl_info(mcp_call_ctx(call), s, dev, oj, &out, &err);
+	free(oj);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	json_t *p = json_object_get(r, "props"), *sc = json_object_get(r, "screen");
+	char *sum = NULL;
+	if (asprintf(&sum, "%s %s, Android %s (SDK %s), %lldx%lld %s", json_string_value(json_object_get(r, "serial")),
+	             json_string_value(json_object_get(p, "model")) ? json_string_value(json_object_get(p, "model")) : "?",
+	             json_string_value(json_object_get(p, "release")) ? json_string_value(json_object_get(p, "release")) : "?",
+	             json_string_value(json_object_get(p, "sdk")) ? json_string_value(json_object_get(p, "sdk")) : "?",
+	             (long long)json_integer_value(json_object_get(sc, "width")),
+	             (long long)json_integer_value(json_object_get(sc, "height")),
+	             json_string_value(json_object_get(r, "orientation"))) < 0)
+		sum = NULL;
+	mcp_ok(call, r, sum ? sum : "Device info.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_device_info = {
+    .name = "qa_device_info",
+    .group = "device",
+    .description = "Device props, screen, orientation and installed packages.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"listPackages\":{\"type\":\"boolean\"},"
+              "\"packageFilter\":{\"type\":\"string\"}},\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_device_info,
+};
+
+/* ---- qa_orientation -------------------------------------------------------------------- */
+
+static void qa_orientation(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_devctl_orientation(mcp_call_ctx(call), s, dev, json_string_value(json_object_get(args, "orientation")),
+	                               &out, &err);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	char *sum = NULL;
+	if (asprintf(&sum, "Orientation %s (rotation %lld, auto-rotate %s).", json_string_value(json_object_get(r, "orientation")),
+	             (long long)json_integer_value(json_object_get(r, "rotation")),
+	             json_is_true(json_object_get(r, "autoRotate")) ? "on" : "off") < 0)
+		sum = NULL;
+	mcp_ok(call, r, sum ? sum : "Orientation set.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_orientation = {
+    .name = "qa_orientation",
+    .group = "device",
+    .description = "Rotate the screen: portrait, landscape, or auto (re-enables rotation). Android.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"orientation\":{\"type\":\"string\",\"enum\":["
+              "\"portrait\",\"landscape\",\"auto\"]}},\"required\":[\"sessionId\",\"orientation\"]}",
+    .annot = MCP_ANNOT_I,
+    .handler = qa_orientation,
+};
+
+/* ---- qa_network ---------------------------------------------------------------------- */
+
+static void qa_network(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	const char *action = json_string_value(json_object_get(args, "action"));
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	if (!strcmp(action, "offline") || !strcmp(action, "online")) {
+		char *desc = NULL;
+		json_t *d = NULL;
+		if (sw_device_describe(dev, &desc, NULL) == SW_OK)
+			d = json_loads(desc, 0, NULL);
+		sw_free(desc);
+		json_t *affects = json_pack("{s:s,s:O}", "network", action, "device", json_object_get(d, "serial"));
+		char *cmd = NULL;
+		if (asprintf(&cmd, "adb -s %s shell cmd connectivity airplane-mode %s",
+		             json_string_value(json_object_get(d, "serial")) ? json_string_value(json_object_get(d, "serial")) : "?",
+		             !strcmp(action, "offline") ? "enable" : "disable") < 0)
+			cmd = NULL;
+		struct mcp_consent_request req = {
+		    .action = "network_change",
+		    .risk = "medium",
+		    .explain = !strcmp(action, "offline")
+		                   ? "Turn airplane mode on so the app is offline. The original state is restored at qa_report."
+		                   : "Turn airplane mode off so the app is online. The original state is restored at qa_report.",
+		    .exact_command = cmd,
+		    .affects = affects,
+		    .session = s,
+		};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		free(cmd);
+		json_decref(affects);
+		json_decref(d);
+		if (oc != MCP_CONSENT_APPROVED) {
+			sw_device_free(dev);
+			return;
+		}
+	}
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_devctl_network(mcp_call_ctx(call), s, dev, action, &out, &err);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	char *sum = NULL;
+	if (asprintf(&sum, "Network %s (airplane mode %s)%s", json_string_value(json_object_get(r, "network")),
+	             json_is_true(json_object_get(r, "airplaneMode")) ? "on" : "off",
+	             json_is_true(json_object_get(r, "restoreAvailable")) ? "; restored at qa_report or with action restore"
+	                                                                   : ".") < 0)
+		sum = NULL;
+	mcp_ok(call, r, sum ? sum : "Network.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_network = {
+    .name = "qa_network",
+    .group = "device",
+    .description = "Network status, offline/online (airplane mode; consent network_change), restore.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
+              "\"status\",\"offline\",\"online\",\"restore\"]}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
+    .annot = MCP_ANNOT_I,
+    .handler = qa_network,
+};
+
+/* ---- qa_geolocation -------------------------------------------------------------------- */
+
+static void qa_geolocation(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	double lat = json_number_value(json_object_get(args, "lat"));
+	double lng = json_number_value(json_object_get(args, "lng"));
+	if (lat < -90 || lat > 90 || lng < -180 || lng > 180) {
+		json_t *inv = json_pack("{s:[s]}", "invalidArguments", lat < -90 || lat > 90 ? "lat: must be within -90..90"
+		                                                                              : "lng: must be within -180..180");
+		mcp_fail(call, "INVALID_ARGUMENT", "lat must be within -90..90 and lng within -180..180 (decimal degrees).", inv);
+		return;
+	}
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	json_t *affects = json_pack("{s:f,s:f}", "lat", lat, "lng", lng);
+	char *cmd = NULL;
+	if (asprintf(&cmd, "adb emu geo fix %.6f %.6f", lng, lat) < 0)
+		cmd = NULL;
+	struct mcp_consent_request req = {
+	    .action = "geo_set",
+	    .risk = "medium",
+	    .explain = "Set the emulator's GPS location through its console.",
+	    .exact_command = cmd,
+	    .affects = affects,
+	    .session = s,
+	};
+	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+	free(cmd);
+	json_decref(affects);
+	if (oc != MCP_CONSENT_APPROVED) {
+		sw_device_free(dev);
+		return;
+	}
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_devctl_geolocation(mcp_call_ctx(call), s, dev, lat, lng, &out, &err);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	char *sum = NULL;
+	if (asprintf(&sum, "Location set to %.6f, %.6f.", lat, lng) < 0)
+		sum = NULL;
+	mcp_ok(call, r, sum ? sum : "Location set.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_geolocation = {
+    .name = "qa_geolocation",
+    .group = "device",
+    .description = "Set the emulator GPS location (decimal degrees; consent geo_set). Android emulator.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"lat\":{\"type\":\"number\"},\"lng\":{\"type\":"
+              "\"number\"}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"lat\",\"lng\"]}",
+    .annot = MCP_ANNOT_I,
+    .handler = qa_geolocation,
+};
+
+/* ---- qa_app_control ------------------------------------------------------------------ */
+
+static void qa_app_control(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	json_t *o = json_pack("{s:O}", "action", json_object_get(args, "action"));
+	if (json_object_get(args, "acknowledgeBundleRisk"))
+		json_object_set(o, "acknowledgeBundleRisk", json_object_get(args, "acknowledgeBundleRisk"));
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *gout = NULL;
+	sw_error *err = NULL;
+	/* the guard first: BUNDLE_LOSS_REFUSED never asks for consent */
+	int grc = sw_devctl_app_guard(s, oj, &gout, &err);
+	json_t *g = result_or_fail(call, grc, gout, err);
+	if (!g) {
+		free(oj);
+		return;
+	}
+	char *app = NULL;
+	char *aj = NULL;
+	if (sw_session_get_json(s, "appId", &aj, NULL) == SW_OK && aj) {
+		json_t *a = json_loads(aj, JSON_DECODE_ANY, NULL);
+		if (json_is_string(a))
+			app = strdup(json_string_value(a));
+		json_decref(a);
+	}
+	sw_free(aj);
+	sw_device *dev = bind_device(call, s);
+	if (!dev) {
+		free(oj);
+		free(app);
+		json_decref(g);
+		return;
+	}
+	const char *consent = json_string_value(json_object_get(g, "consentAction"));
+	if (consent && app) {
+		json_t *affects = json_pack("{s:s,s:O}", "appId", app, "action", json_object_get(args, "action"));
+		char *cmd = NULL;
+		if (asprintf(&cmd, "adb shell pm clear %s%s", app,
+		             !strcmp(consent, "app_fresh_start") ? "\nadb shell monkey -p <app> 1 (launch)" : "") < 0)
+			cmd = NULL;
+		struct mcp_consent_request req = {
+		    .action = consent,
+		    .risk = "high",
+		    .explain = !strcmp(consent, "app_clear_data")
+		                   ? "Wipe the app's data (logins, caches, settings) on the device."
+		                   : "Wipe the app's data and start it fresh.",
+		    .exact_command = cmd,
+		    .affects = affects,
+		    .session = s,
+		};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		free(cmd);
+		json_decref(affects);
+		if (oc != MCP_CONSENT_APPROVED) {
+			sw_device_free(dev);
+			free(oj);
+			free(app);
+			json_decref(g);
+			return;
+		}
+	}
+	json_decref(g);
+	char *out = NULL;
+	int rc = sw_devctl_app(mcp_call_ctx(call), s, dev, oj, &out, &err);
+	free(oj);
+	free(app);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	char *sum = NULL;
+	const char *fg = json_string_value(json_object_get(r, "foreground"));
+	if (asprintf(&sum, "%s %s done; foreground: %s", json_string_value(json_object_get(r, "packageName")),
+	             json_string_value(json_object_get(r, "action")), fg ? fg : "unknown") < 0)
+		sum = NULL;
+	mcp_ok(call, r, sum ? sum : "App control done.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_app_control = {
+    .name = "qa_app_control",
+    .group = "device",
+    .description = "Launch, foreground, background, force_stop, restart, clear_data or fresh_start the session app.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
+              "\"launch\",\"foreground\",\"background\",\"force_stop\",\"restart\",\"clear_data\",\"fresh_start\"]},"
+              "\"acknowledgeBundleRisk\":{\"type\":\"boolean\"}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
+    .annot = MCP_ANNOT_D,
+    .handler = qa_app_control,
+};
+
+/* ---- qa_screen_record ------------------------------------------------------------------ */
+
+static void qa_screen_record(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	const char *action = json_string_value(json_object_get(args, "action"));
+	if (!strcmp(action, "start") && sw_session_is_sensitive(s)) {
+		mcp_fail(call, "SENSITIVE_MODE_REFUSED", "Screen recording is refused in a sensitive session.", NULL);
+		return;
+	}
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	if (!strcmp(action, "start")) {
+		/* a second start is refused before asking anyone */
+		char *st = NULL;
+		if (sw_devctl_record(mcp_call_ctx(call), s, dev, "{\"action\":\"status\"}", &st, NULL) == SW_OK) {
+			json_t *sj = json_loads(st, 0, NULL);
+			bool on = json_is_true(json_object_get(sj, "recording"));
+			json_decref(sj);
+			sw_free(st);
+			if (on) {
+				sw_device_free(dev);
+				mcp_fail(call, "INVALID_ARGUMENT", "A recording is already running for this session (one per session).",
+				         NULL);
+				mcp_fail_step(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"}", sw_session_id(s));
+				return;
+			}
+		}
+		json_t *affects = json_pack("{s:s}", "recording", "screen");
+		struct mcp_consent_request req = {
+		    .action = "screen_record",
+		    .risk = "medium",
+		    .explain = "Record the device screen as an mp4 (stops by itself after 180 s).",
+		    .exact_command = "adb shell screenrecord --time-limit 180 /sdcard/swipium-rec-<session>.mp4",
+		    .affects = affects,
+		    .session = s,
+		};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(affects);
+		if (oc != MCP_CONSENT_APPROVED) {
+			sw_device_free(dev);
+			return;
+		}
+	}
+	json_t *o = json_pack("{s:s}", "action", action);
+	if (json_object_get(args, "save"))
+		json_object_set(o, "save", json_object_get(args, "save"));
+	if (json_object_get(args, "failed"))
+		json_object_set(o, "failed", json_object_get(args, "failed"));
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_devctl_record(mcp_call_ctx(call), s, dev, oj, &out, &err);
+	free(oj);
+	sw_device_free(dev);
+	json_t *r = result_or_fail(call, rc, out, err);
+	if (!r)
+		return;
+	char *sum = NULL;
+	const char *uri = json_string_value(json_object_get(r, "uri"));
+	if (!strcmp(action, "stop"))
+		sum = uri ? (asprintf(&sum, "Recording saved: %s (%lld bytes)", uri,
+		                      (long long)json_integer_value(json_object_get(r, "bytes"))) < 0
+		                 ? NULL
+		                 : sum)
+		          : strdup("Recording stopped and discarded.");
+	else if (!strcmp(action, "start"))
+		sum = strdup("Recording started (auto-stop after 180 s).");
+	else
+		sum = strdup(json_is_true(json_object_get(r, "recording")) ? "A recording is running." : "No recording is running.");
+	if (!strcmp(action, "start"))
+		mcp_next(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"} to save it", sw_session_id(s));
+	mcp_ok(call, r, sum ? sum : "Recording.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_screen_record = {
+    .name = "qa_screen_record",
+    .group = "device",
+    .description = "Record the screen as an mp4 artifact: start (consent screen_record), status, stop.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
+              "\"start\",\"status\",\"stop\"]},\"save\":{\"type\":\"string\",\"enum\":[\"always\",\"on_failure\"]},"
+              "\"failed\":{\"type\":\"boolean\"}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_screen_record,
+};
+
+/* ---- qa_smoke ------------------------------------------------------------------------ */
+
+static void add_note(sw_session *s, const char *workflow, const char *outcome, const char *category, const char *reason)
+{
+	json_t *n = json_pack("{s:s,s:s}", "workflow", workflow, "outcome", outcome);
+	if (category)
+		json_object_set_new(n, "category", json_string(category));
+	if (reason)
+		json_object_set_new(n, "reason", json_string(reason));
+	char *t = json_dumps(n, JSON_COMPACT);
+	if (t)
+		sw_session_add_note(s, t, NULL);
+	free(t);
+	json_decref(n);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Runs each saved flow that is safe to run implicitly; the others are recorded blocked. */
+static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t *variables)
+{
+	json_t *res = json_array();
+	char *dir = NULL;
+	if (asprintf(&dir, "%s/.swipium/flows", sw_session_root(s)) < 0)
+		return res;
+	DIR *d = opendir(dir);
+	char *names[256];
+	size_t n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)) && n < 256) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != '.' && ((l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) || (l > 4 && !strcmp(e->d_name + l - 4, ".yml"))))
+			names[n++] = strdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	qsort(names, n, sizeof(*names), name_cmp);
+	sw_drive *drive = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		if (mcp_call_cancelled(call))
+			break;
+		json_t *co = json_pack("{s:s,s:s}", "root", sw_session_root(s), "flow", names[i]);
+		char *coj = json_dumps(co, JSON_COMPACT);
+		json_decref(co);
+		char *chk = NULL;
+		sw_error *err = NULL;
+		json_t *entry = json_pack("{s:s}", "flow", names[i]);
+		if (sw_flow_check(coj, &chk, &err) != SW_OK) {
+			json_object_set_new(entry, "outcome", json_string("fail"));
+			json_object_set_new(entry, "failureCode", json_string(sw_error_failure_code(err)));
+			json_object_set_new(entry, "message", json_string(sw_error_message(err)));
+			add_note(s, names[i], "fail", "other", sw_error_message(err));
+			sw_error_free(err);
+		} else {
+			json_t *c = json_loads(chk, 0, NULL);
+			bool unsafe = json_is_true(json_object_get(c, "needsConsent")) ||
+			              json_is_true(json_object_get(c, "usesVisualSteps")) ||
+			              json_array_size(json_object_get(c, "mutatingSteps")) > 0;
+			if (!json_is_true(json_object_get(c, "valid"))) {
+				json_object_set_new(entry, "outcome", json_string("fail"));
+				json_object_set_new(entry, "failureCode", json_string("INVALID_FLOW"));
+				add_note(s, names[i], "fail", "other", "the flow is not valid; see qa_flow_check");
+			} else if (unsafe) {
+				char *why = NULL;
+				if (asprintf(&why, "not run implicitly: the flow has mutating or OCR/visual steps; run it with qa_flow_run {sessionId, flow: \"%s\"}",
+				             names[i]) < 0)
+					why = NULL;
+				json_object_set_new(entry, "outcome", json_string("blocked"));
+				json_object_set_new(entry, "reason", json_string(why ? why : "not run implicitly"));
+				add_note(s, names[i], "blocked", "destructive_refused", why);
+				free(why);
+			} else {
+				if (!drive && sw_drive_new(dev, &drive, &err) != SW_OK) {
+					sw_error_free(err);
+					err = NULL;
+					drive = NULL;
+				}
+				if (drive) {
+					char *vars = variables ? json_dumps(variables, JSON_COMPACT) : NULL;
+					sw_flow_run_options fo = SW_FLOW_RUN_OPTIONS_INIT;
+					fo.root = sw_session_root(s);
+					fo.flow = names[i];
+					fo.variables_json = vars;
+					fo.session = s;
+					fo.drive = drive;
+					fo.device = dev;
+					char *rr = NULL;
+					if (sw_flow_run(&fo, &rr, &err) == SW_OK) {
+						json_t *rj = json_loads(rr, 0, NULL);
+						json_object_set(entry, "outcome", json_object_get(rj, "outcome"));
+						if (json_object_get(rj, "failureCode"))
+							json_object_set(entry, "failureCode", json_object_get(rj, "failureCode"));
+						json_decref(rj);
+					} else {
+						json_object_set_new(entry, "outcome", json_string("fail"));
+						json_object_set_new(entry, "failureCode", json_string(sw_error_failure_code(err)));
+						sw_error_free(err);
+					}
+					sw_free(rr);
+					free(vars);
+				}
+			}
+			json_decref(c);
+		}
+		sw_free(chk);
+		free(coj);
+		json_array_append_new(res, entry);
+		free(names[i]);
+		names[i] = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	sw_drive_free(drive);
+	return res;
+}
+
+static void qa_smoke(mcp_call *call, json_t *args)
+{
+	sw_session *s;
+	if (mcp_call_session(call, NULL, &s) != 0)
+		return;
+	sw_device *dev = bind_device(call, s);
+	if (!dev)
+		return;
+	sw_ctx *ctx = mcp_call_ctx(call);
+	char *aj = NULL, *app = NULL;
+	if (sw_session_get_json(s, "appId", &aj, NULL) == SW_OK && aj) {
+		json_t *a = json_loads(aj, JSON_DECODE_ANY, NULL);
+		if (json_is_string(a))
+			app = strdup(json_string_value(a));
+		json_decref(a);
+	}
+	sw_free(aj);
+	json_t *res = json_object();
+	json_t *warnings = json_array();
+	bool launch = app && !json_is_false(json_object_get(args, "launch"));
+	sw_error *err = NULL;
+	if (launch) {
+		if (sw_device_launch(dev, app, &err) != SW_OK) {
+			mcp_fail_err(call, err);
+			sw_error_free(err);
+			sw_device_free(dev);
+			free(app);
+			json_decref(res);
+			json_decref(warnings);
+			return;
+		}
+		mcp_call_sleep(call, 800);
+	}
+	json_object_set_new(res, "launched", json_boolean(launch));
+	json_object_set_new(res, "appId", app ? json_string(app) : json_null());
+	/* baseline health */
+	char *hout = NULL;
+	json_t *health = NULL;
+	if (sw_health_check(ctx, s, dev, NULL, &hout, &err) == SW_OK) {
+		health = json_loads(hout, 0, NULL);
+	} else {
+		json_array_append_new(warnings, json_string(sw_error_message(err)));
+		sw_error_free(err);
+		err = NULL;
+	}
+	sw_free(hout);
+	json_object_set_new(res, "health", health ? health : json_null());
+	bool healthy = health && json_is_true(json_object_get(health, "healthy"));
+	/* evidence screenshot (never in a sensitive session) */
+	if (sw_session_is_sensitive(s)) {
+		json_object_set_new(res, "screenshotUri", json_null());
+		json_array_append_new(warnings, json_string("sensitive session: no evidence screenshot"));
+	} else {
+		unsigned char *png = NULL;
+		size_t len = 0;
+		char *meta = NULL;
+		if (sw_device_screencap(dev, &png, &len, &err) == SW_OK &&
+		    sw_artifact_save(s, "screenshot", "smoke-baseline.png", "image/png", png, len, "qa_smoke baseline", &meta,
+		                     &err) == SW_OK) {
+			json_t *m = json_loads(meta, 0, NULL);
+			json_object_set(res, "screenshotUri", json_object_get(m, "uri"));
+			json_decref(m);
+			sw_session_counter_add(s, "screenshots", 1, NULL);
+		} else {
+			json_array_append_new(warnings, json_string(err ? sw_error_message(err) : "screenshot failed"));
+			sw_error_free(err);
+			err = NULL;
+		}
+		sw_free(meta);
+		sw_free(png);
+	}
+	add_note(s, "smoke: baseline", healthy ? "pass" : "fail", healthy ? NULL : "app_bug",
+	         healthy ? NULL : "the baseline health check found problems; see the findings");
+	json_t *flows = json_is_false(json_object_get(args, "runFlows"))
+	                    ? json_array()
+	                    : smoke_flows(call, s, dev, json_object_get(args, "variables"));
+	json_object_set_new(res, "flows", flows);
+	sw_device_free(dev);
+	free(app);
+	if (mcp_call_cancelled(call)) {
+		json_decref(res);
+		json_decref(warnings);
+		mcp_fail(call, "CANCELLED", "qa_smoke was cancelled.", NULL);
+		return;
+	}
+	sw_session_mark_milestone(s, "smoke", NULL);
+	if (json_array_size(warnings))
+		json_object_set_new(res, "warnings", warnings);
+	else
+		json_decref(warnings);
+	size_t nf = json_array_size(flows);
+	if (!nf)
+		json_object_set_new(res, "note", json_string("no saved flow under .swipium/flows: only the baseline ran"));
+	char *sum = NULL;
+	if (asprintf(&sum, "Smoke: baseline %s; %zu saved flow(s) considered.", healthy ? "healthy" : "has findings", nf) < 0)
+		sum = NULL;
+	mcp_next(call, "qa_report {sessionId: \"%s\"} to save the report", sw_session_id(s));
+	mcp_ok(call, res, sum ? sum : "Smoke done.");
+	free(sum);
+}
+
+const struct mcp_tool mcp_tool_qa_smoke = {
+    .name = "qa_smoke",
+    .group = "run",
+    .description = "Smoke test: launch, baseline health and screenshot, then the saved flows safe to run implicitly.",
+    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"launch\":{\"type\":\"boolean\"},\"runFlows\":{"
+              "\"type\":\"boolean\"},\"variables\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},"
+              "\"required\":[\"sessionId\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_smoke,
+};
+
+/* ---- server start-up and shutdown (called from main.c) ------------------------------ */
+
+#include <pthread.h>
+
+static void *startup_thread(void *ud)
+{
+	sw_ctx *ctx = ud;
+	sw_store *store = NULL;
+	if (sw_store_open(ctx, &store, NULL) != SW_OK)
+		return NULL;
+	char *sum = NULL;
+	if (sw_store_sweep_processes(store, &sum, NULL) == SW_OK && sum)
+		mcp_log(SW_LOG_DEBUG, "orphan sweep", json_loads(sum, 0, NULL));
+	sw_free(sum);
+	sum = NULL;
+	/* a server that died with airplane mode on (client killed it): put the network back */
+	if (sw_devctl_restore_pending(ctx, store, &sum, NULL) == SW_OK && sum) {
+		json_t *j = json_loads(sum, 0, NULL);
+		if (json_integer_value(json_object_get(j, "checked")) > 0)
+			mcp_log(SW_LOG_INFO, "network restore after restart", j);
+		else
+			json_decref(j);
+	}
+	sw_free(sum);
+	sw_store_free(store);
+	return NULL;
+}
+
+/* Starts the background start-up work: the orphan sweep and pending network restores. */
+void mcp_device_startup(struct mcp_server *srv);
+void mcp_device_startup(struct mcp_server *srv)
+{
+	pthread_t t;
+	if (pthread_create(&t, NULL, startup_thread, srv->ctx) == 0)
+		pthread_detach(t);
+}
+
+/* Shutdown (stdin closed, SIGINT, SIGTERM): stop recorders, restore the network of every live session. */
+void mcp_device_shutdown(struct mcp_server *srv);
+void mcp_device_shutdown(struct mcp_server *srv)
+{
+	if (!srv->store)
+		return;
+	sw_devctl_record_stop_all(srv->ctx, srv->store);
+	char *list = NULL;
+	if (sw_store_sessions_json(srv->store, &list, NULL) != SW_OK)
+		return;
+	json_t *arr = json_loads(list, 0, NULL);
+	sw_free(list);
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e)
+	{
+		sw_session *s = NULL;
+		const char *id = json_string_value(json_object_get(e, "id"));
+		if (!id || sw_store_get_session(srv->store, id, &s, NULL) != SW_OK)
+			continue;
+		sw_error *err = NULL;
+		char *out = NULL;
+		if (sw_devctl_network_restore(srv->ctx, s, "server shutdown", &out, &err) != SW_OK)
+			mcp_log(SW_LOG_WARN, "network not restored at shutdown",
+			        json_pack("{s:s,s:s}", "sessionId", id, "error", sw_error_message(err)));
+		sw_error_free(err);
+		sw_free(out);
+	}
+	json_decref(arr);
+}

@@ -1,0 +1,288 @@
+"""Flow V2 through the real stack: `swipium run` and the flow tools of swipium-mcp, driving the virtual
+Android device (tests/vdevice) through the real adb. Run with /usr/bin/python3 through meson test."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "mcp"))
+from vdevice_env import VDeviceEnv  # noqa: E402
+
+SOURCE_ROOT = os.environ.get("SWIPIUM_SOURCE_ROOT") or os.path.dirname(os.path.dirname(HERE))
+CLI = os.environ.get("SWIPIUM_CLI")
+MCP = os.environ.get("SWIPIUM_MCP")
+JUNIT_XSD = os.path.join(SOURCE_ROOT, "tests", "data", "schemas", "junit-10.xsd")
+PASSWORD = "hunter2"
+CREDS = {"SWIPIUM_TEST_PASSWORD": PASSWORD, "SWIPIUM_TEST_EMAIL": "ann@example.com"}
+
+LOGIN = """name: login
+appId: com.example.login
+steps:
+  - prepareTarget
+  - inputText: {into: "Email", text: "${SWIPIUM_TEST_EMAIL}"}
+  - inputText: {into: "Password", text: "${SWIPIUM_TEST_PASSWORD}"}
+  - tap: "Sign in"
+  - assertVisible: "Hello, ${SWIPIUM_TEST_EMAIL}"
+"""
+
+WRONG = """name: wrong password
+appId: com.example.login
+steps:
+  - prepareTarget
+  - inputText: {into: "Email", text: "ann@example.com"}
+  - inputText: {into: "Password", text: "not-the-password"}
+  - tap: "Sign in"
+  - assertVisible: "Hello, ann@example.com"
+teardown:
+  - press: back
+"""
+
+RENAMED = """name: renamed button
+appId: com.example.login
+steps:
+  - prepareTarget
+  - tap: "Sign in to your account"
+"""
+
+MUTATING = """name: restart
+appId: com.example.login
+steps:
+  - prepareTarget
+  - restartApp
+  - assertVisible: "Welcome back"
+"""
+
+OFFLINE = """name: offline
+appId: com.example.login
+steps:
+  - prepareTarget
+  - networkOffline
+  - assertVisible: "Welcome back"
+teardown:
+  - networkOnline
+"""
+
+SCROLL = """name: scroll to a row
+appId: com.example.list
+steps:
+  - prepareTarget
+  - scrollTo: "Item 30"
+  - tap: "Item 30"
+  - assertNotVisible: "Fruits"
+"""
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        if not CLI:
+            raise unittest.SkipTest("SWIPIUM_CLI is not set (run through meson test)")
+        self.tmp = tempfile.mkdtemp(prefix="sw-flows-")
+        self.project = os.path.join(self.tmp, "app")
+        write(os.path.join(self.project, "package.json"), "{}")
+        flows = os.path.join(self.project, ".swipium", "flows")
+        for name, text in (("login", LOGIN), ("wrong", WRONG), ("renamed", RENAMED), ("restart", MUTATING), ("offline", OFFLINE),
+                           ("scroll", SCROLL)):
+            write(os.path.join(flows, name + ".yaml"), text)
+        write(os.path.join(self.project, ".swipium", "packs", "ci.yaml"), "name: ci\nflows:\n  - login\n  - wrong\n")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_cli(self, env, *args, extra=None):
+        e = dict(env.env)
+        e.update(extra or {})
+        return subprocess.run([CLI] + list(args), env=e, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=300)
+
+    def assert_junit_valid(self, xml):
+        path = os.path.join(self.tmp, "junit.xml")
+        with open(path, "w") as f:
+            f.write(xml)
+        v = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_XSD, path], capture_output=True, text=True)
+        self.assertEqual(v.returncode, 0, v.stderr[-3000:])
+
+    def assert_no_password(self, home):
+        leaks = []
+        for root, _, files in os.walk(home):
+            for f in files:
+                p = os.path.join(root, f)
+                try:
+                    with open(p, "rb") as fh:
+                        if PASSWORD.encode() in fh.read():
+                            leaks.append(p)
+                except OSError:
+                    pass
+        self.assertEqual(leaks, [], "the password reached files under HOME")
+
+
+class CliRun(Base):
+    def test_login_passes_and_report_renders(self):
+        with VDeviceEnv(app="login") as env:
+            p = self.run_cli(env, "run", "login", "--root", self.project, extra=CREDS)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  login (5 steps", p.stdout)
+            self.assertIn("1 of 1 flow(s) passed", p.stdout)
+            r = self.run_cli(env, "report", "--latest", "--root", self.project, "--format", "junit")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assert_junit_valid(r.stdout)
+            cases = [c.get("name") for c in ET.fromstring(r.stdout).iter("testcase")]
+            self.assertTrue(any("login" in (c or "") for c in cases), cases)
+            self.assertNotIn(PASSWORD, r.stdout + p.stdout + p.stderr)
+            self.assert_no_password(env.server.home)
+
+    def test_failing_flow_and_pack_exit_1(self):
+        with VDeviceEnv(app="login") as env:
+            p = self.run_cli(env, "run", "wrong", "--root", self.project)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("FAIL  wrong password at steps[4] assertVisible: ASSERTION_FAILED", p.stdout)
+            p = self.run_cli(env, "run", "ci", "--root", self.project, extra=CREDS)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("PASS  login", p.stdout)
+            self.assertIn("1 of 2 flow(s) passed", p.stdout)
+            r = self.run_cli(env, "report", "--latest", "--root", self.project, "--format", "junit")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assert_junit_valid(r.stdout)
+            failures = list(ET.fromstring(r.stdout).iter("failure"))
+            self.assertTrue(failures, r.stdout)
+            self.assert_no_password(env.server.home)
+
+    def test_mutating_flow_needs_approve(self):
+        with VDeviceEnv(app="login") as env:
+            # no terminal and no --approve: refused, nothing ran
+            p = self.run_cli(env, "run", "restart", "--root", self.project)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("BLOCK restart: CONSENT_REFUSED", p.stdout)
+            p = self.run_cli(env, "run", "restart", "--root", self.project, "--approve", "flow_mutation_run")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  restart", p.stdout)
+            # the ledger of the approved run names the mechanism
+            runs = os.path.join(env.server.home, ".swipium", "runs")
+            states = []
+            for root, _, files in os.walk(runs):
+                if "state.json" in files:
+                    with open(os.path.join(root, "state.json")) as f:
+                        states.append(json.load(f))
+            rows = [m for s in states for m in s.get("mutations", []) if m.get("action") == "flow_mutation_run"]
+            self.assertEqual(sorted(m["status"] for m in rows), ["approved", "refused"])
+
+    def test_network_steps_toggle_and_restore(self):
+        with VDeviceEnv(app="login") as env:
+            p = self.run_cli(env, "run", "offline", "--root", self.project)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("BLOCK offline: CONSENT_REFUSED", p.stdout)
+            p = self.run_cli(env, "run", "offline", "--root", self.project, "--approve", "flow_mutation_run")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  offline (4 steps", p.stdout)
+            rc, out, _ = env.shell("settings get global airplane_mode_on")
+            self.assertEqual(out.strip(), "0")
+
+    def test_scroll_to_a_row(self):
+        with VDeviceEnv(app="list") as env:
+            p = self.run_cli(env, "run", "scroll", "--root", self.project)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  scroll to a row", p.stdout)
+
+    def test_usage_errors(self):
+        with VDeviceEnv(app="login") as env:
+            for args, what in ((["run"], "name a flow or a pack"),
+                               (["run", "login", "--frobnicate"], "unknown option --frobnicate"),
+                               (["run", "login", "--root", self.project, "--approve", "everything"],
+                                "not a consent action"),
+                               (["run", "login", "--root", self.project, "--variables", "NOEQUALS"],
+                                "NAME=VALUE"),
+                               (["run", "nope", "--root", self.project], "not found")):
+                p = self.run_cli(env, *args)
+                self.assertEqual(p.returncode, 2, (args, p.stdout, p.stderr))
+                self.assertIn(what, p.stderr)
+
+
+@unittest.skipUnless(MCP, "SWIPIUM_MCP is not set")
+class McpFlows(Base):
+    def server(self, env, extra=None):
+        from mcpclient import Server
+        e = dict(env.env)
+        e.update(extra or {})
+        s = Server(env=e)
+        s.initialize()
+        return s
+
+    def session(self, s):
+        r = s.tool("qa_start_session", {"projectRoot": self.project})
+        self.assertFalse(r["result"].get("isError"), r)
+        return r["result"]["structuredContent"]["sessionId"]
+
+    def test_tools_run_check_repair(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env, CREDS)
+            names = [t["name"] for t in s.call("tools/list")["result"]["tools"]]
+            for n in ("qa_flow_check", "qa_flow_run", "qa_flow_repair"):
+                self.assertIn(n, names)
+            r = s.tool("qa_flow_check", {"projectRoot": self.project, "flow": "login", "ci": True})
+            sc = r["result"]["structuredContent"]
+            self.assertTrue(sc["valid"], sc)
+            self.assertEqual([m["name"] for m in sc["ci"]["missingVariables"]], [])
+            r = s.tool("qa_flow_check", {"flowYaml": "name: x\nsteps:\n  - tapp: y\n"})
+            self.assertFalse(r["result"]["structuredContent"]["valid"])
+            sid = self.session(s)
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flow": "login"})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertTrue(r["result"]["structuredContent"]["passed"])
+            # a failing flow: failedAtStep, no repair pointer for an assertion (each flow starts the app afresh)
+            env.shell("am force-stop com.example.login")
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flow": "wrong"})
+            self.assertTrue(r["result"]["isError"], r)
+            sc = r["result"]["structuredContent"]
+            self.assertEqual(sc["failureCode"], "ASSERTION_FAILED", json.dumps(r)[:3000])
+            self.assertEqual(sc["failedAtStep"], 4)
+            # a renamed button: ELEMENT_NOT_FOUND, repair proposes "Sign in" at medium, never the email field
+            env.shell("am force-stop com.example.login")
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flow": "renamed"})
+            sc = r["result"]["structuredContent"]
+            self.assertEqual(sc["failureCode"], "ELEMENT_NOT_FOUND", sc)
+            self.assertEqual(sc["failedAtStep"], 1)
+            self.assertIn("qa_flow_repair", json.dumps(sc))
+            r = s.tool("qa_flow_repair", {"sessionId": sid, "flow": "renamed", "failedStep": 1})
+            rep = r["result"]["structuredContent"]
+            self.assertEqual(rep["best"]["selector"], "Sign in", rep)
+            self.assertEqual(rep["best"]["confidence"], "medium")
+            for c in rep["candidates"]:
+                self.assertNotEqual(c.get("id"), "email", rep)
+                self.assertNotEqual(c["role"], "text-field")
+            # variables outside SWIPIUM_* are never read
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flowYaml":
+                                       "name: home\nsteps:\n  - inputText: {into: Email, text: \"${HOME}\"}\n"})
+            sc = r["result"]["structuredContent"]
+            self.assertEqual(sc["failureCode"], "MISSING_FIXTURE")
+            self.assertNotIn("qa_flow_repair", json.dumps(sc))
+            # a mutating flow asks for consent (portable envelope on this client) and runs nothing
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flow": "restart"})
+            sc = r["result"]["structuredContent"]
+            self.assertTrue(sc.get("requiresConsent"), sc)
+            self.assertEqual(sc["action"], "flow_mutation_run")
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flow": "restart", "consentId": sc["consentId"],
+                                       "approve": True})
+            self.assertFalse(r["result"].get("isError"), r)
+            # plan is read-only and needs no session
+            r = s.tool("qa_flow_run", {"mode": "plan", "projectRoot": self.project, "flow": "restart"})
+            plan = r["result"]["structuredContent"]
+            self.assertEqual(len(plan["backends"]), 5)
+            self.assertTrue(plan["consent"]["required"])
+            s.close()
+            self.assert_no_password(env.server.home)
+
+
+if __name__ == "__main__":
+    unittest.main()
