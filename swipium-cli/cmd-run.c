@@ -1,8 +1,13 @@
 /* cmd-run.c: `swipium run`: run a saved flow or pack against a device without an MCP client (the CI path). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -25,8 +30,9 @@ static void run_usage(FILE *f)
 	        "  --root DIR           the project root (default: the project-root rule from the working directory)\n"
 	        "  --device SERIAL      the adb serial (default: the only online emulator)\n"
 	        "  --variables K=V ...  values for ${K} in the flows (SWIPIUM_* names also come from the environment)\n"
-	        "  --approve ACTION ... consents granted up front, e.g. flow_mutation_run; without it a mutating\n"
-	        "                       flow asks on a terminal and is refused when there is none\n"
+	        "  --approve ACTION ... consents granted up front, e.g. flow_mutation_run; without it (and without\n"
+	        "                       SWIPIUM_CONSENT_PREAPPROVE) a mutating flow asks on a terminal and is\n"
+	        "                       refused when there is none\n"
 	        "  --session ID         record into an existing session of this project instead of a new one\n");
 }
 
@@ -138,38 +144,140 @@ static int check_actions(const struct run_args *a)
 	return rc;
 }
 
-/* Asks on the terminal. Returns true only for an explicit yes. */
-static bool ask_terminal(const char *flow, json_t *consent)
+/*
+ * The consent host of `swipium run`: the library's gate asks it when neither operator
+ * pre-approval nor anything else decided. --approve answers accept without a prompt; a
+ * terminal gets a prompt on /dev/tty; otherwise the answer is a cancel saying why.
+ */
+struct run_host {
+	const struct run_args *a;
+	bool terminal; /* stdin is a terminal and /dev/tty opens */
+};
+
+static char *answer_text(const char *action, bool approve, const char *failure, long long ms)
 {
-	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
-		return false;
-	fprintf(stderr, "\nFlow \"%s\" needs consent flow_mutation_run (risk %s):\n  %s\n", flow,
-	        json_string_value(json_object_get(consent, "risk")),
-	        json_string_value(json_object_get(consent, "explain")));
-	size_t i;
-	json_t *l;
-	json_array_foreach(json_object_get(consent, "exactCommand"), i, l)
-	    fprintf(stderr, "  - %s\n", json_string_value(l));
-	fprintf(stderr, "Run these steps? [y/N] ");
-	char line[32];
-	if (!fgets(line, sizeof(line), stdin))
-		return false;
-	return line[0] == 'y' || line[0] == 'Y';
+	json_t *a = failure ? json_pack("{s:s,s:s}", "action", "cancel", "failure", failure)
+	                    : json_pack("{s:s,s:{s:b}}", "action", action, "content", "approve", approve);
+	if (a && ms >= 0)
+		json_object_set_new(a, "answeredInMs", json_integer(ms));
+	char *t = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return t;
 }
 
-static void ledger(sw_session *s, const char *flow, json_t *consent, const char *status, const char *mechanism)
+static long long now_ms(void)
 {
-	json_t *spec =
-	    json_pack("{ss,ss,sO,ss,ss,s{sb,sb,ss},s{ss,sO}}", "tool", "swipium run", "action", "flow_mutation_run",
-	              "risk", json_object_get(consent, "risk"), "target", flow, "status", status, "consent", "required",
-	              1, "approved", !strcmp(status, "approved"), "approvalMechanism", mechanism, "detail", "flow",
-	              flow, "exactCommand", json_object_get(consent, "exactCommand"));
-	char *sj = json_dumps(spec, JSON_COMPACT), *row = NULL;
-	json_decref(spec);
-	if (sj && sw_consent_ledger_row(sj, &row, NULL) == SW_OK)
-		sw_session_ledger_append(s, row, NULL);
-	free(sj);
-	sw_free(row);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Prompts on /dev/tty. Returns SW_OK with *yes set, SW_ETIMEOUT, or SW_EIO. */
+static int tty_prompt(const char *message, bool *yes)
+{
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return SW_EIO;
+	dprintf(fd, "\n%s\nApprove? [y/N] ", message);
+	char line[32];
+	size_t n = 0;
+	int rc = SW_OK;
+	long long deadline = now_ms() + SW_CONSENT_PROMPT_TIMEOUT_MS;
+	*yes = false;
+	for (;;) {
+		long long left = deadline - now_ms();
+		struct pollfd p = {fd, POLLIN, 0};
+		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			dprintf(fd, "\n(no answer within 10 minutes)\n");
+			rc = SW_ETIMEOUT;
+			break;
+		}
+		char c;
+		ssize_t r = pr > 0 ? read(fd, &c, 1) : -1;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = SW_EIO;
+			break;
+		}
+		if (c == '\n')
+			break;
+		if (n < sizeof(line) - 1)
+			line[n++] = c;
+	}
+	line[n] = '\0';
+	if (rc == SW_OK)
+		*yes = !strcmp(line, "y") || !strcmp(line, "Y") || !strcasecmp(line, "yes");
+	close(fd);
+	return rc;
+}
+
+static int host_ask(void *userdata, const char *request_json, char **answer_json)
+{
+	struct run_host *h = userdata;
+	json_t *req = json_loads(request_json, 0, NULL);
+	const char *action = json_string_value(json_object_get(req, "action"));
+	int rc = SW_OK;
+	char *ans = NULL;
+	if (action && approved_flag(h->a, action)) {
+		ans = answer_text("accept", true, NULL, -1);
+	} else if (h->terminal) {
+		bool yes = false;
+		long long t0 = now_ms();
+		rc = tty_prompt(json_string_value(json_object_get(req, "message")), &yes);
+		if (rc == SW_OK)
+			ans = answer_text(yes ? "accept" : "decline", yes, NULL, now_ms() - t0);
+	} else {
+		char why[200];
+		snprintf(why, sizeof(why), "no terminal to ask on and no --approve %s", action ? action : "");
+		ans = answer_text(NULL, false, why, -1);
+	}
+	json_decref(req);
+	if (rc != SW_OK)
+		return rc;
+	if (!ans)
+		return SW_ENOMEM;
+	*answer_json = ans;
+	return SW_OK;
+}
+
+/* The flow_mutation_run consent of one flow, through the library's gate. Returns 1 when approved. */
+static int flow_consent(sw_consent_store *cs, sw_session *s, const struct run_args *a, const char *root,
+                        const char *flow)
+{
+	json_t *o = json_pack("{ss,ss}", "root", root, "flow", flow);
+	json_t *g = json_pack("{ss,sb,ss}", "tool", "swipium run", "canElicit", 1, "target", flow);
+	if (g && approved_flag(a, "flow_mutation_run"))
+		json_object_set_new(g, "operatorAnswer", json_string("swipium run --approve flow_mutation_run"));
+	char *oj = o ? json_dumps(o, JSON_COMPACT) : NULL, *gj = g ? json_dumps(g, JSON_COMPACT) : NULL;
+	json_decref(o);
+	json_decref(g);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int approved = 0;
+	int rc = oj && gj ? sw_flow_consent(cs, s, oj, gj, &out, &err) : SW_ENOMEM;
+	free(oj);
+	free(gj);
+	if (rc == SW_OK) {
+		json_t *r = json_loads(out, 0, NULL);
+		approved =
+		    !json_is_true(json_object_get(r, "required")) || json_is_true(json_object_get(r, "approved"));
+		json_decref(r);
+	} else if (rc == SW_EDENIED) {
+		fprintf(
+		    stderr,
+		    "swipium run: flow \"%s\" has mutating or OCR steps and was not approved: %s\n"
+		    "  Pass --approve flow_mutation_run, run it on a terminal to be asked, or have the operator set\n"
+		    "  SWIPIUM_CONSENT_PREAPPROVE=flow_mutation_run with SWIPIUM_CONSENT_PREAPPROVE_RUN_CODE=1.\n",
+		    flow, sw_error_message(err));
+	}
+	/* any other error (an invalid flow) is reported by sw_flow_run itself */
+	sw_error_free(err);
+	sw_free(out);
+	return approved;
 }
 
 static char *redact_hook(const char *text, void *ud)
@@ -206,6 +314,7 @@ int cmd_run(int argc, char **argv)
 	sw_session *s = NULL;
 	sw_device *dev = NULL;
 	sw_drive *drive = NULL;
+	sw_consent_store *cs = NULL;
 	sw_error *err = NULL;
 	char *root = NULL, *source = NULL, *out = NULL, *vars_json = NULL;
 	json_t *target = NULL, *vars = json_object();
@@ -305,33 +414,23 @@ int cmd_run(int argc, char **argv)
 	sw_drive_hooks hooks = {secret_hook, NULL, redact_hook, s};
 	sw_drive_set_hooks(drive, &hooks);
 
+	/* every consent goes through the library's gate: SWIPIUM_CONSENT_PREAPPROVE first, then this host */
+	int tty = isatty(STDIN_FILENO) ? open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY) : -1;
+	struct run_host host = {&a, tty >= 0};
+	if (tty >= 0)
+		close(tty);
+	sw_host_ops ops = {SW_HOST_OPS_VERSION, host_ask};
+	if (sw_consent_store_new(ctx, &cs, &err) != SW_OK ||
+	    sw_consent_store_set_host(cs, &ops, &host, &err) != SW_OK) {
+		fprintf(stderr, "swipium run: %s\n", sw_error_message(err));
+		goto out;
+	}
+
 	size_t passed = 0, total = json_array_size(json_object_get(target, "flows"));
 	json_array_foreach(json_object_get(target, "flows"), i, fv)
 	{
 		const char *flow = json_string_value(fv);
-		json_t *o = json_pack("{ss,ss}", "root", root, "flow", flow);
-		char *oj = json_dumps(o, JSON_COMPACT);
-		json_decref(o);
-		int approved = 0;
-		if (sw_flow_plan(oj, &out, NULL) == SW_OK) {
-			json_t *plan = json_loads(out, 0, NULL);
-			json_t *consent = json_object_get(plan, "consent");
-			if (json_is_true(json_object_get(consent, "required"))) {
-				if (approved_flag(&a, "flow_mutation_run")) {
-					approved = 1;
-					ledger(s, flow, consent, "approved", "operator-policy");
-				} else if (ask_terminal(flow, consent)) {
-					approved = 1;
-					ledger(s, flow, consent, "approved", "elicitation");
-				} else {
-					ledger(s, flow, consent, "refused", "policy");
-				}
-			}
-			json_decref(plan);
-		}
-		sw_free(out);
-		out = NULL;
-		free(oj);
+		int approved = flow_consent(cs, s, &a, root, flow);
 		sw_flow_run_options ro = SW_FLOW_RUN_OPTIONS_INIT;
 		ro.root = root;
 		ro.flow = flow;
@@ -398,6 +497,7 @@ int cmd_run(int argc, char **argv)
 	exit_code = passed == total ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 out:
 	sw_error_free(err);
+	sw_consent_store_free(cs);
 	sw_drive_free(drive);
 	sw_device_free(dev);
 	sw_store_free(store);

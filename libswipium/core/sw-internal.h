@@ -117,6 +117,20 @@ void sw__buf_js_number(sw_buf *b, double d);
 /* JSON string quoting as JSON.stringify does. */
 void sw__buf_json_string(sw_buf *b, const char *s, size_t len);
 
+/* ---- HTTP (core/http.c) ------------------------------------------------ */
+
+/*
+ * GET @url (http:// or https:// only, no redirects followed, no proxy for localhost) within @timeout_ms (> 0).
+ * libcurl is loaded with dlopen("libcurl.so.4") on the first call (thread-safe); when it cannot be loaded
+ * this returns SW_EUNSUPPORTED saying why, and the process never paid for libcurl at start-up.
+ * Any HTTP status is a success: *status_out (nullable) gets it. A transport failure is SW_EIO
+ * (SW_ETIMEOUT for a timeout) with curl's reason in the message.
+ * @body_out (nullable; transfer full, NUL-terminated, "" when empty) gets at most @max_body bytes: a longer
+ * body is capped there, the rest is not downloaded, and the call still succeeds.
+ */
+int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body,
+		 sw_error **err);
+
 /* ---- context internals ------------------------------------------------- */
 
 struct sw_ctx {

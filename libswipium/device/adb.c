@@ -18,7 +18,8 @@ static int find_adb(sw_ctx *ctx, sw__dc *dc, sw_error **err)
 	dc->ctx = ctx;
 	dc->adb = sw__android_find_adb(ctx);
 	if (!dc->adb)
-		return sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", "install the Android platform-tools or set ANDROID_HOME",
+		return sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND",
+		                     "install the Android platform-tools or set ANDROID_HOME",
 		                     "adb was not found on PATH or in the Android SDK");
 	return SW_OK;
 }
@@ -93,7 +94,8 @@ int sw__dc_adb(sw__dc *dc, const char *const *args, int timeout_ms, sw__proc_res
 	if (rc != SW_OK)
 		return rc;
 	if (r->timed_out) {
-		rc = sw__error_set(err, SW_ETIMEOUT, "DEVICE_NOT_READY", NULL, "adb %s timed out on %s", args[0], dc->serial);
+		rc = sw__error_set(err, SW_ETIMEOUT, "DEVICE_NOT_READY", NULL, "adb %s timed out on %s", args[0],
+		                   dc->serial);
 		sw__proc_result_clear(r);
 		return rc;
 	}

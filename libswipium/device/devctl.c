@@ -92,7 +92,9 @@ static int read_rotation(sw__dc *dc, int *rotation, int *auto_rotate, sw_error *
 static json_t *rotation_fields(json_t *o, int rotation, int auto_rotate)
 {
 	json_object_set_new(o, "orientation",
-	                    json_string(rotation < 0 ? "unknown" : rotation % 2 ? "landscape" : "portrait"));
+	                    json_string(rotation < 0   ? "unknown"
+	                                : rotation % 2 ? "landscape"
+	                                               : "portrait"));
 	json_object_set_new(o, "rotation", rotation < 0 ? json_null() : json_integer(rotation));
 	json_object_set_new(o, "autoRotate", auto_rotate < 0 ? json_null() : json_boolean(auto_rotate));
 	return o;
@@ -205,8 +207,8 @@ static int shell_ok(sw__dc *dc, const char *cmd, sw_error **err)
 	int st = 0;
 	int rc = sw__dc_shell(dc, cmd, 15000, &out, &st, err);
 	if (rc == SW_OK && st != 0)
-		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the device refused `%s` (exit %d): %.200s", cmd, st,
-		                   out ? out : "");
+		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the device refused `%s` (exit %d): %.200s", cmd,
+		                   st, out ? out : "");
 	sw_free(out);
 	return rc;
 }
@@ -214,8 +216,8 @@ static int shell_ok(sw__dc *dc, const char *cmd, sw_error **err)
 int sw_devctl_orientation(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *orientation, char **out_json,
                           sw_error **err)
 {
-	if (!orientation || (strcmp(orientation, "portrait") && strcmp(orientation, "landscape") &&
-	                     strcmp(orientation, "auto")))
+	if (!orientation ||
+	    (strcmp(orientation, "portrait") && strcmp(orientation, "landscape") && strcmp(orientation, "auto")))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "orientation must be portrait, landscape or auto");
 	sw__dc dc;
@@ -236,8 +238,8 @@ int sw_devctl_orientation(sw_ctx *ctx, sw_session *s, sw_device *dev, const char
 	if (rc == SW_OK)
 		rc = read_rotation(&dc, &rotation, &auto_rotate, err);
 	if (rc == SW_OK) {
-		env_change(s, "orientation set to %s on %s (rotation %d, auto-rotate %s)", orientation, dc.serial, rotation,
-		           auto_rotate == 1 ? "on" : "off");
+		env_change(s, "orientation set to %s on %s (rotation %d, auto-rotate %s)", orientation, dc.serial,
+		           rotation, auto_rotate == 1 ? "on" : "off");
 		json_t *res = json_pack("{s:s}", "requested", orientation);
 		rotation_fields(res, rotation, auto_rotate);
 		rc = finish(res, out_json, err);
@@ -260,7 +262,8 @@ static int read_airplane(sw__dc *dc, int *on, sw_error **err)
 	else if (!strcmp(out, "0") || !strcmp(out, "null"))
 		*on = 0;
 	else
-		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL, "unexpected airplane_mode_on value: %.80s", out);
+		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL,
+		                   "unexpected airplane_mode_on value: %.80s", out);
 	sw_free(out);
 	return rc;
 }
@@ -269,8 +272,9 @@ static int set_airplane(sw__dc *dc, int on, sw_error **err)
 {
 	char *out = NULL;
 	int st = 0;
-	int rc = sw__dc_shell(dc, on ? "cmd connectivity airplane-mode enable" : "cmd connectivity airplane-mode disable",
-	                      15000, &out, &st, err);
+	int rc =
+	    sw__dc_shell(dc, on ? "cmd connectivity airplane-mode enable" : "cmd connectivity airplane-mode disable",
+	                 15000, &out, &st, err);
 	if (rc != SW_OK)
 		return rc;
 	sw_free(out);
@@ -279,7 +283,8 @@ static int set_airplane(sw__dc *dc, int on, sw_error **err)
 	if (rc != SW_OK)
 		return rc;
 	if (st != 0 || now != on)
-		return sw__error_set(err, SW_EDEVICE, "UNKNOWN", "this needs Android 11 or later (cmd connectivity airplane-mode)",
+		return sw__error_set(err, SW_EDEVICE, "UNKNOWN",
+		                     "this needs Android 11 or later (cmd connectivity airplane-mode)",
 		                     "the device rejected the airplane-mode toggle; nothing was changed");
 	return SW_OK;
 }
@@ -339,12 +344,12 @@ static int restore_with(sw__dc *dc, sw_session *s, json_t *net, const char *reas
 	return SW_OK;
 }
 
-int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *action, char **out_json,
-                      sw_error **err)
+int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *action, char **out_json, sw_error **err)
 {
 	if (!action || (strcmp(action, "status") && strcmp(action, "offline") && strcmp(action, "online") &&
 	                strcmp(action, "restore")))
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "action must be status, offline, online or restore");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "action must be status, offline, online or restore");
 	sw__dc dc;
 	int rc = sw__dc_from_device(ctx, dev, &dc, err);
 	if (rc != SW_OK)
@@ -366,7 +371,8 @@ int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *ac
 		json_t *r = network_result(net, airplane);
 		json_object_set_new(r, "restored", json_boolean(did));
 		if (!did)
-			json_object_set_new(r, "note", json_string("nothing to restore: this session has not changed the network"));
+			json_object_set_new(
+			    r, "note", json_string("nothing to restore: this session has not changed the network"));
 		rc = finish(r, out_json, err);
 		goto out;
 	}
@@ -386,7 +392,9 @@ int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *ac
 		rc = sw__dc_session_set(s, "network", net, err);
 		if (rc != SW_OK)
 			goto out;
-		env_change(s, "network set %s (airplane mode %s) on %s; original state (airplane mode %s) is restored at qa_report",
+		env_change(s,
+		           "network set %s (airplane mode %s) on %s; original state (airplane mode %s) is restored at "
+		           "qa_report",
 		           action, want ? "on" : "off", dc.serial,
 		           json_is_true(json_object_get(net, "originalAirplane")) ? "on" : "off");
 		json_t *target = json_pack("{s:s,s:s}", "serial", dc.serial, "network", action);
@@ -460,8 +468,8 @@ int sw_devctl_restore_pending(sw_ctx *ctx, sw_store *store, char **summary_json,
 			free(sp);
 			sw_free(st);
 			json_t *net = json_object_get(state, "network");
-			bool pending =
-			    json_is_true(json_object_get(net, "changed")) && !json_is_true(json_object_get(net, "restored"));
+			bool pending = json_is_true(json_object_get(net, "changed")) &&
+			               !json_is_true(json_object_get(net, "restored"));
 			json_decref(state);
 			if (!pending)
 				continue;
@@ -478,7 +486,8 @@ int sw_devctl_restore_pending(sw_ctx *ctx, sw_store *store, char **summary_json,
 				json_decref(o);
 			} else {
 				failed++;
-				sw__log_warn(ctx, "session %s: network not restored after restart: %s", id, sw_error_message(e2));
+				sw__log_warn(ctx, "session %s: network not restored after restart: %s", id,
+				             sw_error_message(e2));
 			}
 			sw_free(out);
 			sw_error_free(e2);
@@ -522,7 +531,8 @@ int sw_devctl_geolocation(sw_ctx *ctx, sw_session *s, sw_device *dev, double lat
 	if (rc == SW_OK) {
 		const char *o = r.out ? r.out : "";
 		if (r.status != 0 || strstr(o, "KO")) {
-			rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE", "check that the emulator console port is reachable",
+			rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE",
+			                   "check that the emulator console port is reachable",
 			                   "the emulator console refused geo fix: %.200s%.200s", o, r.err ? r.err : "");
 		}
 		sw__proc_result_clear(&r);
@@ -540,7 +550,7 @@ int sw_devctl_geolocation(sw_ctx *ctx, sw_session *s, sw_device *dev, double lat
 
 /* ---- app lifecycle ---------------------------------------------------------- */
 
-static const char *const app_actions[] = {"launch", "foreground", "background", "force_stop",
+static const char *const app_actions[] = {"launch",  "foreground", "background",  "force_stop",
                                           "restart", "clear_data", "fresh_start", NULL};
 
 static bool valid_app_action(const char *a)
@@ -583,27 +593,30 @@ int sw_devctl_app_guard(sw_session *s, const char *options_json, char **out_json
 	const char *action = json_string_value(json_object_get(opts, "action"));
 	if (!valid_app_action(action)) {
 		json_decref(opts);
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-		                     "action must be launch, foreground, background, force_stop, restart, clear_data or fresh_start");
+		return sw__error_set(
+		    err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		    "action must be launch, foreground, background, force_stop, restart, clear_data or fresh_start");
 	}
 	bool wipe = !strcmp(action, "clear_data") || !strcmp(action, "fresh_start");
 	bool risk = wipe && rn_project(s);
 	if (risk && !json_is_true(json_object_get(opts, "acknowledgeBundleRisk"))) {
 		json_t *target = json_pack("{s:s}", "action", action);
-		sw__dc_ledger(s, "qa_app_control", !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start", "high",
-		              target, "blocked", "BUNDLE_LOSS_REFUSED: debug React Native/Expo build without acknowledgeBundleRisk");
+		sw__dc_ledger(s, "qa_app_control", !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start",
+		              "high", target, "blocked",
+		              "BUNDLE_LOSS_REFUSED: debug React Native/Expo build without acknowledgeBundleRisk");
 		json_decref(target);
 		rc = sw__error_set(err, SW_EDENIED, "BUNDLE_LOSS_REFUSED",
 		                   "pass acknowledgeBundleRisk:true if Metro is running or the bundle is embedded",
-		                   "%s on a debug React Native/Expo build can lose the JS bundle; refused without acknowledgeBundleRisk",
+		                   "%s on a debug React Native/Expo build can lose the JS bundle; refused without "
+		                   "acknowledgeBundleRisk",
 		                   action);
 		json_decref(opts);
 		return rc;
 	}
-	json_t *res = json_pack("{s:o,s:b}", "consentAction",
-	                        !wipe ? json_null()
-	                              : json_string(!strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start"),
-	                        "bundleRisk", risk);
+	json_t *res = json_pack(
+	    "{s:o,s:b}", "consentAction",
+	    !wipe ? json_null() : json_string(!strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start"),
+	    "bundleRisk", risk);
 	json_decref(opts);
 	return finish(res, out_json, err);
 }
@@ -649,8 +662,7 @@ static void changed_detail(sw_error **err, bool changed)
 	}
 }
 
-int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json,
-                  sw_error **err)
+int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json, sw_error **err)
 {
 	char *guard = NULL;
 	int rc = sw_devctl_app_guard(s, options_json, &guard, err);
@@ -662,9 +674,10 @@ int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *option
 	char *app = sw__dc_session_app(s);
 	if (!app) {
 		json_decref(opts);
-		return sw__error_set(err, SW_ENOTFOUND, "BUNDLE_ID_NOT_FOUND",
-		                     "run qa_prepare_target (or qa_start_session with the app) so the session knows its app",
-		                     "the session has no app id; qa_app_control always works on the session's app");
+		return sw__error_set(
+		    err, SW_ENOTFOUND, "BUNDLE_ID_NOT_FOUND",
+		    "run qa_prepare_target (or qa_start_session with the app) so the session knows its app",
+		    "the session has no app id; qa_app_control always works on the session's app");
 	}
 	sw__dc dc;
 	rc = sw__dc_from_device(ctx, dev, &dc, err);
@@ -704,8 +717,9 @@ int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *option
 			env_change(s, "%s: app data of %s wiped on %s%s", action, app, dc.serial,
 			           ack ? " (acknowledgeBundleRisk)" : "");
 			json_t *target = json_pack("{s:s,s:s}", "appId", app, "serial", dc.serial);
-			sw__dc_ledger(s, "qa_app_control", !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start",
-			              "high", target, "executed", NULL);
+			sw__dc_ledger(s, "qa_app_control",
+			              !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start", "high",
+			              target, "executed", NULL);
 			json_decref(target);
 		}
 		if (rc == SW_OK && !strcmp(action, "fresh_start"))
@@ -781,10 +795,12 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		if (!json_is_number(tj) || t < 0 || !isfinite(t)) {
 			json_decref(notes);
 			json_decref(opts);
-			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "timeoutMs must be a number >= 0");
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			                     "timeoutMs must be a number >= 0");
 		}
 		if (t > 50000) {
-			char *n = sw__asprintf("timeoutMs %.0f clamped to 50000; call qa_wait again if it times out", t);
+			char *n =
+			    sw__asprintf("timeoutMs %.0f clamped to 50000; call qa_wait again if it times out", t);
 			if (n)
 				json_array_append_new(notes, json_string(n));
 			free(n);
@@ -796,8 +812,9 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		json_decref(notes);
 		json_decref(opts);
 		if (what && (!strcmp(what, "wda_ready") || !strcmp(what, "simulator_booted")))
-			return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "iOS waits need macOS with Xcode",
-			                     "qa_wait for %s needs the iOS Simulator, which this machine does not have", what);
+			return sw__error_set(
+			    err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "iOS waits need macOS with Xcode",
+			    "qa_wait for %s needs the iOS Simulator, which this machine does not have", what);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "for must be device_online, metro_ready, wda_ready or simulator_booted");
 	}
@@ -888,8 +905,9 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		}
 	}
 	int64_t waited = mono_ms() - t0;
-	json_t *res = json_pack("{s:s,s:b,s:b,s:I,s:I,s:o}", "for", what, "satisfied", satisfied, "timedOut", !satisfied,
-	                        "waitedMs", (json_int_t)waited, "timeoutMs", (json_int_t)timeout, "state", state);
+	json_t *res =
+	    json_pack("{s:s,s:b,s:b,s:I,s:I,s:o}", "for", what, "satisfied", satisfied, "timedOut", !satisfied,
+	              "waitedMs", (json_int_t)waited, "timeoutMs", (json_int_t)timeout, "state", state);
 	if (json_array_size(notes))
 		json_object_set_new(res, "notes", notes);
 	else

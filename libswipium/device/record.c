@@ -1,4 +1,5 @@
-/* record.c: screen recording: `adb shell screenrecord` in the background, one per session, pulled as an mp4 artifact. */
+/* record.c: screen recording: `adb shell screenrecord` in the background, one per session, pulled as an mp4 artifact.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -101,7 +102,8 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
 	if (!r) {
 		pthread_mutex_unlock(&rec_lock);
 		sw__dc_clear(&dc);
-		return sw__error_set(err, SW_ELIMIT, "INVALID_ARGUMENT", NULL, "too many recordings are running in this server");
+		return sw__error_set(err, SW_ELIMIT, "INVALID_ARGUMENT", NULL,
+		                     "too many recordings are running in this server");
 	}
 	memset(r, 0, sizeof(*r));
 	snprintf(r->sid, sizeof(r->sid), "%s", sid);
@@ -196,7 +198,8 @@ static int stop_locked(sw_ctx *ctx, sw_session *s, struct recorder *r, bool disc
 	snprintf(name, sizeof(name), "screenrecord-%s-%ld.mp4", r->sid, (long)time(NULL));
 	if (discard) {
 		json_object_set_new(st, "discarded", json_true());
-		sw_session_add_env_change(s, "screen recording stopped and discarded (save: on_failure, no failure)", NULL);
+		sw_session_add_env_change(s, "screen recording stopped and discarded (save: on_failure, no failure)",
+		                          NULL);
 	} else {
 		char *local = NULL;
 		rc = sw_artifact_path(s, "recording", name, &local, err);
@@ -207,8 +210,10 @@ static int stop_locked(sw_ctx *ctx, sw_session *s, struct recorder *r, bool disc
 			if (rc == SW_OK) {
 				struct stat sb;
 				if (pr.status != 0 || stat(local, &sb) != 0 || sb.st_size == 0) {
-					rc = sw__error_set(err, SW_EIO, "UNKNOWN", "the device may have stopped the recording before any frame",
-					                   "could not pull the recording %s: %.200s", r->remote, pr.out ? pr.out : "");
+					rc = sw__error_set(err, SW_EIO, "UNKNOWN",
+					                   "the device may have stopped the recording before any frame",
+					                   "could not pull the recording %s: %.200s", r->remote,
+					                   pr.out ? pr.out : "");
 					unlink(local);
 				}
 				sw__proc_result_clear(&pr);
@@ -268,7 +273,8 @@ int sw_devctl_record(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opt
 		struct recorder *r = find(sw_session_id(s));
 		if (!r) {
 			pthread_mutex_unlock(&rec_lock);
-			rc = sw__error_set(err, SW_ESTATE, "INVALID_ARGUMENT", "qa_screen_record {action:\"start\"} first",
+			rc = sw__error_set(err, SW_ESTATE, "INVALID_ARGUMENT",
+			                   "qa_screen_record {action:\"start\"} first",
 			                   "no recording is running for this session");
 		} else {
 			bool discard = r->on_failure && !json_is_true(json_object_get(opts, "failed"));

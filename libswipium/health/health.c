@@ -157,7 +157,8 @@ static char *line_marker(const struct lc_line *l, const char *raw)
 int sw_health_scan_logcat(const char *logcat, const char *options_json, char **out_json, sw_error **err)
 {
 	if (!logcat || !out_json)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_health_scan_logcat: logcat and out_json are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_health_scan_logcat: logcat and out_json are required");
 	json_t *opts = options_json ? json_loads(options_json, 0, NULL) : json_object();
 	if (!json_is_object(opts)) {
 		json_decref(opts);
@@ -250,9 +251,11 @@ int sw_health_scan_logcat(const char *logcat, const char *options_json, char **o
 				free(t2);
 			}
 			kind = "native_crash";
-			detail = sw__asprintf("App process %s crashed: %s", pkg ? pkg : "(unknown)", exc ? exc : "FATAL EXCEPTION");
+			detail = sw__asprintf("App process %s crashed: %s", pkg ? pkg : "(unknown)",
+			                      exc ? exc : "FATAL EXCEPTION");
 			in_kind = "java";
-		} else if ((l.level == 'F' || l.level == 'E') && tag_is(&l, "libc") && !strncmp(msg, "Fatal signal", 12)) {
+		} else if ((l.level == 'F' || l.level == 'E') && tag_is(&l, "libc") &&
+		           !strncmp(msg, "Fatal signal", 12)) {
 			pkg = pkg_from(msg, "pid ", "");
 			if (pkg) {
 				/* "pid 4242 (com.example.app)" */
@@ -290,8 +293,8 @@ int sw_health_scan_logcat(const char *logcat, const char *options_json, char **o
 				}
 			}
 			kind = "anr";
-			detail = sw__asprintf("App %s is not responding (ANR)%s%s", pkg ? pkg : "(unknown)", reason ? ": " : "",
-			                      reason ? reason : "");
+			detail = sw__asprintf("App %s is not responding (ANR)%s%s", pkg ? pkg : "(unknown)",
+			                      reason ? ": " : "", reason ? reason : "");
 			in_kind = NULL;
 		} else if (!tag_is(&l, "DEBUG") && !tag_is(&l, "AndroidRuntime") && !tag_is(&l, "libc")) {
 			in_kind = NULL;
@@ -421,7 +424,8 @@ static const struct ui_node *find_button(const struct ui *u, size_t from, size_t
 		if (rid && *n->rid && rid_is(n, rid))
 			return n;
 		for (size_t k = 0; texts && texts[k]; k++)
-			if ((*n->text && !strcasecmp(n->text, texts[k])) || (*n->desc && !strcasecmp(n->desc, texts[k])))
+			if ((*n->text && !strcasecmp(n->text, texts[k])) ||
+			    (*n->desc && !strcasecmp(n->desc, texts[k])))
 				return n;
 	}
 	return NULL;
@@ -442,10 +446,9 @@ static const char *first_text(const struct ui *u, const struct ui_node *skip, co
 }
 
 static const char *const boundary_phrases[] = {"Something went wrong", "An unexpected error occurred",
-                                               "Unexpected error", "Oops! Something", "Application error",
-                                               NULL};
-static const char *const webview_phrases[] = {"Webpage not available", "net::ERR_", "This site can't be reached",
-                                              NULL};
+                                               "Unexpected error",     "Oops! Something",
+                                               "Application error",    NULL};
+static const char *const webview_phrases[] = {"Webpage not available", "net::ERR_", "This site can't be reached", NULL};
 
 static void add_overlay(json_t *overlays, const char *kind, const char *title, json_t *dismiss, json_t *extra,
                         bool back)
@@ -463,7 +466,8 @@ static void add_overlay(json_t *overlays, const char *kind, const char *title, j
 int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, char **out_json, sw_error **err)
 {
 	if (!xml || !out_json)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_health_scan_ui: xml and out_json are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_health_scan_ui: xml and out_json are required");
 	json_t *opts = options_json ? json_loads(options_json, 0, NULL) : json_object();
 	if (!json_is_object(opts)) {
 		json_decref(opts);
@@ -474,10 +478,12 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 		json_decref(opts);
 		return sw__error_set(err, SW_ELIMIT, "SNAPSHOT_FAILED", NULL, "the UI dump is larger than 64 MiB");
 	}
-	xmlDoc *doc = xmlReadMemory(xml, (int)len, "dump.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlDoc *doc =
+	    xmlReadMemory(xml, (int)len, "dump.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		json_decref(opts);
-		return sw__error_set(err, SW_EPARSE, "SNAPSHOT_FAILED", "take a new snapshot", "the UI dump is not valid XML");
+		return sw__error_set(err, SW_EPARSE, "SNAPSHOT_FAILED", "take a new snapshot",
+		                     "the UI dump is not valid XML");
 	}
 	struct ui u = {0};
 	collect(xmlDocGetRootElement(doc), &u);
@@ -497,7 +503,8 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 			const char *title = NULL, *msg = NULL;
 			for (size_t k = 0; k < u.n; k++) {
 				const struct ui_node *t = &u.v[k];
-				if (!*t->text || strstr(t->cls, "Button") || icontains(t->text, "Dismiss") || icontains(t->text, "Reload"))
+				if (!*t->text || strstr(t->cls, "Button") || icontains(t->text, "Dismiss") ||
+				    icontains(t->text, "Reload"))
 					continue;
 				if (!title)
 					title = t->text;
@@ -507,7 +514,8 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 				}
 			}
 			char *d = sw__asprintf("React Native RedBox: %s", title ? title : "red error screen");
-			json_array_append_new(findings, finding("rn_redbox", d ? d : "React Native RedBox", msg ? msg : title));
+			json_array_append_new(findings,
+			                      finding("rn_redbox", d ? d : "React Native RedBox", msg ? msg : title));
 			free(d);
 			add_overlay(overlays, "rn_redbox", title, b ? point_of(b) : NULL, NULL, false);
 		}
@@ -531,7 +539,8 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 			add_overlay(overlays, "rn_logbox_error", msg, b ? point_of(b) : NULL, extra, false);
 		}
 		/* runtime permission prompt */
-		if (!have_perm && (icontains(n->pkg, "permissioncontroller") || rid_is(n, ":id/permission_allow_button"))) {
+		if (!have_perm &&
+		    (icontains(n->pkg, "permissioncontroller") || rid_is(n, ":id/permission_allow_button"))) {
 			have_perm = true;
 			static const char *const allow[] = {"Allow", "While using the app", "Only this time", NULL};
 			static const char *const deny[] = {"Don't allow", "Deny", "Don’t allow", NULL};
@@ -550,8 +559,9 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 			add_overlay(overlays, "permission_dialog", msg, NULL, extra, false);
 		}
 		/* native AlertDialog (and the system crash / ANR dialogs, which are alerts too) */
-		if (!have_alert && !have_perm && (rid_is(n, "android:id/alertTitle") || !strcmp(n->rid, "android:id/message") ||
-		                                  !strcmp(n->rid, "android:id/aerr_close"))) {
+		if (!have_alert && !have_perm &&
+		    (rid_is(n, "android:id/alertTitle") || !strcmp(n->rid, "android:id/message") ||
+		     !strcmp(n->rid, "android:id/aerr_close"))) {
 			have_alert = true;
 			const struct ui_node *t = find_button(&u, 0, u.n, NULL, "android:id/alertTitle");
 			const char *title = t ? t->text : n->text;
@@ -578,15 +588,18 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 			if (pos)
 				json_object_set_new(extra, "positive", point_of(pos));
 			/* an AlertDialog is cancelable unless the app says otherwise: BACK is worth one try */
-			add_overlay(overlays, have_sys ? kind : "native_alert", title, neg ? point_of(neg) : NULL, extra, true);
+			add_overlay(overlays, have_sys ? kind : "native_alert", title, neg ? point_of(neg) : NULL,
+			            extra, true);
 		}
 		if (!have_boundary && *n->text) {
 			for (size_t k = 0; boundary_phrases[k]; k++)
-				if (icontains(n->text, boundary_phrases[k]) && (!app || !*n->pkg || !strcmp(n->pkg, app))) {
+				if (icontains(n->text, boundary_phrases[k]) &&
+				    (!app || !*n->pkg || !strcmp(n->pkg, app))) {
 					have_boundary = true;
 					const char *ev = first_text(&u, n, NULL);
 					char *d = sw__asprintf("Error boundary: %s", n->text);
-					json_array_append_new(findings, finding("app_error_boundary", d ? d : n->text, ev ? ev : n->text));
+					json_array_append_new(findings, finding("app_error_boundary", d ? d : n->text,
+					                                        ev ? ev : n->text));
 					free(d);
 					break;
 				}
@@ -596,7 +609,8 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 				if (icontains(n->text, webview_phrases[k])) {
 					have_web = true;
 					char *d = sw__asprintf("WebView error page: %s", n->text);
-					json_array_append_new(findings, finding("webview_error", d ? d : n->text, n->text));
+					json_array_append_new(findings,
+					                      finding("webview_error", d ? d : n->text, n->text));
 					free(d);
 					break;
 				}
@@ -681,7 +695,8 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
                     sw_error **err)
 {
 	if (!s || !dev || !out_json)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_health_check: session, device and out_json are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_health_check: session, device and out_json are required");
 	json_t *opts = options_json ? json_loads(options_json, 0, NULL) : json_object();
 	if (!json_is_object(opts)) {
 		json_decref(opts);
@@ -693,20 +708,23 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 		json_decref(opts);
 		return rc;
 	}
-	char *app = json_string_value(json_object_get(opts, "appId")) ? strdup(json_string_value(json_object_get(opts, "appId")))
-	                                                               : sw__dc_session_app(s);
+	char *app = json_string_value(json_object_get(opts, "appId"))
+	                ? strdup(json_string_value(json_object_get(opts, "appId")))
+	                : sw__dc_session_app(s);
 	json_t *findings = json_array(), *warnings = json_array(), *overlays = json_array();
 	json_t *checked = json_pack("{s:b,s:b,s:b}", "foreground", 0, "logcat", 0, "ui", 0);
 	json_t *fg = json_null();
 	json_t *fg_is_app = json_null();
 	char *screen = NULL;
 
-	/* 1. logcat since the last check: a crash or ANR that happened in between is caught even if the app recovered */
+	/* 1. logcat since the last check: a crash or ANR that happened in between is caught even if the app recovered
+	 */
 	{
 		char *lc = NULL;
 		sw_error *e = NULL;
 		int st = 0;
-		if (sw__dc_shell(&dc, "logcat -d -b main -b system -b crash -v threadtime", 20000, &lc, &st, &e) == SW_OK &&
+		if (sw__dc_shell(&dc, "logcat -d -b main -b system -b crash -v threadtime", 20000, &lc, &st, &e) ==
+		        SW_OK &&
 		    st != 0) {
 			/* an older logcat without the crash buffer */
 			sw_free(lc);
@@ -769,7 +787,8 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 				fg_is_app = json_boolean(is_app);
 				if (!is_app && !icontains(pkg, "permissioncontroller")) {
 					char *d = sw__asprintf("%s is not in the foreground (%s is)", app, pkg);
-					json_array_append_new(findings, finding("wrong_foreground_app", d ? d : "wrong foreground app", pkg));
+					json_array_append_new(findings, finding("wrong_foreground_app",
+					                                        d ? d : "wrong foreground app", pkg));
 					free(d);
 				}
 			}
@@ -829,8 +848,9 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 			size_t k;
 			json_t *g;
 			bool dup = false;
-			json_array_foreach(known, k, g) dup = dup || (json_equal(json_object_get(g, "evidence"), json_object_get(f, "evidence")) &&
-			                                               json_equal(json_object_get(g, "kind"), json_object_get(f, "kind")));
+			json_array_foreach(known, k, g) dup =
+			    dup || (json_equal(json_object_get(g, "evidence"), json_object_get(f, "evidence")) &&
+			            json_equal(json_object_get(g, "kind"), json_object_get(f, "kind")));
 			if (dup)
 				json_array_remove(findings, i);
 		}
@@ -944,9 +964,15 @@ int sw_health_clear_overlay(sw_ctx *ctx, sw_session *s, sw_device *dev, const ch
 	const char *strategy = json_string_value(json_object_get(opts, "strategy"));
 	if (!strategy)
 		strategy = "auto";
-	static const char *const strategies[] = {"auto",         "hide_keyboard",    "press_back",
-	                                         "tap_outside",  "minimize_logbox",  "dismiss_logbox",
-	                                         "allow_permission", "deny_permission", "dismiss_toast_if_possible",
+	static const char *const strategies[] = {"auto",
+	                                         "hide_keyboard",
+	                                         "press_back",
+	                                         "tap_outside",
+	                                         "minimize_logbox",
+	                                         "dismiss_logbox",
+	                                         "allow_permission",
+	                                         "deny_permission",
+	                                         "dismiss_toast_if_possible",
 	                                         NULL};
 	bool known = false;
 	for (size_t i = 0; strategies[i]; i++)

@@ -51,6 +51,22 @@ static void set_or_null(json_t *obj, const char *key, json_t *v)
 	json_object_set(obj, key, v ? v : json_null());
 }
 
+/* The report's `device` is a display string; sessions record the device as {platform, serial, ...}.
+ * Returns a new reference, or NULL when there is no device. */
+static json_t *device_label(json_t *dev)
+{
+	if (json_is_string(dev))
+		return json_incref(dev);
+	if (!json_is_object(dev))
+		return NULL;
+	json_t *serial = json_object_get(dev, "serial");
+	if (!json_is_string(serial))
+		serial = json_object_get(dev, "udid");
+	if (!json_is_string(serial))
+		serial = json_object_get(dev, "name");
+	return json_is_string(serial) ? json_incref(serial) : NULL;
+}
+
 /* Copies obj[key] into @dst when present (undefined stays undefined). */
 static void copy_key(json_t *dst, const json_t *src, const char *key)
 {
@@ -1332,7 +1348,8 @@ SW_API int sw_report_assemble(sw_session *s, const char *options_json, char **re
 	json_t *es = executive_summary(&f);
 	json_object_set_new(r, "executiveSummary", es);
 	set_or_null(r, "appId", json_object_get(st, "appId"));
-	set_or_null(r, "device", json_object_get(st, "device"));
+	json_t *dev_label = device_label(json_object_get(st, "device"));
+	json_object_set_new(r, "device", dev_label ? dev_label : json_null());
 	json_object_set_new(r, "coverage", coverage_string(&f));
 	json_object_set_new(r, "appVerdict", app_verdict(&f));
 	json_object_set_new(r, "coverageVerdict", coverage_verdict(&f));

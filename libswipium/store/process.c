@@ -9,8 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "store-internal.h"
 
 #define PROCESSES_CAP 100
@@ -275,35 +273,17 @@ static bool server_alive(const json_t *e)
 	return same;
 }
 
-static size_t discard(char *ptr, size_t size, size_t n, void *ud)
-{
-	(void)ptr;
-	(void)ud;
-	return size * n;
-}
-
-/* GET <endpoint>/status answers 2xx within 1.5 s. */
+/* GET <endpoint>/status answers 2xx within 1.5 s. Without libcurl nothing can be probed: not healthy. */
 static bool wda_healthy(const char *endpoint)
 {
 	if (!endpoint || (!sw__str_has_prefix(endpoint, "http://") && !sw__str_has_prefix(endpoint, "https://")))
 		return false;
-	CURL *c = curl_easy_init();
-	if (!c)
-		return false;
 	size_t n = strlen(endpoint);
 	char *url = sw__asprintf("%.*s/status", (int)(n && endpoint[n - 1] == '/' ? n - 1 : n), endpoint);
 	long code = 0;
-	if (url) {
-		curl_easy_setopt(c, CURLOPT_URL, url);
-		curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 1500L);
-		curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-		if (curl_easy_perform(c) == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	}
+	if (url && sw__http_get(url, 1500, &code, NULL, 0, NULL) != SW_OK)
+		code = 0;
 	free(url);
-	curl_easy_cleanup(c);
 	return code >= 200 && code < 300;
 }
 

@@ -39,7 +39,9 @@ static sw_device *bind_device(mcp_call *call, sw_session *s)
 	if (rc != SW_OK) {
 		mcp_fail_err(call, err);
 		if (serial && !strcmp(sw_error_failure_code(err), "NO_DEVICE"))
-			mcp_fail_step(call, "this session is bound to %s; start that emulator again, then qa_wait {for: \"device_online\"}",
+			mcp_fail_step(call,
+			              "this session is bound to %s; start that emulator again, then qa_wait {for: "
+			              "\"device_online\"}",
 			              serial);
 		sw_error_free(err);
 		json_decref(rec);
@@ -49,7 +51,8 @@ static sw_device *bind_device(mcp_call *call, sw_session *s)
 		char *desc = NULL;
 		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
 			json_t *d = json_loads(desc, 0, NULL);
-			json_t *nr = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
+			json_t *nr =
+			    json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
 			char *rj = json_dumps(nr, JSON_COMPACT);
 			sw_session_set_json(s, "device", rj, NULL);
 			sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
@@ -125,7 +128,8 @@ static void qa_check_health(mcp_call *call, json_t *args)
 		return;
 	char *sum = findings_summary(json_object_get(r, "findings"));
 	if (json_array_size(json_object_get(r, "findings")))
-		mcp_next(call, "qa_screenshot {sessionId: \"%s\", reason: \"health finding\"} for evidence", sw_session_id(s));
+		mcp_next(call, "qa_screenshot {sessionId: \"%s\", reason: \"health finding\"} for evidence",
+		         sw_session_id(s));
 	if (json_array_size(json_object_get(r, "overlays")))
 		mcp_next(call, "qa_clear_overlay {sessionId: \"%s\"} to clear the overlay", sw_session_id(s));
 	mcp_keep_whole_summary(call);
@@ -167,7 +171,8 @@ static void qa_clear_overlay(mcp_call *call, json_t *args)
 		mcp_fail_flags(call, false, false);
 		mcp_fail_step(call, "qa_act {sessionId: \"%s\", action: \"press\", key: \"enter\"}", sw_session_id(s));
 		mcp_fail_step(call, "tap the keyboard's Done key");
-		mcp_fail_step(call, "qa_clear_overlay {sessionId: \"%s\", strategy: \"tap_outside\"}", sw_session_id(s));
+		mcp_fail_step(call, "qa_clear_overlay {sessionId: \"%s\", strategy: \"tap_outside\"}",
+		              sw_session_id(s));
 		sw_error_free(err);
 		sw_free(out);
 		return;
@@ -233,8 +238,8 @@ static void qa_wait(mcp_call *call, json_t *args)
 	const char *what = json_string_value(json_object_get(r, "for"));
 	bool sat = json_is_true(json_object_get(r, "satisfied"));
 	char *sum = NULL;
-	if (asprintf(&sum, "%s: %s after %lld ms", what,
-	             sat ? "satisfied" : "timed out (call qa_wait again)", (long long)json_integer_value(json_object_get(r, "waitedMs"))) < 0)
+	if (asprintf(&sum, "%s: %s after %lld ms", what, sat ? "satisfied" : "timed out (call qa_wait again)",
+	             (long long)json_integer_value(json_object_get(r, "waitedMs"))) < 0)
 		sum = NULL;
 	if (!sat)
 		mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"%s\"} to keep waiting", sw_session_id(s), what);
@@ -281,8 +286,10 @@ static void qa_device_info(mcp_call *call, json_t *args)
 	json_t *p = json_object_get(r, "props"), *sc = json_object_get(r, "screen");
 	char *sum = NULL;
 	if (asprintf(&sum, "%s %s, Android %s (SDK %s), %lldx%lld %s", json_string_value(json_object_get(r, "serial")),
-	             json_string_value(json_object_get(p, "model")) ? json_string_value(json_object_get(p, "model")) : "?",
-	             json_string_value(json_object_get(p, "release")) ? json_string_value(json_object_get(p, "release")) : "?",
+	             json_string_value(json_object_get(p, "model")) ? json_string_value(json_object_get(p, "model"))
+	                                                            : "?",
+	             json_string_value(json_object_get(p, "release")) ? json_string_value(json_object_get(p, "release"))
+	                                                              : "?",
 	             json_string_value(json_object_get(p, "sdk")) ? json_string_value(json_object_get(p, "sdk")) : "?",
 	             (long long)json_integer_value(json_object_get(sc, "width")),
 	             (long long)json_integer_value(json_object_get(sc, "height")),
@@ -314,14 +321,15 @@ static void qa_orientation(mcp_call *call, json_t *args)
 		return;
 	char *out = NULL;
 	sw_error *err = NULL;
-	int rc = sw_devctl_orientation(mcp_call_ctx(call), s, dev, json_string_value(json_object_get(args, "orientation")),
-	                               &out, &err);
+	int rc = sw_devctl_orientation(mcp_call_ctx(call), s, dev,
+	                               json_string_value(json_object_get(args, "orientation")), &out, &err);
 	sw_device_free(dev);
 	json_t *r = result_or_fail(call, rc, out, err);
 	if (!r)
 		return;
 	char *sum = NULL;
-	if (asprintf(&sum, "Orientation %s (rotation %lld, auto-rotate %s).", json_string_value(json_object_get(r, "orientation")),
+	if (asprintf(&sum, "Orientation %s (rotation %lld, auto-rotate %s).",
+	             json_string_value(json_object_get(r, "orientation")),
 	             (long long)json_integer_value(json_object_get(r, "rotation")),
 	             json_is_true(json_object_get(r, "autoRotate")) ? "on" : "off") < 0)
 		sum = NULL;
@@ -347,9 +355,28 @@ static void qa_network(mcp_call *call, json_t *args)
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
 	const char *action = json_string_value(json_object_get(args, "action"));
+	json_t *restored = NULL;
+	if (!strcmp(action, "restore")) {
+		/* first, without binding: a device that is gone leaves the restore pending and says so in the session
+		 */
+		char *rout = NULL;
+		sw_error *rerr = NULL;
+		int rrc = sw_devctl_network_restore(mcp_call_ctx(call), s, "restore", &rout, &rerr);
+		restored = result_or_fail(call, rrc, rout, rerr);
+		if (!restored) {
+			mcp_fail_step(call,
+			              "qa_wait {sessionId: \"%s\", for: \"device_online\"}, then qa_network {action: "
+			              "\"restore\"} again",
+			              sw_session_id(s));
+			return;
+		}
+		action = "status";
+	}
 	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	if (!dev) {
+		json_decref(restored);
 		return;
+	}
 	if (!strcmp(action, "offline") || !strcmp(action, "online")) {
 		char *desc = NULL;
 		json_t *d = NULL;
@@ -359,15 +386,18 @@ static void qa_network(mcp_call *call, json_t *args)
 		json_t *affects = json_pack("{s:s,s:O}", "network", action, "device", json_object_get(d, "serial"));
 		char *cmd = NULL;
 		if (asprintf(&cmd, "adb -s %s shell cmd connectivity airplane-mode %s",
-		             json_string_value(json_object_get(d, "serial")) ? json_string_value(json_object_get(d, "serial")) : "?",
+		             json_string_value(json_object_get(d, "serial"))
+		                 ? json_string_value(json_object_get(d, "serial"))
+		                 : "?",
 		             !strcmp(action, "offline") ? "enable" : "disable") < 0)
 			cmd = NULL;
 		struct mcp_consent_request req = {
 		    .action = "network_change",
 		    .risk = "medium",
-		    .explain = !strcmp(action, "offline")
-		                   ? "Turn airplane mode on so the app is offline. The original state is restored at qa_report."
-		                   : "Turn airplane mode off so the app is online. The original state is restored at qa_report.",
+		    .explain = !strcmp(action, "offline") ? "Turn airplane mode on so the app is offline. The original "
+		                                            "state is restored at qa_report."
+		                                          : "Turn airplane mode off so the app is online. The original "
+		                                            "state is restored at qa_report.",
 		    .exact_command = cmd,
 		    .affects = affects,
 		    .session = s,
@@ -386,13 +416,24 @@ static void qa_network(mcp_call *call, json_t *args)
 	int rc = sw_devctl_network(mcp_call_ctx(call), s, dev, action, &out, &err);
 	sw_device_free(dev);
 	json_t *r = result_or_fail(call, rc, out, err);
-	if (!r)
+	if (!r) {
+		json_decref(restored);
 		return;
+	}
+	if (restored) {
+		bool did = json_is_true(json_object_get(restored, "restored"));
+		json_object_set_new(r, "restored", json_boolean(did));
+		if (!did)
+			json_object_set_new(
+			    r, "note", json_string("nothing to restore: this session has not changed the network"));
+		json_decref(restored);
+	}
 	char *sum = NULL;
 	if (asprintf(&sum, "Network %s (airplane mode %s)%s", json_string_value(json_object_get(r, "network")),
 	             json_is_true(json_object_get(r, "airplaneMode")) ? "on" : "off",
-	             json_is_true(json_object_get(r, "restoreAvailable")) ? "; restored at qa_report or with action restore"
-	                                                                   : ".") < 0)
+	             json_is_true(json_object_get(r, "restoreAvailable"))
+	                 ? "; restored at qa_report or with action restore"
+	                 : ".") < 0)
 		sum = NULL;
 	mcp_ok(call, r, sum ? sum : "Network.");
 	free(sum);
@@ -402,8 +443,9 @@ const struct mcp_tool mcp_tool_qa_network = {
     .name = "qa_network",
     .group = "device",
     .description = "Network status, offline/online (airplane mode; consent network_change), restore.",
-    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
-              "\"status\",\"offline\",\"online\",\"restore\"]}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
+        "\"status\",\"offline\",\"online\",\"restore\"]}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
     .annot = MCP_ANNOT_I,
     .handler = qa_network,
 };
@@ -418,9 +460,11 @@ static void qa_geolocation(mcp_call *call, json_t *args)
 	double lat = json_number_value(json_object_get(args, "lat"));
 	double lng = json_number_value(json_object_get(args, "lng"));
 	if (lat < -90 || lat > 90 || lng < -180 || lng > 180) {
-		json_t *inv = json_pack("{s:[s]}", "invalidArguments", lat < -90 || lat > 90 ? "lat: must be within -90..90"
-		                                                                              : "lng: must be within -180..180");
-		mcp_fail(call, "INVALID_ARGUMENT", "lat must be within -90..90 and lng within -180..180 (decimal degrees).", inv);
+		json_t *inv =
+		    json_pack("{s:[s]}", "invalidArguments",
+		              lat < -90 || lat > 90 ? "lat: must be within -90..90" : "lng: must be within -180..180");
+		mcp_fail(call, "INVALID_ARGUMENT",
+		         "lat must be within -90..90 and lng within -180..180 (decimal degrees).", inv);
 		return;
 	}
 	sw_device *dev = bind_device(call, s);
@@ -556,9 +600,10 @@ const struct mcp_tool mcp_tool_qa_app_control = {
     .name = "qa_app_control",
     .group = "device",
     .description = "Launch, foreground, background, force_stop, restart, clear_data or fresh_start the session app.",
-    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
-              "\"launch\",\"foreground\",\"background\",\"force_stop\",\"restart\",\"clear_data\",\"fresh_start\"]},"
-              "\"acknowledgeBundleRisk\":{\"type\":\"boolean\"}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"action\":{\"type\":\"string\",\"enum\":["
+        "\"launch\",\"foreground\",\"background\",\"force_stop\",\"restart\",\"clear_data\",\"fresh_start\"]},"
+        "\"acknowledgeBundleRisk\":{\"type\":\"boolean\"}," CONSENT_PROPS "},\"required\":[\"sessionId\",\"action\"]}",
     .annot = MCP_ANNOT_D,
     .handler = qa_app_control,
 };
@@ -588,9 +633,10 @@ static void qa_screen_record(mcp_call *call, json_t *args)
 			sw_free(st);
 			if (on) {
 				sw_device_free(dev);
-				mcp_fail(call, "INVALID_ARGUMENT", "A recording is already running for this session (one per session).",
-				         NULL);
-				mcp_fail_step(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"}", sw_session_id(s));
+				mcp_fail(call, "INVALID_ARGUMENT",
+				         "A recording is already running for this session (one per session).", NULL);
+				mcp_fail_step(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"}",
+				              sw_session_id(s));
 				return;
 			}
 		}
@@ -636,7 +682,8 @@ static void qa_screen_record(mcp_call *call, json_t *args)
 	else if (!strcmp(action, "start"))
 		sum = strdup("Recording started (auto-stop after 180 s).");
 	else
-		sum = strdup(json_is_true(json_object_get(r, "recording")) ? "A recording is running." : "No recording is running.");
+		sum = strdup(json_is_true(json_object_get(r, "recording")) ? "A recording is running."
+		                                                           : "No recording is running.");
 	if (!strcmp(action, "start"))
 		mcp_next(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"} to save it", sw_session_id(s));
 	mcp_ok(call, r, sum ? sum : "Recording.");
@@ -688,7 +735,8 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 	struct dirent *e;
 	while (d && (e = readdir(d)) && n < 256) {
 		size_t l = strlen(e->d_name);
-		if (e->d_name[0] != '.' && ((l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) || (l > 4 && !strcmp(e->d_name + l - 4, ".yml"))))
+		if (e->d_name[0] != '.' &&
+		    ((l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) || (l > 4 && !strcmp(e->d_name + l - 4, ".yml"))))
 			names[n++] = strdup(e->d_name);
 	}
 	if (d)
@@ -724,7 +772,9 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 				add_note(s, names[i], "fail", "other", "the flow is not valid; see qa_flow_check");
 			} else if (unsafe) {
 				char *why = NULL;
-				if (asprintf(&why, "not run implicitly: the flow has mutating or OCR/visual steps; run it with qa_flow_run {sessionId, flow: \"%s\"}",
+				if (asprintf(&why,
+				             "not run implicitly: the flow has mutating or OCR/visual steps; run it "
+				             "with qa_flow_run {sessionId, flow: \"%s\"}",
 				             names[i]) < 0)
 					why = NULL;
 				json_object_set_new(entry, "outcome", json_string("blocked"));
@@ -751,11 +801,13 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 						json_t *rj = json_loads(rr, 0, NULL);
 						json_object_set(entry, "outcome", json_object_get(rj, "outcome"));
 						if (json_object_get(rj, "failureCode"))
-							json_object_set(entry, "failureCode", json_object_get(rj, "failureCode"));
+							json_object_set(entry, "failureCode",
+							                json_object_get(rj, "failureCode"));
 						json_decref(rj);
 					} else {
 						json_object_set_new(entry, "outcome", json_string("fail"));
-						json_object_set_new(entry, "failureCode", json_string(sw_error_failure_code(err)));
+						json_object_set_new(entry, "failureCode",
+						                    json_string(sw_error_failure_code(err)));
 						sw_error_free(err);
 					}
 					sw_free(rr);
@@ -833,8 +885,8 @@ static void qa_smoke(mcp_call *call, json_t *args)
 		size_t len = 0;
 		char *meta = NULL;
 		if (sw_device_screencap(dev, &png, &len, &err) == SW_OK &&
-		    sw_artifact_save(s, "screenshot", "smoke-baseline.png", "image/png", png, len, "qa_smoke baseline", &meta,
-		                     &err) == SW_OK) {
+		    sw_artifact_save(s, "screenshot", "smoke-baseline.png", "image/png", png, len, "qa_smoke baseline",
+		                     &meta, &err) == SW_OK) {
 			json_t *m = json_loads(meta, 0, NULL);
 			json_object_set(res, "screenshotUri", json_object_get(m, "uri"));
 			json_decref(m);
@@ -868,9 +920,11 @@ static void qa_smoke(mcp_call *call, json_t *args)
 		json_decref(warnings);
 	size_t nf = json_array_size(flows);
 	if (!nf)
-		json_object_set_new(res, "note", json_string("no saved flow under .swipium/flows: only the baseline ran"));
+		json_object_set_new(res, "note",
+		                    json_string("no saved flow under .swipium/flows: only the baseline ran"));
 	char *sum = NULL;
-	if (asprintf(&sum, "Smoke: baseline %s; %zu saved flow(s) considered.", healthy ? "healthy" : "has findings", nf) < 0)
+	if (asprintf(&sum, "Smoke: baseline %s; %zu saved flow(s) considered.", healthy ? "healthy" : "has findings",
+	             nf) < 0)
 		sum = NULL;
 	mcp_next(call, "qa_report {sessionId: \"%s\"} to save the report", sw_session_id(s));
 	mcp_ok(call, res, sum ? sum : "Smoke done.");
@@ -881,9 +935,10 @@ const struct mcp_tool mcp_tool_qa_smoke = {
     .name = "qa_smoke",
     .group = "run",
     .description = "Smoke test: launch, baseline health and screenshot, then the saved flows safe to run implicitly.",
-    .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"launch\":{\"type\":\"boolean\"},\"runFlows\":{"
-              "\"type\":\"boolean\"},\"variables\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},"
-              "\"required\":[\"sessionId\"]}",
+    .schema =
+        "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"launch\":{\"type\":\"boolean\"},\"runFlows\":{"
+        "\"type\":\"boolean\"},\"variables\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},"
+        "\"required\":[\"sessionId\"]}",
     .annot = MCP_ANNOT_W,
     .handler = qa_smoke,
 };

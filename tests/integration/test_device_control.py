@@ -318,25 +318,42 @@ class Network(Base):
             self.assertTrue(st["network"]["restored"])
             self.assertTrue(any("server shutdown" in c for c in st["envChanges"]), st["envChanges"])
 
+    def test_sigterm_restores_and_stops_the_recorder(self):
+        with VDeviceEnv(app="health") as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": ALL_CONSENTS})
+            sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
+            sc(s.tool("qa_network", {"sessionId": sid, "action": "offline"}))
+            sc(s.tool("qa_screen_record", {"sessionId": sid, "action": "start"}))
+            s.proc.send_signal(signal.SIGTERM)
+            self.assertEqual(s.proc.wait(30), 128 + signal.SIGTERM)
+            s.close()
+            self.assertEqual(self.airplane(env), "0")
+            st = self.state(env, sid)
+            self.assertTrue(st["network"]["restored"])
+            self.assertEqual(len([a for a in st["artifacts"] if a["kind"] == "recording"]), 1)
+
     def test_device_offline_while_airplane_on(self):
         with VDeviceEnv(app="health") as env:
             s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": ALL_CONSENTS})
             sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
             sc(s.tool("qa_network", {"sessionId": sid, "action": "offline"}))
-            # the device goes away (adb reboot drops it; the vdevice comes back about a second later)
-            env.adb("reboot")
+            # the device drops off adb for 5 s (it keeps its state, as after a network blip)
+            env.adb("shell", "setprop", "debug.vdevice.offline_ms", "5000")
             r = s.tool("qa_network", {"sessionId": sid, "action": "restore"})
-            if is_error(r):
-                # gone at that moment: the restore is still pending, and the state says why
-                self.assertIn(sc(r)["failureCode"], ("NO_DEVICE", "DEVICE_NOT_READY"), r)
-                st = self.state(env, sid)
-                self.assertFalse(st["network"].get("restored"))
+            self.assertTrue(is_error(r), r)
+            self.assertIn(sc(r)["failureCode"], ("NO_DEVICE", "DEVICE_NOT_READY"), r)
+            st = self.state(env, sid)
+            self.assertFalse(st["network"]["restored"])
+            self.assertIn("restoreFailed", st["network"])
+            self.assertTrue(any("network restore (restore) failed" in c for c in st["envChanges"]), st["envChanges"])
             r = s.tool("qa_wait", {"sessionId": sid, "for": "device_online", "timeoutMs": 20000})
             self.assertTrue(sc(r)["satisfied"], r)
             r = s.tool("qa_network", {"sessionId": sid, "action": "restore"})
             self.assertFalse(is_error(r), r)
             self.assertEqual(self.airplane(env), "0")
-            self.assertTrue(self.state(env, sid)["network"]["restored"])
+            st = self.state(env, sid)
+            self.assertTrue(st["network"]["restored"])
+            self.assertNotIn("restoreFailed", st["network"])
             s.close()
 
     def test_sigkill_then_restart_restores(self):

@@ -1,12 +1,15 @@
 """Flow V2 through the real stack: `swipium run` and the flow tools of swipium-mcp, driving the virtual
 Android device (tests/vdevice) through the real adb. Run with /usr/bin/python3 through meson test."""
 
+import fcntl
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import termios
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -69,6 +72,22 @@ teardown:
   - networkOnline
 """
 
+# a mutating flow that types the password: the consent prompt and the ledger show the ${...} template only
+LOGIN_AFTER_RESTART = """name: login after restart
+appId: com.example.login
+steps:
+  - restartApp
+  - inputText: {into: "Email", text: "${SWIPIUM_TEST_EMAIL}"}
+  - inputText: {into: "Password", text: "${SWIPIUM_TEST_PASSWORD}"}
+  - tap: "Sign in"
+  - assertVisible: "Hello, ${SWIPIUM_TEST_EMAIL}"
+"""
+
+# no operator pre-approval or elicitation policy leaks in from the environment running the tests
+NO_POLICY = {"SWIPIUM_CONSENT_PREAPPROVE": "", "SWIPIUM_CONSENT_PREAPPROVE_RUN_CODE": "",
+             "SWIPIUM_REQUIRE_ELICITATION": ""}
+LOGIN_APP = "com.example.login"
+
 SCROLL = """name: scroll to a row
 appId: com.example.list
 steps:
@@ -94,7 +113,7 @@ class Base(unittest.TestCase):
         write(os.path.join(self.project, "package.json"), "{}")
         flows = os.path.join(self.project, ".swipium", "flows")
         for name, text in (("login", LOGIN), ("wrong", WRONG), ("renamed", RENAMED), ("restart", MUTATING), ("offline", OFFLINE),
-                           ("scroll", SCROLL)):
+                           ("scroll", SCROLL), ("relogin", LOGIN_AFTER_RESTART)):
             write(os.path.join(flows, name + ".yaml"), text)
         write(os.path.join(self.project, ".swipium", "packs", "ci.yaml"), "name: ci\nflows:\n  - login\n  - wrong\n")
 
@@ -207,6 +226,159 @@ class CliRun(Base):
                 p = self.run_cli(env, *args)
                 self.assertEqual(p.returncode, 2, (args, p.stdout, p.stderr))
                 self.assertIn(what, p.stderr)
+
+
+class CliRunConsent(Base):
+    """`swipium run` takes flow_mutation_run through the library's consent gate."""
+
+    def ledger(self, env):
+        rows = []
+        for root, _, files in os.walk(os.path.join(env.server.home, ".swipium", "runs")):
+            if "state.json" in files:
+                with open(os.path.join(root, "state.json")) as f:
+                    rows += [m for m in json.load(f).get("mutations", []) if m.get("action") == "flow_mutation_run"]
+        return sorted(rows, key=lambda m: m["at"])
+
+    def stopped(self, env):
+        env.shell("am force-stop " + LOGIN_APP)
+        self.assertFalse(self.app_running(env))
+
+    def app_running(self, env):
+        rc, out, _ = env.shell("pidof " + LOGIN_APP)
+        return rc == 0 and out.strip() != ""
+
+    def run_consent(self, env, *args, extra=None):
+        e = dict(NO_POLICY)
+        e.update(extra or {})
+        return self.run_cli(env, "run", *args, "--root", self.project, extra=e)
+
+    def test_no_terminal_no_approve_refuses_and_nothing_runs(self):
+        with VDeviceEnv(app="login") as env:
+            self.stopped(env)
+            p = self.run_consent(env, "restart")
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("BLOCK restart: CONSENT_REFUSED", p.stdout)
+            self.assertIn("--approve flow_mutation_run", p.stderr)
+            self.assertIn("SWIPIUM_CONSENT_PREAPPROVE", p.stderr)
+            self.assertIn("no terminal", p.stderr)
+            self.assertFalse(self.app_running(env), "a refused flow started the app")
+            rows = self.ledger(env)
+            self.assertEqual([(m["status"], m["consent"]["approved"]) for m in rows], [("refused", False)], rows)
+            self.assertEqual(rows[0]["tool"], "swipium run")
+            self.assertEqual(rows[0]["target"], "restart")
+
+    def test_preapproval_env_runs_with_operator_policy(self):
+        with VDeviceEnv(app="login") as env:
+            self.stopped(env)
+            p = self.run_consent(env, "restart", extra={"SWIPIUM_CONSENT_PREAPPROVE": "flow_mutation_run",
+                                                         "SWIPIUM_CONSENT_PREAPPROVE_RUN_CODE": "1"})
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  restart", p.stdout)
+            self.assertIn("operator policy", p.stderr)  # the gate's warning for every policy approval
+            self.assertTrue(self.app_running(env))
+            rows = self.ledger(env)
+            self.assertEqual(len(rows), 1, rows)
+            self.assertEqual(rows[0]["status"], "approved")
+            self.assertEqual(rows[0]["consent"]["approvalMechanism"], "operator-policy")
+            self.assertTrue(rows[0]["consent"]["approved"])
+            self.assertNotIn("detail", rows[0])  # the environment, not --approve
+
+    def test_preapproval_without_run_code_tier_does_not_run(self):
+        with VDeviceEnv(app="login") as env:
+            self.stopped(env)
+            for run_code in ("", "0", "yes"):
+                p = self.run_consent(env, "restart", extra={"SWIPIUM_CONSENT_PREAPPROVE": "flow_mutation_run",
+                                                             "SWIPIUM_CONSENT_PREAPPROVE_RUN_CODE": run_code})
+                self.assertEqual(p.returncode, 1, (run_code, p.stdout + p.stderr))
+                self.assertIn("BLOCK restart: CONSENT_REFUSED", p.stdout)
+                self.assertIn("SWIPIUM_CONSENT_PREAPPROVE_RUN_CODE=1", p.stderr)
+                self.assertFalse(self.app_running(env), run_code)
+            rows = self.ledger(env)
+            self.assertEqual([m["status"] for m in rows], ["refused"] * 3, rows)
+            self.assertNotIn("operator-policy", json.dumps(rows))
+
+    def test_approve_flag_records_operator_policy(self):
+        with VDeviceEnv(app="login") as env:
+            self.stopped(env)
+            p = self.run_consent(env, "restart", "--approve", "flow_mutation_run")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  restart", p.stdout)
+            self.assertTrue(self.app_running(env))
+            rows = self.ledger(env)
+            self.assertEqual(len(rows), 1, rows)
+            self.assertEqual(rows[0]["status"], "approved")
+            self.assertEqual(rows[0]["consent"]["approvalMechanism"], "operator-policy")
+            self.assertEqual(rows[0]["detail"], "swipium run --approve flow_mutation_run")
+            # --approve of another action does not cover flows
+            self.stopped(env)
+            p = self.run_consent(env, "restart", "--approve", "app_clear_data")
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertFalse(self.app_running(env))
+
+    def test_password_never_on_disk(self):
+        with VDeviceEnv(app="login") as env:
+            p = self.run_consent(env, "relogin", extra=dict(CREDS, SWIPIUM_CONSENT_PREAPPROVE="flow_mutation_run",
+                                                             SWIPIUM_CONSENT_PREAPPROVE_RUN_CODE="1"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("PASS  login after restart", p.stdout)
+            rows = self.ledger(env)
+            self.assertEqual(rows[0]["consent"]["approvalMechanism"], "operator-policy")
+            self.assertNotIn(PASSWORD, p.stdout + p.stderr)
+            self.assert_no_password(env.server.home)
+            self.assert_no_password(self.project)
+
+    def run_on_tty(self, env, answer, *args):
+        """Runs `swipium run` with a pseudo-terminal as stdin and controlling terminal; answers the prompt."""
+        master, slave = os.openpty()
+        e = dict(env.env)
+        e.update(NO_POLICY)
+
+        def take_tty():
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        proc = subprocess.Popen([CLI, "run", *args, "--root", self.project], env=e, stdin=slave,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                preexec_fn=take_tty)
+        os.close(slave)
+        seen = b""
+        try:
+            while b"Approve? [y/N]" not in seen:
+                ready, _, _ = select.select([master], [], [], 120)
+                if not ready:
+                    break
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if b"Approve? [y/N]" in seen:
+                os.write(master, answer.encode() + b"\n")
+            out, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(master)
+        return proc.returncode, seen.decode("utf-8", "replace"), out, err
+
+    def test_terminal_prompt_answers_through_the_gate(self):
+        with VDeviceEnv(app="login") as env:
+            self.stopped(env)
+            rc, prompt, out, err = self.run_on_tty(env, "n", "restart")
+            self.assertIn("flow_mutation_run", prompt)
+            self.assertIn("Approve? [y/N]", prompt)
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("declined", err)
+            self.assertFalse(self.app_running(env))
+            rc, prompt, out, err = self.run_on_tty(env, "y", "restart")
+            self.assertEqual(rc, 0, prompt + out + err)
+            self.assertIn("PASS  restart", out)
+            self.assertTrue(self.app_running(env))
+            rows = self.ledger(env)
+            self.assertEqual([(m["status"], m["consent"]["approvalMechanism"]) for m in rows],
+                             [("refused", "elicitation"), ("approved", "elicitation")], rows)
 
 
 @unittest.skipUnless(MCP, "SWIPIUM_MCP is not set")

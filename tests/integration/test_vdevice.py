@@ -523,6 +523,23 @@ class HealthApp(unittest.TestCase):
             self.assertEqual(env.shell("screenrecord")[0], 2)
             self.assertEqual(env.shell("screenrecord --time-limit 999 /sdcard/y.mp4")[0], 2)
             self.assertEqual(env.shell("pkill -INT screenrecord")[0], 1)
+            rc, out, _ = env.shell("date +%Y-%m-%dT%H:%M:%S")
+            self.assertEqual(rc, 0)
+            self.assertRegex(out, r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\n$")
+            self.assertEqual(env.shell("date tomorrow")[0], 1)
+
+    def test_offline_blip_keeps_state(self):
+        with VDeviceEnv(app="health") as env:
+            env.shell("cmd connectivity airplane-mode enable")
+            env.adb("shell", "setprop", "debug.vdevice.offline_ms", "3000")
+            listed = env.adb("devices").stdout.decode()
+            self.assertNotIn(env.serial + "\tdevice", listed)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                if env.serial + "\tdevice" in env.adb("devices").stdout.decode():
+                    break
+                time.sleep(0.2)
+            self.assertEqual(env.shell("settings get global airplane_mode_on")[1], "1\n")
 
     def test_bad_crash_kind_refused(self):
         binary = find_vdevice()

@@ -1,8 +1,12 @@
 /* check-core.c: unit tests of the core utilities: errors, buffers, UTF-8, files, JSON, project root. */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -264,6 +268,210 @@ START_TEST(test_ctx_logging)
 }
 END_TEST
 
+/* ---- sw__http_get against a one-connection loopback server on a thread ---- */
+
+typedef struct {
+	int lfd;
+	int port;
+	pthread_t thread;
+	char *response; /* raw bytes sent after the request head; NULL: read until the client hangs up */
+	size_t response_len;
+	char request[2048];
+} http_srv;
+
+static void *http_srv_main(void *ud)
+{
+	http_srv *h = ud;
+	int fd = accept(h->lfd, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	size_t n = 0;
+	while (n < sizeof(h->request) - 1 && !strstr(h->request, "\r\n\r\n")) {
+		ssize_t r = recv(fd, h->request + n, sizeof(h->request) - 1 - n, 0);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		h->request[n] = '\0';
+	}
+	if (!h->response) {
+		char c;
+		while (recv(fd, &c, 1, 0) > 0)
+			;
+	} else {
+		/* The client may stop reading early (a capped body): MSG_NOSIGNAL turns EPIPE into an error. */
+		for (size_t off = 0; off < h->response_len;) {
+			ssize_t w = send(fd, h->response + off, h->response_len - off, MSG_NOSIGNAL);
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Starts a server that answers one request with @status and @body (or, with status 0, never answers). */
+static void http_srv_start(http_srv *h, int status, const char *body, size_t body_len)
+{
+	memset(h, 0, sizeof(*h));
+	if (status) {
+		h->response = sw__asprintf("HTTP/1.1 %d X\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", status,
+		                           body_len);
+		ck_assert_ptr_nonnull(h->response);
+		size_t head = strlen(h->response);
+		h->response = realloc(h->response, head + body_len);
+		ck_assert_ptr_nonnull(h->response);
+		memcpy(h->response + head, body, body_len);
+		h->response_len = head + body_len;
+	}
+	h->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(h->lfd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(h->lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(h->lfd, 4), 0);
+	socklen_t alen = sizeof(a);
+	ck_assert_int_eq(getsockname(h->lfd, (struct sockaddr *)&a, &alen), 0);
+	h->port = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, http_srv_main, h), 0);
+}
+
+static void http_srv_stop(http_srv *h)
+{
+	pthread_join(h->thread, NULL);
+	close(h->lfd);
+	free(h->response);
+}
+
+START_TEST(test_http_get_ok)
+{
+	http_srv h;
+	http_srv_start(&h, 200, "packager-status:running", 23);
+	char *url = sw__asprintf("http://127.0.0.1:%d/status", h.port);
+	long status = 0;
+	char *body = NULL;
+	sw_error *err = NULL;
+	int rc = sw__http_get(url, 5000, &status, &body, 4096, &err);
+	ck_assert_msg(rc == SW_OK, "rc %d: %s", rc, err ? sw_error_message(err) : "");
+	http_srv_stop(&h);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(body, "packager-status:running");
+	ck_assert_msg(sw__str_has_prefix(h.request, "GET /status HTTP/1.1\r\n"), "request: %s", h.request);
+	free(body);
+	free(url);
+}
+END_TEST
+
+START_TEST(test_http_get_status_only_and_error_statuses)
+{
+	/* Any HTTP status is a successful GET; the caller judges it. An empty body is "", not NULL. */
+	http_srv h;
+	http_srv_start(&h, 503, "", 0);
+	char *url = sw__asprintf("http://127.0.0.1:%d/", h.port);
+	long status = 0;
+	char *body = NULL;
+	ck_assert_int_eq(sw__http_get(url, 5000, &status, &body, 16, NULL), SW_OK);
+	http_srv_stop(&h);
+	ck_assert_int_eq(status, 503);
+	ck_assert_str_eq(body, "");
+	free(body);
+	free(url);
+	/* No body wanted: it is read and dropped. */
+	http_srv_start(&h, 404, "not here", 8);
+	url = sw__asprintf("http://127.0.0.1:%d/x", h.port);
+	status = 0;
+	ck_assert_int_eq(sw__http_get(url, 5000, &status, NULL, 0, NULL), SW_OK);
+	http_srv_stop(&h);
+	ck_assert_int_eq(status, 404);
+	free(url);
+}
+END_TEST
+
+START_TEST(test_http_get_caps_the_body)
+{
+	/* 1 MB announced and sent; only max_body bytes are kept and the call still succeeds. */
+	size_t big = 1024 * 1024;
+	char *payload = malloc(big);
+	ck_assert_ptr_nonnull(payload);
+	for (size_t i = 0; i < big; i++)
+		payload[i] = (char)('a' + i % 26);
+	http_srv h;
+	http_srv_start(&h, 200, payload, big);
+	char *url = sw__asprintf("http://127.0.0.1:%d/big", h.port);
+	long status = 0;
+	char *body = NULL;
+	sw_error *err = NULL;
+	int rc = sw__http_get(url, 5000, &status, &body, 10, &err);
+	ck_assert_msg(rc == SW_OK, "rc %d: %s", rc, err ? sw_error_message(err) : "");
+	http_srv_stop(&h);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(body, "abcdefghij");
+	free(body);
+	free(url);
+	free(payload);
+}
+END_TEST
+
+START_TEST(test_http_get_closed_port)
+{
+	/* A port that was bound and released: nothing listens there. */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	socklen_t alen = sizeof(a);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	close(fd);
+	char *url = sw__asprintf("http://127.0.0.1:%d/status", ntohs(a.sin_port));
+	long status = -7;
+	char *body = (char *)"untouched";
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw__http_get(url, 5000, &status, &body, 64, &err), SW_EIO);
+	ck_assert_int_eq(status, -7);
+	ck_assert_str_eq(body, "untouched");
+	ck_assert_int_eq(sw_error_code(err), SW_EIO);
+	/* The message names the URL and curl's reason. */
+	char *want = sw__asprintf("HTTP GET %s failed: ", url);
+	ck_assert_msg(sw__str_has_prefix(sw_error_message(err), want), "%s", sw_error_message(err));
+	ck_assert_msg(strlen(sw_error_message(err)) > strlen(want), "%s", sw_error_message(err));
+	free(want);
+	sw_error_free(err);
+	free(url);
+}
+END_TEST
+
+START_TEST(test_http_get_timeout)
+{
+	/* The server reads the request and never answers. */
+	http_srv h;
+	http_srv_start(&h, 0, NULL, 0);
+	char *url = sw__asprintf("http://127.0.0.1:%d/slow", h.port);
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw__http_get(url, 300, NULL, NULL, 0, &err), SW_ETIMEOUT);
+	http_srv_stop(&h);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), url));
+	sw_error_free(err);
+	free(url);
+}
+END_TEST
+
+START_TEST(test_http_get_bad_arguments)
+{
+	const char *bad[] = {"ftp://127.0.0.1/", "file:///etc/passwd", "127.0.0.1:80/status", "", "HTTP:/x"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(bad); i++) {
+		sw_error *err = NULL;
+		ck_assert_int_eq(sw__http_get(bad[i], 100, NULL, NULL, 0, &err), SW_EINVAL);
+		ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+		ck_assert_ptr_nonnull(strstr(sw_error_message(err), "http:// or https://"));
+		sw_error_free(err);
+	}
+	ck_assert_int_eq(sw__http_get(NULL, 100, NULL, NULL, 0, NULL), SW_EINVAL);
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw__http_get("http://127.0.0.1:1/", 0, NULL, NULL, 0, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "timeout must be > 0 ms"));
+	sw_error_free(err);
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -282,6 +490,14 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_atomic_write);
 	tcase_add_test(tc, test_paths);
 	tcase_add_test(tc, test_project_root);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("http");
+	tcase_add_test(tc, test_http_get_ok);
+	tcase_add_test(tc, test_http_get_status_only_and_error_statuses);
+	tcase_add_test(tc, test_http_get_caps_the_body);
+	tcase_add_test(tc, test_http_get_closed_port);
+	tcase_add_test(tc, test_http_get_timeout);
+	tcase_add_test(tc, test_http_get_bad_arguments);
 	suite_add_tcase(s, tc);
 	return s;
 }

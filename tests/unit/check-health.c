@@ -86,11 +86,12 @@ END_TEST
 
 START_TEST(tombstone_alone_and_java_crash)
 {
-	const char *log = "11-30 10:00:01.300  4270  4270 F DEBUG   : *** *** *** *** *** *** *** ***\n"
-	                  "11-30 10:00:01.300  4270  4270 F DEBUG   : pid: 4242, tid: 4259, name: x  >>> com.example.shop <<<\n"
-	                  "11-30 10:00:02.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"
-	                  "11-30 10:00:02.000  4242  4242 E AndroidRuntime: Process: com.example.shop, PID: 4242\n"
-	                  "11-30 10:00:02.000  4242  4242 E AndroidRuntime: java.lang.NullPointerException: boom\n";
+	const char *log =
+	    "11-30 10:00:01.300  4270  4270 F DEBUG   : *** *** *** *** *** *** *** ***\n"
+	    "11-30 10:00:01.300  4270  4270 F DEBUG   : pid: 4242, tid: 4259, name: x  >>> com.example.shop <<<\n"
+	    "11-30 10:00:02.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"
+	    "11-30 10:00:02.000  4242  4242 E AndroidRuntime: Process: com.example.shop, PID: 4242\n"
+	    "11-30 10:00:02.000  4242  4242 E AndroidRuntime: java.lang.NullPointerException: boom\n";
 	json_t *r = scan_logcat(log, NULL);
 	ck_assert_uint_eq(json_array_size(json_object_get(r, "findings")), 2);
 	ck_assert_ptr_nonnull(strstr(field_at(r, 0, "detail"), "tombstone"));
@@ -102,14 +103,15 @@ END_TEST
 
 START_TEST(anr_and_other_apps)
 {
-	const char *log = "11-30 10:00:03.000   512   530 E ActivityManager: ANR in com.example.shop (com.example.shop/.Main)\n"
-	                  "11-30 10:00:03.000   512   530 E ActivityManager: PID: 4242\n"
-	                  "11-30 10:00:03.000   512   530 E ActivityManager: Reason: Input dispatching timed out\n"
-	                  "11-30 10:00:04.000   512   530 E ActivityManager: ANR in com.other.app\n"
-	                  "11-30 10:00:05.000  5000  5000 E AndroidRuntime: FATAL EXCEPTION: main\n"
-	                  "11-30 10:00:05.000  5000  5000 E AndroidRuntime: Process: com.other.app, PID: 5000\n"
-	                  "11-30 10:00:06.000  6000  6000 E AndroidRuntime: FATAL EXCEPTION: main\n"
-	                  "11-30 10:00:06.000  6000  6000 E AndroidRuntime: Process: com.example.shop:sync, PID: 6000\n";
+	const char *log =
+	    "11-30 10:00:03.000   512   530 E ActivityManager: ANR in com.example.shop (com.example.shop/.Main)\n"
+	    "11-30 10:00:03.000   512   530 E ActivityManager: PID: 4242\n"
+	    "11-30 10:00:03.000   512   530 E ActivityManager: Reason: Input dispatching timed out\n"
+	    "11-30 10:00:04.000   512   530 E ActivityManager: ANR in com.other.app\n"
+	    "11-30 10:00:05.000  5000  5000 E AndroidRuntime: FATAL EXCEPTION: main\n"
+	    "11-30 10:00:05.000  5000  5000 E AndroidRuntime: Process: com.other.app, PID: 5000\n"
+	    "11-30 10:00:06.000  6000  6000 E AndroidRuntime: FATAL EXCEPTION: main\n"
+	    "11-30 10:00:06.000  6000  6000 E AndroidRuntime: Process: com.example.shop:sync, PID: 6000\n";
 	json_t *r = scan_logcat(log, "{\"appId\":\"com.example.shop\"}");
 	/* the other app's ANR and crash do not count; the app's own :sync process does */
 	ck_assert_uint_eq(json_array_size(json_object_get(r, "findings")), 2);
@@ -147,7 +149,8 @@ START_TEST(marker_and_since)
 	ck_assert_str_eq(code_at(r3, 0), "ANR");
 	free(more);
 	/* lines older than `since` are ignored when the marker is gone (log cleared) */
-	json_t *r4 = scan_logcat(native_log, "{\"marker\":\"01-01 00:00:00.000#0000\",\"since\":\"11-30 10:00:01.350\"}");
+	json_t *r4 =
+	    scan_logcat(native_log, "{\"marker\":\"01-01 00:00:00.000#0000\",\"since\":\"11-30 10:00:01.350\"}");
 	ck_assert_uint_eq(json_array_size(json_object_get(r4, "findings")), 0);
 	json_decref(r);
 	json_decref(r2);
@@ -189,12 +192,13 @@ END_TEST
 
 START_TEST(redbox_logbox_boundary)
 {
-	const char *xml = HIER_OPEN NODE("android.widget.TextView", "Render Error", "com.example.shop:id/rn_redbox_title", "",
-	                                 "com.example.shop", "[30,100][1050,220]")
-	    NODE("android.widget.TextView", "Invariant Violation: Element type is invalid", "", "", "com.example.shop",
-	         "[30,240][1050,600]") NODE("android.widget.Button", "Dismiss (ESC)",
-	                                    "com.example.shop:id/rn_redbox_dismiss_button", "", "com.example.shop",
-	                                    "[30,2180][520,2300]") "</hierarchy>";
+	const char *xml =
+	    HIER_OPEN NODE("android.widget.TextView", "Render Error", "com.example.shop:id/rn_redbox_title", "",
+	                   "com.example.shop", "[30,100][1050,220]")
+	        NODE("android.widget.TextView", "Invariant Violation: Element type is invalid", "", "",
+	             "com.example.shop", "[30,240][1050,600]")
+	            NODE("android.widget.Button", "Dismiss (ESC)", "com.example.shop:id/rn_redbox_dismiss_button", "",
+	                 "com.example.shop", "[30,2180][520,2300]") "</hierarchy>";
 	json_t *r = scan_ui(xml, "{\"appId\":\"com.example.shop\"}");
 	ck_assert_uint_eq(json_array_size(json_object_get(r, "findings")), 1);
 	ck_assert_str_eq(code_at(r, 0), "REDBOX");
@@ -244,8 +248,8 @@ START_TEST(dialogs)
 
 	const char *alert = HIER_OPEN NODE("android.widget.TextView", "Delete account?", "android:id/alertTitle", "",
 	                                   "com.example.shop", "[150,1000][930,1100]")
-	    NODE("android.widget.Button", "Cancel", "android:id/button2", "", "com.example.shop", "[150,1300][500,1420]")
-	        "</hierarchy>";
+	    NODE("android.widget.Button", "Cancel", "android:id/button2", "", "com.example.shop",
+	         "[150,1300][500,1420]") "</hierarchy>";
 	r = scan_ui(alert, NULL);
 	ck_assert_str_eq(code_at(r, 0), "NATIVE_ALERT");
 	ck_assert_str_eq(field_at(r, 0, "detail"), "Native alert: Delete account?");
@@ -253,13 +257,13 @@ START_TEST(dialogs)
 	ck_assert(json_is_true(json_object_get(ov, "backDismissible")));
 	json_decref(r);
 
-	const char *anr = HIER_OPEN NODE("android.widget.TextView", "Shop isn't responding", "android:id/alertTitle", "",
-	                                 "android", "[150,1000][930,1100]") "</hierarchy>";
+	const char *anr = HIER_OPEN NODE("android.widget.TextView", "Shop isn't responding", "android:id/alertTitle",
+	                                 "", "android", "[150,1000][930,1100]") "</hierarchy>";
 	r = scan_ui(anr, NULL);
 	ck_assert_str_eq(code_at(r, 0), "ANR");
 	json_decref(r);
-	const char *crash = HIER_OPEN NODE("android.widget.TextView", "Shop keeps stopping", "android:id/alertTitle", "",
-	                                   "android", "[150,1000][930,1100]") "</hierarchy>";
+	const char *crash = HIER_OPEN NODE("android.widget.TextView", "Shop keeps stopping", "android:id/alertTitle",
+	                                   "", "android", "[150,1000][930,1100]") "</hierarchy>";
 	r = scan_ui(crash, NULL);
 	ck_assert_str_eq(code_at(r, 0), "NATIVE_CRASH");
 	json_decref(r);

@@ -202,6 +202,12 @@ START_TEST(test_ship)
 	ck_assert_str_eq(path_str(r, "qaLevel", "level"), "smoke_tested");
 	ck_assert_int_eq(path_int(r, "runTestCatalog", "total"), 2);
 	json_decref(r);
+	/* The session records the device as an object; the report shows its serial as text. */
+	ck_assert_int_eq(sw_session_set_json(f.s, "device", "{\"platform\":\"android\",\"serial\":\"emulator-5554\"}", NULL),
+			 SW_OK);
+	r = assemble(&f, "{}", NULL);
+	ck_assert_str_eq(path_str(r, "device", NULL), "emulator-5554");
+	json_decref(r);
 	fx_close(&f);
 }
 END_TEST

@@ -204,7 +204,17 @@ bool vd_device_control(struct vd_device *d, const char *name, const char *value)
 		d->opt.huge_nodes = n;
 	else if (strcmp(name, "sticky_keyboard") == 0 && number && n <= 1)
 		d->sticky_keyboard = n == 1;
-	else
+	else if (strcmp(name, "offline_ms") == 0 && number) {
+		/* the device drops off adb now and stays away for @n ms, keeping its state (a network blip) */
+		clock_gettime(CLOCK_MONOTONIC, &d->offline_until);
+		d->offline_until.tv_sec += n / 1000;
+		d->offline_until.tv_nsec += (n % 1000) * 1000000L;
+		if (d->offline_until.tv_nsec >= 1000000000L) {
+			d->offline_until.tv_sec++;
+			d->offline_until.tv_nsec -= 1000000000L;
+		}
+		d->drop_connections = true;
+	} else
 		return false;
 	return true;
 }
@@ -309,6 +319,9 @@ static void maybe_reannounce(struct vd_device *d, struct vd_conn **conns, struct
 		if (conns[i] && vd_conn_connected(conns[i]))
 			return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec < d->offline_until.tv_sec ||
+	    (now.tv_sec == d->offline_until.tv_sec && now.tv_nsec < d->offline_until.tv_nsec))
+		return;
 	long ms = (long)(now.tv_sec - last->tv_sec) * 1000 + (now.tv_nsec - last->tv_nsec) / 1000000;
 	if (ms < 1000)
 		return;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #if defined(__GNUC__)
 #define VD_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -119,6 +120,7 @@ struct vd_device {
 	bool geo_set;           /* a console `geo fix` arrived */
 	char geo_lon[32], geo_lat[32];
 	long recordings;        /* screenrecord runs */
+	struct timespec offline_until; /* setprop debug.vdevice.offline_ms: no announcing before this */
 	char *serial;
 	int console_port;
 	int adb_port;

@@ -1,4 +1,5 @@
-/* swipium/device.h: device state under a session: info, rotation, network, location, app lifecycle, recording, waits. */
+/* swipium/device.h: device state under a session: info, rotation, network, location, app lifecycle, recording, waits.
+ */
 #ifndef SWIPIUM_DEVICE_H
 #define SWIPIUM_DEVICE_H
 

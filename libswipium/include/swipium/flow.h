@@ -4,6 +4,7 @@
 
 #include <swipium/actions.h>
 #include <swipium/common.h>
+#include <swipium/consent.h>
 #include <swipium/context.h>
 #include <swipium/session.h>
 
@@ -97,6 +98,33 @@ SW_API int sw_flow_run(const sw_flow_run_options *opts, char **result_json, sw_e
  * failed, blocked}. @result_json: (transfer full)
  */
 SW_API int sw_flow_run_saved(const sw_flow_run_options *opts, char **result_json, sw_error **err);
+
+/**
+ * Takes the flow_mutation_run consent a flow needs through sw_consent_gate(),
+ * so every frontend asks the same question and records the same rows.
+ *
+ * @store: the process's consent store (with the frontend's host, if any).
+ * @session: (nullable) the session the ledger rows are appended to.
+ * @options_json: what sw_flow_plan() takes (root, flow or flowYaml, ...).
+ * @gate_json: (nullable) frontend members of the gate request: "tool"
+ *   (default "qa_flow_run"), "canElicit", "consentId", "approve",
+ *   "elicitationAnswer", "target"; and "operatorAnswer": a text naming an
+ *   explicit operator instruction (e.g. "swipium run --approve
+ *   flow_mutation_run") the host answers from without a prompt: an approval
+ *   reached through the host is then recorded as operator-policy with that
+ *   text as the row's detail. The flow supplies action, risk, explain,
+ *   exactCommand (one step per line), affects and sessionId.
+ *
+ * Every ledger row the gate returns is appended to @session and dropped from
+ * what is returned. On SW_OK @result_json (transfer full) is
+ * {"required": false} for a flow without mutating or OCR steps, else the
+ * gate's result plus "required": true (approved, requiresConsent or
+ * elicitationRequired). A refusal is the gate's SW_EDENIED error
+ * (CONSENT_DECLINED, CONSENT_CANCELLED, CONSENT_REFUSED); an invalid flow
+ * fails as sw_flow_plan() does.
+ */
+SW_API int sw_flow_consent(sw_consent_store *store, sw_session *session, const char *options_json,
+                           const char *gate_json, char **result_json, sw_error **err);
 
 /**
  * qa_flow_repair: proposes replacement selectors for step @failed_step

@@ -1,4 +1,5 @@
-/* swipium/health.h: app health checks: foreground app, crashes and ANRs in logcat, error surfaces and overlays on screen. */
+/* swipium/health.h: app health checks: foreground app, crashes and ANRs in logcat, error surfaces and overlays on
+ * screen. */
 #ifndef SWIPIUM_HEALTH_H
 #define SWIPIUM_HEALTH_H
 
@@ -49,8 +50,7 @@ SW_API int sw_health_scan_logcat(const char *logcat, const char *options_json, c
  * {text?, resourceId?, x, y}|null, allow?, deny?, backDismissible}]}.
  * Invalid XML: SW_EPARSE / SNAPSHOT_FAILED. (transfer full)
  */
-SW_API int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, char **out_json,
-                             sw_error **err);
+SW_API int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, char **out_json, sw_error **err);
 
 /**
  * Runs the whole check on a bound device: the foreground app against the

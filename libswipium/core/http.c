@@ -1,0 +1,166 @@
+/* http.c: a small HTTP GET for loopback probes, with libcurl loaded by dlopen() on first use. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Only curl's types and constants are used here: the functions are reached through dlsym(). */
+#define CURL_DISABLE_TYPECHECK 1
+#include <curl/curl.h>
+
+#include "sw-internal.h"
+
+/*
+ * Why dlopen: libcurl pulls in TLS, HTTP/2, LDAP, Kerberos and more. Linked in, it costs every process
+ * about 5 ms and 7 MB before main() even for commands that never probe anything over HTTP, and the MCP
+ * server must answer `initialize` within 10 ms. So libcurl is loaded the first time a probe runs, and a
+ * machine without it loses only those probes.
+ */
+#define SW_LIBCURL_SONAME "libcurl.so.4"
+
+typedef CURLcode (*global_init_fn)(long flags);
+typedef CURL *(*easy_init_fn)(void);
+typedef CURLcode (*easy_setopt_fn)(CURL *c, CURLoption opt, ...);
+typedef CURLcode (*easy_perform_fn)(CURL *c);
+typedef CURLcode (*easy_getinfo_fn)(CURL *c, CURLINFO info, ...);
+typedef void (*easy_cleanup_fn)(CURL *c);
+typedef const char *(*easy_strerror_fn)(CURLcode code);
+
+static struct {
+	global_init_fn global_init;
+	easy_init_fn easy_init;
+	easy_setopt_fn easy_setopt;
+	easy_perform_fn easy_perform;
+	easy_getinfo_fn easy_getinfo;
+	easy_cleanup_fn easy_cleanup;
+	easy_strerror_fn easy_strerror;
+	bool ready;
+	char why[256]; /* why loading failed, when !ready */
+} curl;
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+/* Runs once per process. The handle is never closed: libcurl keeps global state until exit. */
+static void curl_load(void)
+{
+	void *h = dlopen(SW_LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(curl.why, sizeof(curl.why), "%s", e ? e : SW_LIBCURL_SONAME ": dlopen failed");
+		return;
+	}
+	static const char *const names[] = {"curl_global_init", "curl_easy_init", "curl_easy_setopt",
+	                                    "curl_easy_perform", "curl_easy_getinfo", "curl_easy_cleanup",
+	                                    "curl_easy_strerror"};
+	void *syms[SW_ARRAY_SIZE(names)];
+	for (size_t i = 0; i < SW_ARRAY_SIZE(names); i++) {
+		syms[i] = dlsym(h, names[i]);
+		if (!syms[i]) {
+			snprintf(curl.why, sizeof(curl.why), "%s lacks %s", SW_LIBCURL_SONAME, names[i]);
+			return;
+		}
+	}
+	/* POSIX lets dlsym's void * become a function pointer; ISO C does not, hence the memcpy. */
+	memcpy(&curl.global_init, &syms[0], sizeof(void *));
+	memcpy(&curl.easy_init, &syms[1], sizeof(void *));
+	memcpy(&curl.easy_setopt, &syms[2], sizeof(void *));
+	memcpy(&curl.easy_perform, &syms[3], sizeof(void *));
+	memcpy(&curl.easy_getinfo, &syms[4], sizeof(void *));
+	memcpy(&curl.easy_cleanup, &syms[5], sizeof(void *));
+	memcpy(&curl.easy_strerror, &syms[6], sizeof(void *));
+	/* Done here, once, because curl_global_init() is not thread-safe in every libcurl still shipped. */
+	CURLcode rc = curl.global_init(CURL_GLOBAL_DEFAULT);
+	if (rc != CURLE_OK) {
+		snprintf(curl.why, sizeof(curl.why), "curl_global_init failed: %s", curl.easy_strerror(rc));
+		return;
+	}
+	curl.ready = true;
+}
+
+typedef struct {
+	sw_buf buf;
+	size_t max;
+	bool keep;   /* the caller wants the body */
+	bool capped; /* more than max bytes arrived; the transfer was stopped on purpose */
+} sink;
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+	sink *s = ud;
+	size_t len = size * n;
+	if (!s->keep)
+		return len;
+	size_t room = s->max - s->buf.len;
+	if (len > room) {
+		sw__buf_append(&s->buf, p, room);
+		s->capped = true;
+		return 0; /* stops the transfer: the rest is not wanted */
+	}
+	sw__buf_append(&s->buf, p, len);
+	return s->buf.failed ? 0 : len;
+}
+
+int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body, sw_error **err)
+{
+	if (!url || (!sw__str_has_prefix(url, "http://") && !sw__str_has_prefix(url, "https://")))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "HTTP GET needs an http:// or https:// URL, got \"%s\"", url ? url : "(null)");
+	if (timeout_ms <= 0)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "HTTP GET %s: timeout must be > 0 ms, got %ld", url, timeout_ms);
+	pthread_once(&curl_once, curl_load);
+	if (!curl.ready)
+		return sw__error_set(err, SW_EUNSUPPORTED, NULL,
+		                     "Install libcurl (Debian: apt-get install libcurl4) to enable HTTP probes.",
+		                     "HTTP GET %s: libcurl could not be loaded: %s", url, curl.why);
+
+	CURL *c = curl.easy_init();
+	if (!c)
+		return sw__error_nomem(err);
+	int rc = SW_OK;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	sink s = {SW_BUF_INIT, max_body, body_out != NULL, false};
+	CURLcode cc = CURLE_OK;
+	/* Each option is checked: the libcurl loaded at run time may be older than the headers. */
+	if ((cc = curl.easy_setopt(c, CURLOPT_URL, url)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms)) != CURLE_OK ||
+	    /* Probes target this machine; a proxy from the environment must not reroute them. */
+	    (cc = curl.easy_setopt(c, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEDATA, &s)) != CURLE_OK) {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install libcurl 7.85 or later.",
+		                   "HTTP GET %s: the loaded libcurl rejects an option: %s", url, curl.easy_strerror(cc));
+		goto out;
+	}
+	cc = curl.easy_perform(c);
+	if (s.buf.failed) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.capped)) {
+		rc = sw__error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? SW_ETIMEOUT : SW_EIO, NULL, NULL,
+		                   "HTTP GET %s failed: %s", url, errbuf[0] ? errbuf : curl.easy_strerror(cc));
+		goto out;
+	}
+	long status = 0;
+	curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (body_out) {
+		sw__buf_append(&s.buf, "", 0); /* an empty body is "" rather than NULL */
+		if (s.buf.failed || !s.buf.data) {
+			rc = sw__error_nomem(err);
+			goto out;
+		}
+		*body_out = sw__buf_steal(&s.buf, NULL);
+	}
+	if (status_out)
+		*status_out = status;
+out:
+	sw__buf_free(&s.buf);
+	curl.easy_cleanup(c);
+	return rc;
+}
