@@ -185,6 +185,12 @@ static json_t *elicit_now(mcp_call *call, json_t *elicitation)
 
 enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const struct mcp_consent_request *req)
 {
+	return mcp_call_consent_via(call, args, req, NULL, NULL);
+}
+
+enum mcp_consent_outcome mcp_call_consent_via(mcp_call *call, json_t *args, const struct mcp_consent_request *req,
+                                              mcp_consent_gate_fn gate, void *gate_ud)
+{
 	sw_consent_store *cs = consent_store(call);
 	if (!cs)
 		return MCP_CONSENT_ANSWERED;
@@ -233,7 +239,9 @@ enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const st
 		char *gtext = json_dumps(g, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		char *rtext = NULL;
 		sw_error *err = NULL;
-		int rc = gtext ? sw_consent_gate(cs, gtext, &rtext, &err) : SW_ENOMEM;
+		int rc = !gtext ? SW_ENOMEM
+		         : gate ? gate(cs, gtext, &rtext, &err, gate_ud)
+		                : sw_consent_gate(cs, gtext, &rtext, &err);
 		free(gtext);
 		if (rc != SW_OK) {
 			const char *details = err ? sw_error_details_json(err) : NULL;

@@ -92,10 +92,8 @@ int main(int argc, char **argv)
 	sw_ctx_set_log_fn(srv.ctx, mcp_log_fn, NULL);
 	sw_ctx_set_log_level(srv.ctx, SW_LOG_DEBUG);
 
-	if (mcp_server_build_fixed(&srv) != 0) {
-		mcp_log(SW_LOG_ERROR, "fatal", json_pack("{s:s}", "error", "could not build the tool list"));
-		return 1;
-	}
+	/* The tool list and schema hash are built on first use (mcp_server_fixed), not before `initialize`. */
+	srv.tool_count = mcp_server_count_tools();
 
 	signal(SIGPIPE, SIG_IGN);
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {

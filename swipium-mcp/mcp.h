@@ -83,7 +83,8 @@ struct mcp_server {
 	pthread_t worker;
 	bool worker_started;
 
-	/* Fixed replies, built once (serialised result objects). */
+	/* Fixed replies (serialised result objects), built on first use: valid once mcp_server_fixed() returned 0.
+	 * tools/call checks its arguments against tool_schemas first, so every tool handler may use them. */
 	char *tools_list_legacy;
 	char *tools_list_sorted;
 	char *prompts_list;
@@ -106,7 +107,10 @@ void mcp_log(sw_log_level level, const char *msg, json_t *fields); /* steals @fi
 void mcp_log_fn(sw_log_level level, const char *msg, const char *fields_json, void *userdata);
 
 /* ---- server.c ---- */
-int mcp_server_build_fixed(struct mcp_server *s);
+/* Number of entries in mcp_tools (for tool_count, set at start-up). */
+size_t mcp_server_count_tools(void);
+/* Builds the fixed replies of mcp_srv once, on first use, from any thread; 0, or -1 (logged) on failure. */
+int mcp_server_fixed(void);
 void mcp_server_handle_line(struct mcp_server *s, const char *line, size_t len, bool too_large);
 void *mcp_worker_main(void *arg);
 void mcp_server_shutdown_calls(struct mcp_server *s);
@@ -170,5 +174,30 @@ int64_t mcp_now_ms(void);
  * mcp_strv_free). */
 char **mcp_client_roots(struct mcp_server *s, struct mcp_inflight *call);
 void mcp_strv_free(char **v);
+
+/* ---- binding.c: the session -> bound Android device table (drive, visual and flow tools) ---- */
+/* One session's bound device and its drive state. */
+typedef struct mcp_binding {
+	char sid[64];
+	sw_device *dev;
+	sw_drive *drive;
+	unsigned screenshots; /* qa_screenshot's counter for "screenshot-NNN.png" names */
+} mcp_binding;
+/*
+ * The session's binding, opening its device on first use: the serial recorded in the session's
+ * `device`, else the only online device, which is then recorded (`device` {platform, serial} and
+ * `driverKind` "adb"). The drive gets the session's redaction hooks and its budget's
+ * maxSnapshotFailures. On failure the call has been answered (NO_DEVICE names the bound serial)
+ * and NULL is returned. Worker thread only (handlers run one at a time); (transfer none), valid
+ * until the next mcp_binding_* call.
+ */
+mcp_binding *mcp_binding_get(mcp_call *call, sw_session *s);
+/* Closes the binding of session @sid, if any (its next mcp_binding_get opens the device again). */
+void mcp_binding_drop(const char *sid);
+/*
+ * When the session's budget is used up, answers the call with {stopped: true, reason} (next: qa_report)
+ * and returns true; else returns false and the handler goes on.
+ */
+bool mcp_budget_stopped(mcp_call *call, sw_session *s);
 
 #endif

@@ -27,12 +27,9 @@ static char *dump_result(json_t *result)
 	return t;
 }
 
-int mcp_server_build_fixed(struct mcp_server *s)
+static int build_fixed(struct mcp_server *s)
 {
-	size_t n = 0;
-	while (mcp_tools[n])
-		n++;
-	s->tool_count = n;
+	size_t n = s->tool_count;
 	const struct mcp_tool **sorted = calloc(n + 1, sizeof(*sorted));
 	json_t *legacy = json_array();
 	json_t *byname = json_array();
@@ -79,6 +76,34 @@ int mcp_server_build_fixed(struct mcp_server *s)
 	if (!s->schema_hash || !s->tools_list_legacy || !s->tools_list_sorted || !s->prompts_list || !s->templates_list)
 		return -1;
 	return 0;
+}
+
+size_t mcp_server_count_tools(void)
+{
+	size_t n = 0;
+	while (mcp_tools[n])
+		n++;
+	return n;
+}
+
+/*
+ * Built on first use rather than at start-up: serialising every tool's schema and hashing them is ~80% of
+ * the instructions a fresh server runs before it can answer `initialize`, and `initialize` needs none of it.
+ */
+static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
+static int fixed_rc = -1;
+
+static void build_fixed_once(void)
+{
+	fixed_rc = build_fixed(mcp_srv);
+	if (fixed_rc != 0)
+		mcp_log(SW_LOG_ERROR, "could not build the tool list", NULL);
+}
+
+int mcp_server_fixed(void)
+{
+	pthread_once(&fixed_once, build_fixed_once);
+	return fixed_rc;
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -458,6 +483,12 @@ static void handle_request(struct mcp_server *s, struct mcp_msg *m)
 	}
 	if (!stateless && (!strcmp(method, "ping") || !strcmp(method, "logging/setLevel"))) {
 		mcp_send_result(s, m->id, json_object());
+		return;
+	}
+	if ((!strcmp(method, "tools/list") || !strcmp(method, "prompts/list") ||
+	     !strcmp(method, "resources/templates/list")) &&
+	    mcp_server_fixed() != 0) {
+		mcp_send_error(s, m->id, RPC_INTERNAL_ERROR, "Internal error", NULL);
 		return;
 	}
 	if (!strcmp(method, "tools/list")) {

@@ -704,6 +704,10 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 		mcp_send_result(s, id, result);
 		json_decref(own_args);
 		return;
+	} else if (mcp_server_fixed() != 0) {
+		mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error", NULL);
+		json_decref(own_args);
+		return;
 	} else if (!check_arguments(&call, json_object_get(s->tool_schemas, name), own_args)) {
 		run = false;
 	} else if (stateless && json_object_get(params, "requestState") &&

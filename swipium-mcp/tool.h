@@ -117,6 +117,22 @@ enum mcp_consent_outcome {
  */
 enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const struct mcp_consent_request *req);
 
+/*
+ * A consent gate that stands in for sw_consent_gate(): same contract (@gate_json in, @result_json
+ * out freed with sw_free, SW_EDENIED refusals in @err). It may append the ledger rows itself and drop
+ * them from what it returns (sw_flow_consent() does).
+ */
+typedef int (*mcp_consent_gate_fn)(sw_consent_store *store, const char *gate_json, char **result_json,
+                                   sw_error **err, void *ud);
+
+/*
+ * mcp_call_consent() with the gate call made by @gate (nullable: sw_consent_gate()), for a library
+ * piece that builds its own request, such as a flow's flow_mutation_run consent. The members this
+ * server decides (tool, canElicit, consentId, approve, elicitationAnswer) reach @gate in @gate_json.
+ */
+enum mcp_consent_outcome mcp_call_consent_via(mcp_call *call, json_t *args, const struct mcp_consent_request *req,
+                                              mcp_consent_gate_fn gate, void *gate_ud);
+
 /* ---- answering ------------------------------------------------------------- */
 
 /*

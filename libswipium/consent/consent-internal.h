@@ -19,7 +19,7 @@ char *sw__json_canonical(const json_t *v);
  * A mutation-ledger row with a fresh id and the current time. Strings may be
  * NULL (consentId, payloadHash, detail are then left out; others become "").
  */
-json_t *sw__consent_ledger_row(const char *tool, const char *action, const char *risk, const char *target,
+json_t *sw__consent_ledger_row(const char *tool, const char *action, const char *risk, json_t *target,
                                bool required, const char *consent_id, bool approved, const char *payload_hash,
                                const char *mechanism, const char *status, const char *detail);
 

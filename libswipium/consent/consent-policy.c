@@ -439,7 +439,7 @@ static int64_t epoch_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-json_t *sw__consent_ledger_row(const char *tool, const char *action, const char *risk, const char *target,
+json_t *sw__consent_ledger_row(const char *tool, const char *action, const char *risk, json_t *target,
                                bool required, const char *consent_id, bool approved, const char *payload_hash,
                                const char *mechanism, const char *status, const char *detail)
 {
@@ -455,9 +455,11 @@ json_t *sw__consent_ledger_row(const char *tool, const char *action, const char 
 	if (payload_hash)
 		json_object_set_new(consent, "payloadHash", json_string(payload_hash));
 	json_object_set_new(consent, "approvalMechanism", json_string(mechanism ? mechanism : "none"));
-	json_t *row = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:o, s:s}", "id", id, "at", (json_int_t)epoch_ms(),
+	/* target is the ledger's object form ({serial, network} ...); a missing one is {}. */
+	json_t *row = json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:o, s:s}", "id", id, "at", (json_int_t)epoch_ms(),
 	                        "tool", tool ? tool : "", "action", action ? action : "", "risk", risk ? risk : "",
-	                        "target", target ? target : "", "consent", consent, "status", status ? status : "");
+	                        "target", target ? json_incref(target) : json_object(), "consent", consent, "status",
+	                        status ? status : "");
 	if (row && detail)
 		json_object_set_new(row, "detail", json_string(detail));
 	return row;
@@ -501,7 +503,7 @@ SW_API int sw_consent_ledger_row(const char *spec_json, char **row_json, sw_erro
 	    risk ? risk
 	    : a  ? a->risk
 	         : "",
-	    json_string_value(json_object_get(spec, "target")),
+	    json_object_get(spec, "target"),
 	    c ? json_is_true(json_object_get(c, "required")) || !json_object_get(c, "required") : a != NULL,
 	    json_string_value(json_object_get(c, "consentId")), json_is_true(json_object_get(c, "approved")),
 	    json_string_value(json_object_get(c, "payloadHash")),

@@ -218,7 +218,7 @@ typedef struct gate_req {
 	const char *session, *tool, *action, *risk, *explain, *target_text;
 	char *targets; /* canonical */
 	char *payload_hash;
-	char *target; /* for the ledger */
+	json_t *target; /* for the ledger: the request's target, else its targets object */
 	const json_t *exact_command, *affects;
 	const char *consent_id;
 	bool approve, approve_given, can_elicit, include_session;
@@ -231,7 +231,7 @@ static void gate_req_free(gate_req *g)
 	json_decref(g->root);
 	free(g->targets);
 	free(g->payload_hash);
-	free(g->target);
+	json_decref(g->target);
 }
 
 static int parse_request(const char *request_json, gate_req *g, sw_error **err)
@@ -282,12 +282,15 @@ static int parse_request(const char *request_json, gate_req *g, sw_error **err)
 	sw_sha256_hex(g->targets, strlen(g->targets), hex);
 	g->payload_hash = sw__strdup(hex);
 	g->target_text = json_string_value(json_object_get(r, "target"));
-	if (g->target_text)
-		g->target = sw__strdup(g->target_text);
+	json_t *target = json_object_get(r, "target");
+	if (target)
+		g->target = json_deep_copy(target);
+	else if (json_is_object(targets))
+		g->target = json_deep_copy(targets);
 	else if (targets && !json_is_null(targets))
-		g->target = sw__strndup(g->targets, sw__utf16_prefix_bytes(g->targets, strlen(g->targets), 200));
+		g->target = json_pack("{s:O}", "targets", targets);
 	else
-		g->target = sw__strdup("");
+		g->target = json_object();
 	if (!g->payload_hash || !g->target)
 		return sw__error_nomem(err);
 	json_t *cid = json_object_get(r, "consentId");

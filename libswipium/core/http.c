@@ -50,7 +50,7 @@ static void curl_load(void)
 		snprintf(curl.why, sizeof(curl.why), "%s", e ? e : SW_LIBCURL_SONAME ": dlopen failed");
 		return;
 	}
-	static const char *const names[] = {"curl_global_init", "curl_easy_init", "curl_easy_setopt",
+	static const char *const names[] = {"curl_global_init",  "curl_easy_init",    "curl_easy_setopt",
 	                                    "curl_easy_perform", "curl_easy_getinfo", "curl_easy_cleanup",
 	                                    "curl_easy_strerror"};
 	void *syms[SW_ARRAY_SIZE(names)];
@@ -133,8 +133,9 @@ int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body
 	    (cc = curl.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
 	    (cc = curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body)) != CURLE_OK ||
 	    (cc = curl.easy_setopt(c, CURLOPT_WRITEDATA, &s)) != CURLE_OK) {
-		rc = sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install libcurl 7.85 or later.",
-		                   "HTTP GET %s: the loaded libcurl rejects an option: %s", url, curl.easy_strerror(cc));
+		rc =
+		    sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install libcurl 7.85 or later.",
+		                  "HTTP GET %s: the loaded libcurl rejects an option: %s", url, curl.easy_strerror(cc));
 		goto out;
 	}
 	cc = curl.easy_perform(c);

@@ -128,8 +128,7 @@ void sw__buf_json_string(sw_buf *b, const char *s, size_t len);
  * @body_out (nullable; transfer full, NUL-terminated, "" when empty) gets at most @max_body bytes: a longer
  * body is capped there, the rest is not downloaded, and the call still succeeds.
  */
-int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body,
-		 sw_error **err);
+int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body, sw_error **err);
 
 /* ---- context internals ------------------------------------------------- */
 

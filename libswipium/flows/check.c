@@ -459,6 +459,17 @@ json_t *sw__flow_lint(const json_t *flow, const json_t *errors, const char *plat
 	return res;
 }
 
+int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors,
+                          char **path_out, sw_error **err)
+{
+	*opts = json_loads(options_json, 0, NULL);
+	if (!json_is_object(*opts))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+	return sw__flow_load(json_string_value(json_object_get(*opts, "root")),
+	                     json_string_value(json_object_get(*opts, "flow")),
+	                     json_string_value(json_object_get(*opts, "flowYaml")), flow_out, errors, path_out, err);
+}
+
 /* ---- public: qa_flow_check ----------------------------------------------------------- */
 
 SW_API int sw_flow_check(const char *options_json, char **result_json, sw_error **err)
@@ -468,16 +479,10 @@ SW_API int sw_flow_check(const char *options_json, char **result_json, sw_error 
 	char *path = NULL;
 	if (!options_json || !result_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options and result must not be NULL");
-	opts = json_loads(options_json, 0, NULL);
-	if (!json_is_object(opts)) {
-		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+	if ((rc = sw__flow_load_options(options_json, &opts, &flow, &errors, &path, err)) < 0)
 		goto out;
-	}
 	const char *root = json_string_value(json_object_get(opts, "root"));
 	const char *platform = json_string_value(json_object_get(opts, "platform"));
-	if ((rc = sw__flow_load(root, json_string_value(json_object_get(opts, "flow")),
-	                        json_string_value(json_object_get(opts, "flowYaml")), &flow, &errors, &path, err)) < 0)
-		goto out;
 	res = sw__flow_lint(flow, errors, platform, json_is_true(json_object_get(opts, "ci")), root,
 	                    json_object_get(opts, "variables"));
 	if (!res) {

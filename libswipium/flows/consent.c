@@ -5,8 +5,8 @@
 #include "flow-internal.h"
 
 /* Members of @gate_json the flow decides; the frontend cannot override them. */
-static const char *const FLOW_KEYS[] = {"action",  "risk",      "explain",       "exactCommand",
-                                        "affects", "sessionId", "operatorAnswer"};
+static const char *const FLOW_KEYS[] = {"action",    "risk",           "explain",        "exactCommand", "affects",
+                                        "sessionId", "operatorAnswer", "explainMaxBytes"};
 
 static void append_row(sw_session *session, json_t *row)
 {
@@ -16,6 +16,18 @@ static void append_row(sw_session *session, json_t *row)
 	if (text)
 		sw_session_ledger_append(session, text, NULL);
 	free(text);
+}
+
+/* Cuts @s to at most @max bytes (0 = no cap) without splitting a UTF-8 sequence. */
+static void cap_utf8(char *s, size_t max)
+{
+	size_t len = strlen(s);
+	if (!max || len <= max)
+		return;
+	size_t cut = max;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+		cut--;
+	s[cut] = '\0';
 }
 
 /* The gate request: the frontend's members, then the flow's (which win). */
@@ -51,6 +63,8 @@ static int build_request(json_t *plan, json_t *front, sw_session *session, json_
 		json_decref(req);
 		return sw__error_nomem(err);
 	}
+	json_t *max = json_object_get(front, "explainMaxBytes");
+	cap_utf8(explain, json_is_integer(max) ? (size_t)json_integer_value(max) : 0);
 	json_object_set_new(req, "action", json_string("flow_mutation_run"));
 	json_object_set(req, "risk", json_object_get(c, "risk"));
 	json_object_set_new(req, "explain", json_string(explain));
@@ -103,6 +117,12 @@ SW_API int sw_flow_consent(sw_consent_store *store, sw_session *session, const c
 	if (oa && (!json_is_string(oa) || !json_string_value(oa)[0])) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "sw_flow_consent: operatorAnswer must be a non-empty string");
+		goto out;
+	}
+	json_t *max = json_object_get(front, "explainMaxBytes");
+	if (max && (!json_is_integer(max) || json_integer_value(max) < 1)) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                   "sw_flow_consent: explainMaxBytes must be a positive integer");
 		goto out;
 	}
 	const char *operator_answer = json_string_value(oa);

@@ -43,6 +43,14 @@ int sw__flow_load(const char *root, const char *flow, const char *flow_yaml, jso
                   char **path_out, sw_error **err);
 
 /*
+ * The common start of the public calls that take options {root?, flow?, flowYaml?, ...}: parses
+ * @options_json into @opts (an object, else INVALID_ARGUMENT) and loads its flow with
+ * sw__flow_load(). What was set is the caller's to free, on failure too.
+ */
+int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors,
+                          char **path_out, sw_error **err);
+
+/*
  * Confines @rel (a template or baseline path from a flow) to @root after
  * resolving symlinks. Returns the real path or fails UNSAFE_ACTION_REFUSED.
  */

@@ -380,6 +380,16 @@ static bool num_field(schema *sc, const ynode *y, const char *what, double min, 
 	return true;
 }
 
+/* A duration of 0..60000 ms: on success sets st[@key] to it as an integer; else reports it and returns false. */
+static bool ms_field(schema *sc, const ynode *y, const char *what, json_t *st, const char *key)
+{
+	double d;
+	if (!num_field(sc, y, what, 0, 60000, &d))
+		return false;
+	json_object_set_new(st, key, json_integer((json_int_t)d));
+	return true;
+}
+
 /* Checks that map @m has only keys from @allowed (NULL-terminated). */
 static bool only_keys(schema *sc, const ynode *m, const char *const *allowed)
 {
@@ -670,10 +680,8 @@ static json_t *step_json(schema *sc, const ynode *y)
 		}
 	} else if (!strcmp(kind, "wait")) {
 		if (v->kind == Y_SCALAR) {
-			if (!num_field(sc, v, "wait (milliseconds)", 0, 60000, &d))
+			if (!ms_field(sc, v, "wait (milliseconds)", st, "ms"))
 				ok = false;
-			else
-				json_object_set_new(st, "ms", json_integer((json_int_t)d));
 		} else if (v->kind == Y_MAP) {
 			static const char *const allowed[] = {"text", "id", "timeoutMs", NULL};
 			ok = only_keys(sc, v, allowed);
@@ -690,20 +698,16 @@ static json_t *step_json(schema *sc, const ynode *y)
 			if ((t || id) && !s)
 				ok = false;
 			if (to) {
-				if (!num_field(sc, to, "timeoutMs", 0, 60000, &d))
+				if (!ms_field(sc, to, "timeoutMs", st, "timeoutMs"))
 					ok = false;
-				else
-					json_object_set_new(st, "timeoutMs", json_integer((json_int_t)d));
 			}
 		} else {
 			serr(sc, v, "wait takes milliseconds or a map {text} / {id}");
 			ok = false;
 		}
 	} else if (!strcmp(kind, "waitForIdle")) {
-		if (!num_field(sc, v, "waitForIdle timeout (milliseconds)", 0, 60000, &d))
+		if (!ms_field(sc, v, "waitForIdle timeout (milliseconds)", st, "timeoutMs"))
 			ok = false;
-		else
-			json_object_set_new(st, "timeoutMs", json_integer((json_int_t)d));
 	} else if (!strcmp(kind, "waitForVisible")) {
 		if (v->kind == Y_SCALAR) {
 			const char *t = as_text(sc, v, "the selector");
@@ -732,10 +736,8 @@ static json_t *step_json(schema *sc, const ynode *y)
 				}
 			}
 			if (to) {
-				if (!num_field(sc, to, "timeoutMs", 0, 60000, &d))
+				if (!ms_field(sc, to, "timeoutMs", st, "timeoutMs"))
 					ok = false;
-				else
-					json_object_set_new(st, "timeoutMs", json_integer((json_int_t)d));
 			}
 		} else {
 			serr(sc, v, "waitForVisible takes a selector or a map {text|id|accessibility id, timeoutMs}");

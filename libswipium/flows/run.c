@@ -306,6 +306,17 @@ static const char *sget(const json_t *st, const char *k)
 	return json_string_value(json_object_get(st, k));
 }
 
+/* The options text {@key: st[@key]} when the step gives @key as a number, else {}. (transfer full, nullable) */
+static char *number_option(const json_t *st, const char *key)
+{
+	json_t *o = json_object();
+	if (json_is_number(json_object_get(st, key)))
+		json_object_set(o, key, json_object_get(st, key));
+	char *oj = sw__json_compact(o);
+	json_decref(o);
+	return oj;
+}
+
 /* A PNG of the screen. Sensitive sessions capture no pixels. (png: transfer full) */
 static int capture(runner *r, unsigned char **png, size_t *len, sw_error **err)
 {
@@ -401,11 +412,7 @@ static int run_visual(runner *r, const json_t *st, json_t *rec, sw_error **err)
 		}
 		if ((rc = sw_image_load(path, &other, err)) < 0)
 			goto out;
-		json_t *o = json_object();
-		if (json_is_number(json_object_get(st, "threshold")))
-			json_object_set(o, "threshold", json_object_get(st, "threshold"));
-		char *oj = sw__json_compact(o);
-		json_decref(o);
+		char *oj = number_option(st, "threshold");
 		rc = sw_visual_diff(other, screen, oj, &out, NULL, err);
 		free(oj);
 		if (rc < 0)
@@ -430,11 +437,7 @@ static int run_visual(runner *r, const json_t *st, json_t *rec, sw_error **err)
 		goto out;
 	if ((rc = sw_image_load(path, &other, err)) < 0)
 		goto out;
-	json_t *o = json_object();
-	if (json_is_number(json_object_get(st, "minScore")))
-		json_object_set(o, "minScore", json_object_get(st, "minScore"));
-	char *oj = sw__json_compact(o);
-	json_decref(o);
+	char *oj = number_option(st, "minScore");
 	rc = sw_visual_find_image(screen, other, oj, &out, err);
 	free(oj);
 	if (rc < 0)
@@ -1144,16 +1147,9 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 	char *path = NULL;
 	if (!options_json || !result_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options and result must not be NULL");
-	opts = json_loads(options_json, 0, NULL);
-	if (!json_is_object(opts)) {
-		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+	if ((rc = sw__flow_load_options(options_json, &opts, &flow, &errors, &path, err)) < 0)
 		goto out;
-	}
-	const char *root = json_string_value(json_object_get(opts, "root"));
 	const char *only = json_string_value(json_object_get(opts, "backend"));
-	if ((rc = sw__flow_load(root, json_string_value(json_object_get(opts, "flow")),
-	                        json_string_value(json_object_get(opts, "flowYaml")), &flow, &errors, &path, err)) < 0)
-		goto out;
 	if (json_array_size(errors) > 0) {
 		json_t *e0 = json_array_get(errors, 0);
 		rc = sw__error_set(err, SW_EPARSE, "INVALID_FLOW", "Run qa_flow_check for every problem.",

@@ -717,6 +717,28 @@ static void add_note(sw_session *s, const char *workflow, const char *outcome, c
 	json_decref(n);
 }
 
+/* Drive hooks for the flows smoke runs: mask the session's secrets, register what is typed into secure fields. */
+static char *smoke_redact(const char *text, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	char *out = NULL;
+	if (!r || sw_redactor_count(r) == 0 ||
+	    sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
+		return NULL;
+	if (!strcmp(out, text)) {
+		sw_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static void smoke_secret(const char *value, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (r)
+		sw_redactor_add_secret(r, value, NULL);
+}
+
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -786,6 +808,9 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 					sw_error_free(err);
 					err = NULL;
 					drive = NULL;
+				} else if (drive) {
+					sw_drive_hooks hooks = {smoke_secret, NULL, smoke_redact, s};
+					sw_drive_set_hooks(drive, &hooks);
 				}
 				if (drive) {
 					char *vars = variables ? json_dumps(variables, JSON_COMPACT) : NULL;
@@ -971,19 +996,25 @@ static void *startup_thread(void *ud)
 	return NULL;
 }
 
+/* The start-up thread uses srv->ctx, which main() frees after mcp_device_shutdown(): it is joined there. */
+static pthread_t startup_tid;
+static bool startup_running;
+
 /* Starts the background start-up work: the orphan sweep and pending network restores. */
 void mcp_device_startup(struct mcp_server *srv);
 void mcp_device_startup(struct mcp_server *srv)
 {
-	pthread_t t;
-	if (pthread_create(&t, NULL, startup_thread, srv->ctx) == 0)
-		pthread_detach(t);
+	startup_running = pthread_create(&startup_tid, NULL, startup_thread, srv->ctx) == 0;
 }
 
 /* Shutdown (stdin closed, SIGINT, SIGTERM): stop recorders, restore the network of every live session. */
 void mcp_device_shutdown(struct mcp_server *srv);
 void mcp_device_shutdown(struct mcp_server *srv)
 {
+	if (startup_running) {
+		pthread_join(startup_tid, NULL);
+		startup_running = false;
+	}
 	if (!srv->store)
 		return;
 	sw_devctl_record_stop_all(srv->ctx, srv->store);

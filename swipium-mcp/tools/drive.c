@@ -1,139 +1,10 @@
-/* drive.c: the device-driving tools: qa_snapshot, qa_inspect, qa_act, qa_screenshot (binding a session to its device).
+/* drive.c: the device-driving tools: qa_snapshot, qa_inspect, qa_act, qa_screenshot (the device binding is binding.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../mcp.h"
-
-/* One session's bound device. Handlers run one at a time on the worker thread, so no lock is needed. */
-struct binding {
-	char sid[64];
-	sw_device *dev;
-	sw_drive *drive;
-	unsigned screenshots;
-};
-
-#define MAX_BINDINGS 64
-static struct binding bindings[MAX_BINDINGS];
-
-static char *hook_redact(const char *text, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (!r || sw_redactor_count(r) == 0)
-		return NULL;
-	char *out = NULL;
-	if (sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
-		return NULL;
-	if (!strcmp(out, text)) {
-		sw_free(out);
-		return NULL;
-	}
-	return out;
-}
-
-static void hook_secret(const char *value, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (r)
-		sw_redactor_add_secret(r, value, NULL);
-}
-
-/* The serial a session is bound to, from its persisted state (a session only rebinds to its own device). */
-static char *session_serial(sw_session *s)
-{
-	char *dev = NULL;
-	if (sw_session_get_json(s, "device", &dev, NULL) != SW_OK)
-		return NULL;
-	json_t *j = json_loads(dev, JSON_DECODE_ANY, NULL);
-	sw_free(dev);
-	const char *serial = json_string_value(json_object_get(j, "serial"));
-	char *copy = serial ? strdup(serial) : NULL;
-	json_decref(j);
-	return copy;
-}
-
-/*
- * The session's drive state, binding the device on first use. On failure the
- * call has been answered and NULL is returned.
- */
-static struct binding *bind_session(mcp_call *call, sw_session *s)
-{
-	const char *sid = sw_session_id(s);
-	struct binding *free_slot = NULL;
-	for (size_t i = 0; i < MAX_BINDINGS; i++) {
-		if (bindings[i].dev && !strcmp(bindings[i].sid, sid))
-			return &bindings[i];
-		if (!bindings[i].dev && !free_slot)
-			free_slot = &bindings[i];
-	}
-	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
-	if (disabled && !strcmp(disabled, "1")) {
-		mcp_fail(call, "NO_DEVICE", "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).", NULL);
-		return NULL;
-	}
-	if (!free_slot) {
-		/* drop the oldest binding; its session re-binds on its next call */
-		free_slot = &bindings[0];
-		sw_drive_free(free_slot->drive);
-		sw_device_free(free_slot->dev);
-		memset(free_slot, 0, sizeof(*free_slot));
-	}
-	char *serial = session_serial(s);
-	json_t *opts = json_object();
-	if (serial)
-		json_object_set_new(opts, "serial", json_string(serial));
-	char *oj = json_dumps(opts, JSON_COMPACT);
-	json_decref(opts);
-	sw_device *dev = NULL;
-	sw_drive *drive = NULL;
-	sw_error *err = NULL;
-	int rc = sw_device_open(mcp_call_ctx(call), sw_driver_android(), oj, &dev, &err);
-	free(oj);
-	if (rc == SW_OK)
-		rc = sw_drive_new(dev, &drive, &err);
-	if (rc != SW_OK) {
-		sw_device_free(dev);
-		mcp_fail_err(call, err);
-		if (serial && !strcmp(sw_error_failure_code(err), "NO_DEVICE"))
-			mcp_fail_step(call, "this session is bound to %s; start that emulator again", serial);
-		sw_error_free(err);
-		free(serial);
-		return NULL;
-	}
-	if (!serial) {
-		char *desc = NULL;
-		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
-			json_t *d = json_loads(desc, 0, NULL);
-			json_t *rec =
-			    json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
-			char *rj = json_dumps(rec, JSON_COMPACT);
-			sw_session_set_json(s, "device", rj, NULL);
-			sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
-			free(rj);
-			json_decref(rec);
-			json_decref(d);
-			sw_free(desc);
-		}
-	}
-	free(serial);
-	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
-	sw_drive_set_hooks(drive, &hooks);
-	/* the session's budget decides when dumps go visual-only */
-	char *budget = NULL;
-	if (sw_session_get_json(s, "budget", &budget, NULL) == SW_OK && budget) {
-		json_t *bj = json_loads(budget, 0, NULL);
-		json_t *m = json_object_get(bj, "maxSnapshotFailures");
-		if (json_is_number(m) && json_number_value(m) >= 1)
-			sw_snapshot_tracker_set_max_failures(sw_drive_tracker(drive), (unsigned)json_number_value(m));
-		json_decref(bj);
-	}
-	sw_free(budget);
-	snprintf(free_slot->sid, sizeof(free_slot->sid), "%s", sid);
-	free_slot->dev = dev;
-	free_slot->drive = drive;
-	return free_slot;
-}
 
 static bool verbose_mode(sw_session *s)
 {
@@ -171,7 +42,7 @@ static void qa_snapshot(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	struct binding *b = bind_session(call, s);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b)
 		return;
 	json_t *opts = json_object();
@@ -242,7 +113,7 @@ static void qa_inspect(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	struct binding *b = bind_session(call, s);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b)
 		return;
 	const char *ref = json_string_value(json_object_get(args, "ref"));
@@ -279,16 +150,9 @@ static void qa_act(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	char *reason = NULL;
-	if (sw_session_budget_exhausted(s, &reason) == 1) {
-		json_t *o = json_pack("{s:b,s:s}", "stopped", 1, "reason", reason ? reason : "budget reached");
-		mcp_next(call, "qa_report {sessionId: \"%s\"}", sw_session_id(s));
-		mcp_ok(call, o, reason ? reason : "Budget reached.");
-		sw_free(reason);
+	if (mcp_budget_stopped(call, s))
 		return;
-	}
-	sw_free(reason);
-	struct binding *b = bind_session(call, s);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b)
 		return;
 	json_t *a = json_deep_copy(args);
@@ -390,16 +254,9 @@ static void qa_screenshot(mcp_call *call, json_t *args)
 		mcp_fail(call, "SENSITIVE_MODE_REFUSED", "This session is sensitive: screenshots are refused.", NULL);
 		return;
 	}
-	char *reason = NULL;
-	if (sw_session_budget_exhausted(s, &reason) == 1) {
-		json_t *o = json_pack("{s:b,s:s}", "stopped", 1, "reason", reason ? reason : "budget reached");
-		mcp_next(call, "qa_report {sessionId: \"%s\"}", sw_session_id(s));
-		mcp_ok(call, o, reason ? reason : "Budget reached.");
-		sw_free(reason);
+	if (mcp_budget_stopped(call, s))
 		return;
-	}
-	sw_free(reason);
-	struct binding *b = bind_session(call, s);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b)
 		return;
 	unsigned char *png = NULL;
@@ -510,17 +367,6 @@ const struct mcp_tool mcp_tool_qa_resolve_target = {
 };
 
 /* ---- qa_prepare_target -------------------------------------------------- */
-
-static void unbind(const char *sid)
-{
-	for (size_t i = 0; i < MAX_BINDINGS; i++) {
-		if (bindings[i].dev && !strcmp(bindings[i].sid, sid)) {
-			sw_drive_free(bindings[i].drive);
-			sw_device_free(bindings[i].dev);
-			memset(&bindings[i], 0, sizeof(bindings[i]));
-		}
-	}
-}
 
 /* Records the prepared device and app on the session. */
 static void remember(sw_session *s, json_t *res, const char *app)
@@ -668,7 +514,7 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 	char *oj = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	free(apk_real);
-	unbind(sw_session_id(s));
+	mcp_binding_drop(sw_session_id(s));
 	if (apk || avd) {
 		/* boot and install can take minutes: a job */
 		struct prepare_job *pj = calloc(1, sizeof(*pj));

@@ -6,109 +6,6 @@
 #include "../mcp.h"
 
 /*
- * The device binding of a session for flow runs. drive.c and visual.c keep their own tables (private to
- * them); a flow run opens the session's device the same way (the serial recorded in the session).
- */
-struct fbinding {
-	char sid[64];
-	sw_device *dev;
-	sw_drive *drive;
-};
-
-#define MAX_FBINDINGS 16
-static struct fbinding fbindings[MAX_FBINDINGS];
-
-static char *hook_redact(const char *text, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (!r || sw_redactor_count(r) == 0)
-		return NULL;
-	char *out = NULL;
-	if (sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
-		return NULL;
-	if (!strcmp(out, text)) {
-		sw_free(out);
-		return NULL;
-	}
-	return out;
-}
-
-static void hook_secret(const char *value, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (r)
-		sw_redactor_add_secret(r, value, NULL);
-}
-
-static struct fbinding *bind_device(mcp_call *call, sw_session *s)
-{
-	const char *sid = sw_session_id(s);
-	struct fbinding *slot = NULL;
-	for (size_t i = 0; i < MAX_FBINDINGS; i++) {
-		if (fbindings[i].dev && !strcmp(fbindings[i].sid, sid))
-			return &fbindings[i];
-		if (!fbindings[i].dev && !slot)
-			slot = &fbindings[i];
-	}
-	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
-	if (disabled && !strcmp(disabled, "1")) {
-		mcp_fail(call, "NO_DEVICE", "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).", NULL);
-		return NULL;
-	}
-	if (!slot) {
-		slot = &fbindings[0];
-		sw_drive_free(slot->drive);
-		sw_device_free(slot->dev);
-		memset(slot, 0, sizeof(*slot));
-	}
-	char *dev_json = NULL;
-	json_t *opts = json_object();
-	if (sw_session_get_json(s, "device", &dev_json, NULL) == SW_OK && dev_json) {
-		json_t *d = json_loads(dev_json, JSON_DECODE_ANY, NULL);
-		if (json_is_string(json_object_get(d, "serial")))
-			json_object_set(opts, "serial", json_object_get(d, "serial"));
-		json_decref(d);
-	}
-	sw_free(dev_json);
-	bool had_serial = json_object_get(opts, "serial") != NULL;
-	char *oj = json_dumps(opts, JSON_COMPACT);
-	json_decref(opts);
-	sw_device *dev = NULL;
-	sw_drive *drive = NULL;
-	sw_error *err = NULL;
-	int rc = sw_device_open(mcp_call_ctx(call), sw_driver_android(), oj, &dev, &err);
-	free(oj);
-	if (rc == SW_OK)
-		rc = sw_drive_new(dev, &drive, &err);
-	if (rc != SW_OK) {
-		sw_device_free(dev);
-		mcp_fail_err(call, err);
-		sw_error_free(err);
-		return NULL;
-	}
-	if (!had_serial) {
-		char *desc = NULL;
-		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
-			json_t *d = json_loads(desc, 0, NULL);
-			json_t *rec =
-			    json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
-			char *rj = json_dumps(rec, JSON_COMPACT);
-			sw_session_set_json(s, "device", rj, NULL);
-			free(rj);
-			json_decref(rec);
-			json_decref(d);
-			sw_free(desc);
-		}
-	}
-	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
-	sw_drive_set_hooks(drive, &hooks);
-	snprintf(slot->sid, sizeof(slot->sid), "%s", sid);
-	slot->dev = dev;
-	slot->drive = drive;
-	return slot;
-}
-
-/*
  * The project root of a flow call: projectRoot, else the session's root, else the
  * project-root rule. Inline YAML alone needs no root (*root stays NULL).
  * Returns -1 when the call has been answered.
@@ -208,6 +105,50 @@ const struct mcp_tool mcp_tool_qa_flow_check = {
 
 /* ---- qa_flow_run ---------------------------------------------------------------------- */
 
+/* The most bytes of a flow's consent explain this server puts in front of the human. */
+#define FLOW_EXPLAIN_MAX 699
+
+/* What qa_flow_run's consent gate needs besides the server's members. */
+struct flow_gate_data {
+	const char *options; /* the plan options (root, flow or flowYaml) */
+	sw_session *session; /* nullable */
+};
+
+/*
+ * The consent gate of qa_flow_run: sw_flow_consent() builds the request from the flow and appends
+ * the ledger rows to the session. A flow that no longer needs the consent (its file changed since
+ * the plan) counts as approved.
+ */
+static int flow_gate(sw_consent_store *store, const char *gate_json, char **result_json, sw_error **err, void *ud)
+{
+	const struct flow_gate_data *fg = ud;
+	json_t *g = json_loads(gate_json, 0, NULL);
+	if (!json_is_object(g)) {
+		json_decref(g);
+		return SW_ENOMEM;
+	}
+	json_object_set_new(g, "explainMaxBytes", json_integer(FLOW_EXPLAIN_MAX));
+	char *gj = json_dumps(g, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(g);
+	if (!gj)
+		return SW_ENOMEM;
+	char *out = NULL;
+	int rc = sw_flow_consent(store, fg->session, fg->options, gj, &out, err);
+	free(gj);
+	if (rc != SW_OK)
+		return rc;
+	json_t *r = json_loads(out, 0, NULL);
+	if (r && !json_is_true(json_object_get(r, "required"))) {
+		sw_free(out);
+		out = strdup("{\"approved\":true,\"required\":false}");
+		if (!out)
+			rc = SW_ENOMEM;
+	}
+	json_decref(r);
+	*result_json = out;
+	return rc;
+}
+
 static void qa_flow_run(mcp_call *call, json_t *args)
 {
 	const char *mode = json_string_value(json_object_get(args, "mode"));
@@ -230,8 +171,8 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 	json_decref(o);
 	sw_error *err = NULL;
 	int rc = sw_flow_plan(oj, &out, &err);
-	free(oj);
 	if (rc != SW_OK) {
+		free(oj);
 		free(root);
 		mcp_fail_err(call, err);
 		sw_error_free(err);
@@ -240,6 +181,7 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 	json_t *p = json_loads(out, 0, NULL);
 	sw_free(out);
 	if (plan) {
+		free(oj);
 		free(root);
 		char summary[300];
 		snprintf(summary, sizeof(summary), "Plan for \"%s\": %zu step(s) on %zu backend(s)%s",
@@ -251,42 +193,23 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 		mcp_ok(call, p, summary);
 		return;
 	}
-	/* consent for mutating and OCR steps, shown with every repo-supplied command */
-	json_t *c = json_object_get(p, "consent");
+	/* consent for mutating and OCR steps, shown with every repo-supplied command: the library builds the
+	 * request from the flow (as for `swipium run`); this server asks the way the connection allows */
 	int approved = 0;
-	if (json_is_true(json_object_get(c, "required"))) {
-		size_t i;
-		json_t *line;
-		size_t cap = 1;
-		json_array_foreach(json_object_get(c, "exactCommand"), i, line) cap +=
-		    strlen(json_string_value(line)) + 1;
-		char *cmd = calloc(1, cap);
-		json_array_foreach(json_object_get(c, "exactCommand"), i, line)
-		{
-			if (cmd && i)
-				strcat(cmd, "\n");
-			if (cmd)
-				strcat(cmd, json_string_value(line));
-		}
-		char explain[700];
-		snprintf(explain, sizeof(explain), "Run flow \"%s\": %s", json_string_value(json_object_get(p, "name")),
-		         json_string_value(json_object_get(c, "explain")));
-		struct mcp_consent_request req = {"flow_mutation_run",
-		                                  json_string_value(json_object_get(c, "risk")),
-		                                  explain,
-		                                  cmd,
-		                                  json_object_get(c, "affects"),
-		                                  s};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		free(cmd);
+	if (json_is_true(json_object_get(json_object_get(p, "consent"), "required"))) {
+		struct mcp_consent_request req = {"flow_mutation_run", NULL, NULL, NULL, NULL, s};
+		struct flow_gate_data fg = {oj, s};
+		enum mcp_consent_outcome oc = mcp_call_consent_via(call, args, &req, flow_gate, &fg);
 		if (oc == MCP_CONSENT_ANSWERED) {
+			free(oj);
 			json_decref(p);
 			free(root);
 			return;
 		}
 		approved = 1;
 	}
-	struct fbinding *b = bind_device(call, s);
+	free(oj);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b) {
 		json_decref(p);
 		free(root);
@@ -409,7 +332,7 @@ static void qa_flow_repair(mcp_call *call, json_t *args)
 		mcp_fail(call, "INVALID_ARGUMENT", "Pass flow (a name under .swipium/flows) or flowYaml.", NULL);
 		return;
 	}
-	struct fbinding *b = bind_device(call, s);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b)
 		return;
 	json_t *o = json_pack("{ss,sO}", "root", sw_session_root(s), "failedStep", json_object_get(args, "failedStep"));

@@ -94,6 +94,13 @@ static void qa_report(mcp_call *call, json_t *args)
 	char *raw = NULL, *redacted = NULL;
 	sw_error *err = NULL;
 	json_t *report = NULL, *payload = NULL;
+	/* A run must not leave the device offline: put airplane mode back before the report records
+	 * finalNetwork. A device that is gone leaves the restore pending; the report says so. */
+	char *restore = NULL;
+	sw_error *restore_err = NULL;
+	if (sw_devctl_network_restore(mcp_call_ctx(call), s, "qa_report", &restore, &restore_err) != SW_OK)
+		sw_error_free(restore_err);
+	sw_free(restore);
 	if (assemble(s, args, &raw, &err) != SW_OK)
 		goto fail;
 	/* Deep redaction of every key and string before anything is saved or rendered. */

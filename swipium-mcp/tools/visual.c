@@ -7,105 +7,6 @@
 
 #include "../mcp.h"
 
-/*
- * The device binding of a session for visual checks. drive.c keeps its own table (private to it); a
- * visual check needs only captures and coordinate taps, so it opens the session's device itself.
- */
-struct vbinding {
-	char sid[64];
-	sw_device *dev;
-	sw_drive *drive;
-};
-
-#define MAX_VBINDINGS 16
-static struct vbinding vbindings[MAX_VBINDINGS];
-
-static char *hook_redact(const char *text, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (!r || sw_redactor_count(r) == 0)
-		return NULL;
-	char *out = NULL;
-	if (sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
-		return NULL;
-	if (!strcmp(out, text)) {
-		sw_free(out);
-		return NULL;
-	}
-	return out;
-}
-
-static struct vbinding *bind_device(mcp_call *call, sw_session *s)
-{
-	const char *sid = sw_session_id(s);
-	struct vbinding *slot = NULL;
-	for (size_t i = 0; i < MAX_VBINDINGS; i++) {
-		if (vbindings[i].dev && !strcmp(vbindings[i].sid, sid))
-			return &vbindings[i];
-		if (!vbindings[i].dev && !slot)
-			slot = &vbindings[i];
-	}
-	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
-	if (disabled && !strcmp(disabled, "1")) {
-		mcp_fail(call, "NO_DEVICE", "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).", NULL);
-		return NULL;
-	}
-	if (!slot) {
-		slot = &vbindings[0];
-		sw_drive_free(slot->drive);
-		sw_device_free(slot->dev);
-		memset(slot, 0, sizeof(*slot));
-	}
-	char *dev_json = NULL;
-	json_t *opts = json_object();
-	if (sw_session_get_json(s, "device", &dev_json, NULL) == SW_OK && dev_json) {
-		json_t *d = json_loads(dev_json, JSON_DECODE_ANY, NULL);
-		if (json_is_string(json_object_get(d, "serial")))
-			json_object_set(opts, "serial", json_object_get(d, "serial"));
-		json_decref(d);
-	}
-	sw_free(dev_json);
-	bool had_serial = json_object_get(opts, "serial") != NULL;
-	char *oj = json_dumps(opts, JSON_COMPACT);
-	json_decref(opts);
-	sw_device *dev = NULL;
-	sw_drive *drive = NULL;
-	sw_error *err = NULL;
-	int rc = sw_device_open(mcp_call_ctx(call), sw_driver_android(), oj, &dev, &err);
-	free(oj);
-	if (rc == SW_OK)
-		rc = sw_drive_new(dev, &drive, &err);
-	if (rc != SW_OK) {
-		sw_device_free(dev);
-		mcp_fail_err(call, err);
-		sw_error_free(err);
-		return NULL;
-	}
-	if (!had_serial) {
-		char *desc = NULL;
-		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
-			json_t *d = json_loads(desc, 0, NULL);
-			json_t *rec =
-			    json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
-			char *rj = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
-			if (rj) {
-				sw_session_set_json(s, "device", rj, NULL);
-				sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
-			}
-			free(rj);
-			json_decref(rec);
-			json_decref(d);
-			sw_free(desc);
-		}
-	}
-	sw_drive_hooks hooks = {NULL, NULL, hook_redact, s};
-	sw_drive_set_hooks(drive, &hooks);
-	snprintf(slot->sid, sizeof(slot->sid), "%s", sid);
-	slot->dev = dev;
-	slot->drive = drive;
-	return slot;
-}
-
 /* Saves @png as a screenshot-kind artifact named "<prefix>-NNN.png" (first free number); returns its URI. */
 static char *save_png(mcp_call *call, sw_session *s, const char *prefix, const unsigned char *png, size_t len,
                       const char *label)
@@ -159,7 +60,7 @@ static json_t *device_box(json_t *space, json_t *box)
 }
 
 /* tap:true on a match: one coordinate tap through the driver, recorded and budgeted as an action. */
-static void maybe_tap(sw_session *s, struct vbinding *b, json_t *args, json_t *res, json_t *point)
+static void maybe_tap(sw_session *s, mcp_binding *b, json_t *args, json_t *res, json_t *point)
 {
 	if (!json_is_true(json_object_get(args, "tap")))
 		return;
@@ -392,15 +293,8 @@ static void qa_visual(mcp_call *call, json_t *args)
 		         NULL);
 		return;
 	}
-	char *reason = NULL;
-	if (sw_session_budget_exhausted(s, &reason) == 1) {
-		json_t *o = json_pack("{s:b,s:s}", "stopped", 1, "reason", reason ? reason : "budget reached");
-		mcp_next(call, "qa_report {sessionId: \"%s\"}", sw_session_id(s));
-		mcp_ok(call, o, reason ? reason : "Budget reached.");
-		sw_free(reason);
+	if (mcp_budget_stopped(call, s))
 		return;
-	}
-	sw_free(reason);
 	const char *root = sw_session_root(s);
 	const char *name = str(args, "name");
 	char *baseline_path = NULL;
@@ -427,7 +321,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 		goto out;
 	if (!strcmp(mode, "find_text") && ocr_gate(call, s, args) != 0)
 		goto out;
-	struct vbinding *b = bind_device(call, s);
+	mcp_binding *b = mcp_binding_get(call, s);
 	if (!b)
 		goto out;
 	sw_drive_set_abort(b->drive, mcp_call_abort, call);

@@ -3,6 +3,7 @@ qa_check_health, qa_clear_overlay, qa_wait, qa_device_info, qa_orientation, qa_n
 qa_app_control, qa_screen_record, qa_smoke."""
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -318,6 +319,26 @@ class Network(Base):
             self.assertTrue(st["network"]["restored"])
             self.assertTrue(any("server shutdown" in c for c in st["envChanges"]), st["envChanges"])
 
+    def test_report_restores_the_network(self):
+        with VDeviceEnv(app="health") as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": ALL_CONSENTS})
+            sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
+            sc(s.tool("qa_network", {"sessionId": sid, "action": "offline"}))
+            self.assertEqual(self.airplane(env), "1")
+            r = s.tool("qa_report", {"sessionId": sid, "format": "json"})
+            self.assertFalse(r["result"].get("isError"), r)
+            # qa_report puts airplane mode back before it records the final network state
+            self.assertEqual(self.airplane(env), "0")
+            st = self.state(env, sid)
+            self.assertTrue(st["network"]["restored"])
+            self.assertTrue(any("qa_report" in c for c in st["envChanges"]), st["envChanges"])
+            report_dir = os.path.join(os.path.dirname(self.state_path(env, sid)), "report")
+            reports = sorted(f for f in os.listdir(report_dir) if re.match(r"report-\d+\.json$", f))
+            with open(os.path.join(report_dir, reports[-1])) as f:
+                rep = json.load(f)
+                self.assertEqual(rep["finalNetwork"], "online", json.dumps(rep["mutationLedger"]))
+            s.close()
+
     def test_sigterm_restores_and_stops_the_recorder(self):
         with VDeviceEnv(app="health") as env:
             s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": ALL_CONSENTS})
@@ -606,6 +627,36 @@ class Smoke(Base):
             st = self.state(env, sid)
             self.assertIn("smoke", st["milestones"])
             self.assertIn(("smoke: baseline", "pass"), [(n["workflow"], n["outcome"]) for n in st["notes"]])
+
+    def test_smoke_runs_safe_flows_and_blocks_mutating_ones(self):
+        flows = os.path.join(self.project, ".swipium", "flows")
+        os.makedirs(flows)
+        with open(os.path.join(flows, "a-cart.yaml"), "w") as f:
+            f.write("name: cart\nappId: com.example.shop\nsteps:\n  - tap: \"Add to cart\"\n"
+                    "  - assertVisible: \"Checkout\"\n")
+        with open(os.path.join(flows, "b-restart.yaml"), "w") as f:
+            f.write("name: restart\nappId: com.example.shop\nsteps:\n  - restartApp\n"
+                    "  - assertVisible: \"Shop\"\n")
+        with open(os.path.join(flows, "c-missing.yaml"), "w") as f:
+            f.write("name: missing\nappId: com.example.shop\nsteps:\n  - assertVisible: \"Gift cards\"\n")
+        with VDeviceEnv(app="health") as env:
+            s = self.server(env)
+            sid = self.with_app(s, sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"])
+            r = s.tool("qa_smoke", {"sessionId": sid})
+            self.assertFalse(is_error(r), r)
+            sm = sc(r)
+            self.assertTrue(sm["launched"])
+            got = {f["flow"]: f["outcome"] for f in sm["flows"]}
+            self.assertEqual(got, {"a-cart.yaml": "pass", "b-restart.yaml": "blocked", "c-missing.yaml": "fail"}, sm)
+            blocked = [f for f in sm["flows"] if f["outcome"] == "blocked"][0]
+            self.assertIn("qa_flow_run", blocked["reason"])
+            s.close()
+            st = self.state(env, sid)
+            notes = {(n["workflow"], n["outcome"], n.get("category")) for n in st["notes"]}
+            self.assertIn(("b-restart.yaml", "blocked", "destructive_refused"), notes)
+            # the restart flow never ran: the cart state survived
+            rc, out, _ = env.shell("logcat -d")
+            self.assertNotIn("Force stopping com.example.shop", out)
 
 
 if __name__ == "__main__":

@@ -455,6 +455,61 @@ class McpFlows(Base):
             s.close()
             self.assert_no_password(env.server.home)
 
+    def flow_rows(self, home, sid):
+        for dirpath, _, files in os.walk(home):
+            if os.path.basename(dirpath) == sid and "state.json" in files:
+                with open(os.path.join(dirpath, "state.json")) as f:
+                    return [m for m in json.load(f).get("mutations", []) if m.get("action") == "flow_mutation_run"]
+        return []
+
+    def test_flow_consent_per_era(self):
+        """qa_flow_run takes flow_mutation_run the way the connection allows, with the library's request."""
+        from mcpclient import Server, meta
+        with VDeviceEnv(app="login") as env:
+            # 2025 era with form elicitation: elicitation/create; a decline runs nothing and is ledgered
+            s = self.server(env)
+            s.initialize(capabilities={"elicitation": {}})
+            sid = self.session(s)
+            rid = s.request("tools/call", {"name": "qa_flow_run", "arguments": {"sessionId": sid, "flow": "restart"}})
+            ask = s.read_line()
+            self.assertEqual(ask.get("method"), "elicitation/create", ask)
+            self.assertIn("flow_mutation_run", ask["params"]["message"])
+            self.assertIn("restartApp", ask["params"]["message"])
+            s.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}})
+            r = s.wait_for(rid)["result"]
+            self.assertEqual(r["structuredContent"]["failureCode"], "CONSENT_DECLINED", r)
+            # the explain is capped at 699 bytes on a UTF-8 boundary (a name of 2-byte characters)
+            long_flow = "name: " + "\u00e9" * 500 + "\nappId: com.example.login\nsteps:\n  - restartApp\n"
+            s.initialize()  # a client without elicitation: the portable envelope
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flowYaml": long_flow})
+            sc = r["result"]["structuredContent"]
+            self.assertTrue(sc.get("requiresConsent"), sc)
+            self.assertTrue(sc["explain"].startswith('Run flow "\u00e9\u00e9'), sc["explain"][:40])
+            self.assertLessEqual(len(sc["explain"].encode("utf-8")), 699)
+            self.assertGreaterEqual(len(sc["explain"].encode("utf-8")), 690)
+            self.assertEqual(s.close(), 0)
+            self.assertEqual([m["status"] for m in self.flow_rows(env.server.home, sid)], ["refused"])
+            # 2026-07-28: InputRequiredResult, then the retry with requestState runs the flow
+            s = Server(env=dict(env.env))
+            r = s.call("tools/call", {"name": "qa_start_session", "arguments": {"projectRoot": self.project},
+                                      "_meta": meta()})
+            sid = r["result"]["structuredContent"]["sessionId"]
+            call = {"name": "qa_flow_run", "arguments": {"sessionId": sid, "flow": "restart"},
+                    "_meta": meta({"elicitation": {}})}
+            r = s.call("tools/call", call)["result"]
+            self.assertEqual(r["resultType"], "input_required", r)
+            self.assertIn("flow_mutation_run", r["inputRequests"]["swipium_consent"]["params"]["message"])
+            retry = dict(call, requestState=r["requestState"],
+                         inputResponses={"swipium_consent": {"action": "accept", "content": {"approve": True}}})
+            r = s.call("tools/call", retry, timeout=120)["result"]
+            self.assertEqual(r["resultType"], "complete")
+            self.assertFalse(r.get("isError"), r)
+            self.assertTrue(r["structuredContent"]["passed"], r)
+            self.assertEqual(s.close(), 0)
+            rows = self.flow_rows(env.server.home, sid)
+            self.assertEqual([(m["status"], m["consent"]["approvalMechanism"]) for m in rows],
+                             [("approved", "elicitation")], rows)
+
 
 if __name__ == "__main__":
     unittest.main()

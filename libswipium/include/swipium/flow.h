@@ -112,7 +112,9 @@ SW_API int sw_flow_run_saved(const sw_flow_run_options *opts, char **result_json
  *   explicit operator instruction (e.g. "swipium run --approve
  *   flow_mutation_run") the host answers from without a prompt: an approval
  *   reached through the host is then recorded as operator-policy with that
- *   text as the row's detail. The flow supplies action, risk, explain,
+ *   text as the row's detail; "explainMaxBytes": a positive integer, the
+ *   most bytes of explain the gate is given (cut at a UTF-8 boundary; default
+ *   no cap; the MCP server passes 699). The flow supplies action, risk, explain,
  *   exactCommand (one step per line), affects and sessionId.
  *
  * Every ledger row the gate returns is appended to @session and dropped from
