@@ -139,6 +139,7 @@ mcp_binding *mcp_binding_get(mcp_call *call, sw_session *s)
 	free(serial);
 	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
 	sw_drive_set_hooks(drive, &hooks);
+	sw_drive_set_session(drive, mcp_call_ctx(call), s);
 	apply_budget(s, drive);
 	if (!slot) {
 		/* the table is full: drop the first binding; its session re-binds on its next call */

@@ -122,8 +122,8 @@ enum mcp_consent_outcome mcp_call_consent(mcp_call *call, json_t *args, const st
  * out freed with sw_free, SW_EDENIED refusals in @err). It may append the ledger rows itself and drop
  * them from what it returns (sw_flow_consent() does).
  */
-typedef int (*mcp_consent_gate_fn)(sw_consent_store *store, const char *gate_json, char **result_json,
-                                   sw_error **err, void *ud);
+typedef int (*mcp_consent_gate_fn)(sw_consent_store *store, const char *gate_json, char **result_json, sw_error **err,
+                                   void *ud);
 
 /*
  * mcp_call_consent() with the gate call made by @gate (nullable: sw_consent_gate()), for a library

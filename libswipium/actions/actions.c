@@ -8,6 +8,7 @@
 #include "sw-internal.h"
 #include "../snapshot/snapshot-internal.h"
 #include <swipium/actions.h>
+#include <swipium/health.h>
 
 #define SETTLE_MAX_DUMPS 5
 #define SETTLE_DEFAULT_MS 5000
@@ -24,7 +25,9 @@ struct sw_drive {
 	char *last_xml;
 	size_t last_len;
 	int sw, sh;
-	json_t *keyboard; /* {shown, frame} */
+	json_t *keyboard;    /* {shown, frame} */
+	sw_ctx *ctx;         /* borrowed; with session: the health check after every act */
+	sw_session *session; /* borrowed */
 };
 
 /* A copy of what an action needs from an element, valid across snapshots. */
@@ -168,6 +171,14 @@ void sw_drive_set_abort(sw_drive *d, int (*abort_fn)(void *userdata), void *user
 		return;
 	d->abort_fn = abort_fn;
 	d->abort_ud = userdata;
+}
+
+void sw_drive_set_session(sw_drive *d, sw_ctx *ctx, sw_session *s)
+{
+	if (!d)
+		return;
+	d->ctx = ctx;
+	d->session = s;
 }
 
 sw_snapshot_tracker *sw_drive_tracker(sw_drive *d)
@@ -641,6 +652,41 @@ static int invalid(sw_error **err, const char *msg)
 	return act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s", msg);
 }
 
+/*
+ * The health check after an action: logcat since the last marker, the foreground app, and the dump the action
+ * settled on (never a new one). Findings are recorded on the session by sw_health_check; a failing check is
+ * reported in the result, never as the action's error.
+ */
+static void health_after(sw_drive *d, json_t *out)
+{
+	json_t *o = json_pack("{ss}", "xml", d->last_xml ? d->last_xml : "");
+	char *oj = o ? sw__json_compact(o) : NULL, *hj = NULL;
+	json_decref(o);
+	sw_error *e = NULL;
+	json_t *h = NULL;
+	if (oj && sw_health_check(d->ctx, d->session, d->dev, oj, &hj, &e) == SW_OK)
+		h = json_loads(hj, 0, NULL);
+	if (h) {
+		json_object_del(h, "overlays"); /* the observation already lists them */
+		bool crashed = false;
+		size_t i;
+		json_t *f;
+		json_array_foreach(json_object_get(h, "findings"), i, f)
+		{
+			const char *k = json_string_value(json_object_get(f, "kind"));
+			crashed = crashed || (k && (!strcmp(k, "native_crash") || !strcmp(k, "anr")));
+		}
+		json_object_set_new(h, "crashed", json_boolean(crashed));
+	} else {
+		h = json_pack("{sn,ss}", "healthy", "error", e ? sw_error_message(e) : "the health check failed");
+	}
+	if (h)
+		json_object_set_new(out, "health", h);
+	sw_error_free(e);
+	sw_free(hj);
+	free(oj);
+}
+
 /* Shapes the observation part of the result. */
 static void add_observation(json_t *out, json_t *res, const char *observe_mode)
 {
@@ -996,6 +1042,8 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 	json_object_set_new(out, "settled", json_boolean(settled));
 	add_observation(out, res, observe_mode);
 	json_object_set_new(out, "changedState", json_boolean(changed_state));
+	if (d->session && !json_is_false(json_object_get(args, "health")))
+		health_after(d, out);
 	if (json_array_size(warnings))
 		json_object_set(out, "warnings", warnings);
 	if (json_array_size(notes))

@@ -162,6 +162,23 @@ void sw__dc_ledger(sw_session *s, const char *tool, const char *action, const ch
 		return;
 	if (detail)
 		json_object_set_new(spec, "detail", json_string(detail));
+	/* a change made (or undone) under a consent carries that consent: the latest approved row of this action */
+	if (s && (!strcmp(status, "executed") || !strcmp(status, "restored"))) {
+		json_t *rows = sw__dc_session_get(s, "mutations");
+		for (size_t i = json_array_size(rows); i-- > 0;) {
+			json_t *r = json_array_get(rows, i);
+			const char *rs = json_string_value(json_object_get(r, "status"));
+			const char *rt = json_string_value(json_object_get(r, "tool"));
+			const char *ra = json_string_value(json_object_get(r, "action"));
+			json_t *c = json_object_get(r, "consent");
+			if (rs && rt && ra && !strcmp(rs, "approved") && !strcmp(rt, tool) && !strcmp(ra, action) &&
+			    json_is_object(c) && json_is_true(json_object_get(c, "approved"))) {
+				json_object_set(spec, "consent", c);
+				break;
+			}
+		}
+		json_decref(rows);
+	}
 	char *st = json_dumps(spec, JSON_COMPACT);
 	json_decref(spec);
 	char *row = NULL;

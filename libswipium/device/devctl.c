@@ -1,5 +1,4 @@
 /* devctl.c: device state under a session: info, orientation, network (with restore), location, app lifecycle, waits. */
-#include <curl/curl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -746,36 +745,17 @@ out:
 
 /* ---- waits -------------------------------------------------------------------- */
 
-static size_t sink(char *p, size_t sz, size_t n, void *ud)
-{
-	sw_buf *b = ud;
-	if (b->len < 4096)
-		sw__buf_append(b, p, sz * n);
-	return sz * n;
-}
-
-/* Metro's /status: "packager-status:running". */
+/* Metro's /status: "packager-status:running". The HTTP client (libcurl) is loaded on first use. */
 static bool metro_status(const char *url, char **why)
 {
-	CURL *c = curl_easy_init();
-	if (!c) {
-		*why = strdup("curl unavailable");
-		return false;
-	}
-	sw_buf b = SW_BUF_INIT;
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 1500L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-	CURLcode cc = curl_easy_perform(c);
-	curl_easy_cleanup(c);
-	bool ok = cc == CURLE_OK && b.data && strstr(b.data, "packager-status:running");
+	char *body = NULL;
+	sw_error *e = NULL;
+	int rc = sw__http_get(url, 1500, NULL, &body, 4096, &e);
+	bool ok = rc == SW_OK && body && strstr(body, "packager-status:running");
 	if (!ok)
-		*why = cc != CURLE_OK ? strdup(curl_easy_strerror(cc)) : strdup("Metro answered but is not running");
-	sw__buf_free(&b);
+		*why = strdup(rc != SW_OK ? sw_error_message(e) : "Metro answered but is not running");
+	free(body);
+	sw_error_free(e);
 	return ok;
 }
 

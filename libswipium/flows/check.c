@@ -459,8 +459,8 @@ json_t *sw__flow_lint(const json_t *flow, const json_t *errors, const char *plat
 	return res;
 }
 
-int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors,
-                          char **path_out, sw_error **err)
+int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors, char **path_out,
+                          sw_error **err)
 {
 	*opts = json_loads(options_json, 0, NULL);
 	if (!json_is_object(*opts))

@@ -5,8 +5,8 @@
 #include "flow-internal.h"
 
 /* Members of @gate_json the flow decides; the frontend cannot override them. */
-static const char *const FLOW_KEYS[] = {"action",    "risk",           "explain",        "exactCommand", "affects",
-                                        "sessionId", "operatorAnswer", "explainMaxBytes"};
+static const char *const FLOW_KEYS[] = {"action",  "risk",      "explain",        "exactCommand",
+                                        "affects", "sessionId", "operatorAnswer", "explainMaxBytes"};
 
 static void append_row(sw_session *session, json_t *row)
 {

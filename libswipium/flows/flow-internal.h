@@ -42,13 +42,18 @@ void sw__flow_step_variables(const json_t *step, json_t *names);
 int sw__flow_load(const char *root, const char *flow, const char *flow_yaml, json_t **flow_out, json_t **errors,
                   char **path_out, sw_error **err);
 
+/* The longest input sw__flow_edit_distance() compares; longer ones are cut to it. */
+#define SW_FLOW_EDIT_MAX 64
+/* Levenshtein distance between a[0..la) and b[0..lb), ASCII letters compared case-insensitively. */
+size_t sw__flow_edit_distance(const char *a, size_t la, const char *b, size_t lb);
+
 /*
  * The common start of the public calls that take options {root?, flow?, flowYaml?, ...}: parses
  * @options_json into @opts (an object, else INVALID_ARGUMENT) and loads its flow with
  * sw__flow_load(). What was set is the caller's to free, on failure too.
  */
-int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors,
-                          char **path_out, sw_error **err);
+int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors, char **path_out,
+                          sw_error **err);
 
 /*
  * Confines @rel (a template or baseline path from a flow) to @root after

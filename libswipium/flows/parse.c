@@ -433,40 +433,51 @@ static bool in_list(const char *s, const char *const *l, size_t n)
 	return false;
 }
 
-/* The closest known step name, for "did you mean". */
+static char ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+size_t sw__flow_edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	if (la > SW_FLOW_EDIT_MAX)
+		la = SW_FLOW_EDIT_MAX;
+	if (lb > SW_FLOW_EDIT_MAX)
+		lb = SW_FLOW_EDIT_MAX;
+	size_t prev[SW_FLOW_EDIT_MAX + 1], cur[SW_FLOW_EDIT_MAX + 1];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = prev[j - 1] + (ascii_lower(a[i - 1]) != ascii_lower(b[j - 1]));
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			cur[j] = v;
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+/* The closest known step name (within 3 edits), for "did you mean". */
 static const char *nearest_step(const char *name)
 {
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX;
+	size_t la = strlen(name);
+	if (la > 40)
+		return NULL;
 	for (size_t i = 0; i < SW_ARRAY_SIZE(ALL_STEPS); i++) {
 		const char *s = ALL_STEPS[i];
-		size_t la = strlen(name), lb = strlen(s);
-		if (la > 40)
-			return NULL;
-		size_t prev[41], cur[41];
-		for (size_t j = 0; j <= lb && j <= 40; j++)
-			prev[j] = j;
+		size_t lb = strlen(s);
 		if (lb > 40)
 			continue;
-		for (size_t a = 1; a <= la; a++) {
-			cur[0] = a;
-			for (size_t j = 1; j <= lb; j++) {
-				char ca = name[a - 1], cb = s[j - 1];
-				if (ca >= 'A' && ca <= 'Z')
-					ca = (char)(ca - 'A' + 'a');
-				if (cb >= 'A' && cb <= 'Z')
-					cb = (char)(cb - 'A' + 'a');
-				size_t v = prev[j - 1] + (ca != cb);
-				if (prev[j] + 1 < v)
-					v = prev[j] + 1;
-				if (cur[j - 1] + 1 < v)
-					v = cur[j - 1] + 1;
-				cur[j] = v;
-			}
-			memcpy(prev, cur, sizeof(prev));
-		}
-		if (prev[lb] < best_d) {
-			best_d = prev[lb];
+		size_t d = sw__flow_edit_distance(name, la, s, lb);
+		if (d < best_d) {
+			best_d = d;
 			best = s;
 		}
 	}

@@ -6,38 +6,18 @@
 
 #include "flow-internal.h"
 
-static char lower(char c)
-{
-	return (char)tolower((unsigned char)c);
-}
-
-/* Levenshtein similarity in [0, 1] over lower-cased bytes (inputs capped at 64). */
+/* Levenshtein similarity in [0, 1] over ASCII-lower-cased bytes (inputs capped at SW_FLOW_EDIT_MAX). */
 static double similarity(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64)
-		la = 64;
-	if (lb > 64)
-		lb = 64;
+	if (la > SW_FLOW_EDIT_MAX)
+		la = SW_FLOW_EDIT_MAX;
+	if (lb > SW_FLOW_EDIT_MAX)
+		lb = SW_FLOW_EDIT_MAX;
 	if (!la && !lb)
 		return 1;
-	size_t prev[65], cur[65];
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t v = prev[j - 1] + (lower(a[i - 1]) != lower(b[j - 1]));
-			if (prev[j] + 1 < v)
-				v = prev[j] + 1;
-			if (cur[j - 1] + 1 < v)
-				v = cur[j - 1] + 1;
-			cur[j] = v;
-		}
-		memcpy(prev, cur, sizeof(prev));
-	}
 	size_t m = la > lb ? la : lb;
-	return 1.0 - (double)prev[lb] / (double)m;
+	return 1.0 - (double)sw__flow_edit_distance(a, la, b, lb) / (double)m;
 }
 
 static bool has_selector(const char *k)

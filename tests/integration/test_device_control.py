@@ -113,12 +113,14 @@ class Health(Base):
             r = s.tool("qa_check_health", {"sessionId": sid})
             self.assertFalse(is_error(r), r)
             self.assertTrue(sc(r)["healthy"], r)
-            for text in ("Add to cart", "Checkout", "Pay"):
-                s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": text}})
-            r = s.tool("qa_check_health", {"sessionId": sid})
-            h = sc(r)
+            acts = [s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": text}})
+                    for text in ("Add to cart", "Checkout", "Pay")]
+            self.assertTrue(sc(acts[0])["health"]["healthy"], acts[0])
+            # the health check after every qa_act catches the crash in the tap that caused it
+            h = sc(acts[1])["health"]
             codes = [f["failureCode"] for f in h["findings"]]
             self.assertIn("NATIVE_CRASH", codes, h)
+            self.assertTrue(h["crashed"])
             crash = [f for f in h["findings"] if f["failureCode"] == "NATIVE_CRASH"][0]
             self.assertEqual(crash["kind"], "native_crash")
             self.assertEqual(crash["severity"], "high")
@@ -128,14 +130,45 @@ class Health(Base):
             # the app is gone: the launcher is in front
             self.assertIn("WRONG_FOREGROUND", codes)
             self.assertFalse(h["foregroundIsApp"])
-            # the crash is reported once; a second check finds no new crash
+            # the crash is reported once; a later check finds no new crash
             r = s.tool("qa_check_health", {"sessionId": sid})
+            self.assertIn("WRONG_FOREGROUND", [f["failureCode"] for f in sc(r)["findings"]])
             self.assertNotIn("NATIVE_CRASH", [f["failureCode"] for f in sc(r)["findings"]])
             s.close()
             st = self.state(env, sid)
             kinds = [f["kind"] for f in st["findings"]]
             self.assertEqual(kinds.count("native_crash"), 1, st["findings"])
             self.assertTrue(all("at" in f for f in st["findings"]))
+
+    def test_act_records_a_crash_without_a_health_call(self):
+        with VDeviceEnv(app="health") as env:
+            s = self.server(env)
+            sid = self.with_app(s, sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"])
+            self.launch(env)
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Pay"}})
+            # a crash after a successful tap is a result, not a tool error
+            self.assertFalse(is_error(r), r)
+            res = sc(r)
+            self.assertTrue(res["changedState"])
+            h = res["health"]
+            self.assertFalse(h["healthy"], h)
+            self.assertTrue(h["crashed"])
+            self.assertTrue(h["checked"]["logcat"] and h["checked"]["ui"] and h["checked"]["foreground"], h)
+            crash = [f for f in h["findings"] if f["failureCode"] == "NATIVE_CRASH"]
+            self.assertEqual(len(crash), 1, h)
+            self.assertIn("IllegalStateException", crash[0]["detail"])
+            # a later act does not report the same crash again
+            r = s.tool("qa_act", {"sessionId": sid, "action": "press", "key": "back"})
+            self.assertFalse(is_error(r), r)
+            self.assertFalse(sc(r)["health"]["crashed"], sc(r)["health"])
+            s.close()
+            # recorded on the session once, without any qa_check_health call
+            st = self.state(env, sid)
+            recorded = [f for f in st["findings"] if f["kind"] == "native_crash"]
+            self.assertEqual(len(recorded), 1, st["findings"])
+            self.assertEqual(recorded[0]["failureCode"], "NATIVE_CRASH")
+            self.assertEqual(recorded[0]["severity"], "high")
+            self.assertIn("at", recorded[0])
 
     def test_java_crash_and_anr_while_waiting(self):
         with VDeviceEnv(app="health") as env:
@@ -286,6 +319,16 @@ class Network(Base):
             statuses = [(m["action"], m["status"]) for m in st["mutations"]]
             self.assertIn(("network_change", "executed"), statuses)
             self.assertIn(("network_change", "restored"), statuses)
+            # a change made under an approved consent carries that consent, not approved:false
+            approvals = [m for m in st["mutations"] if m["status"] == "approved"]
+            self.assertTrue(approvals, st["mutations"])
+            ids = {m["consent"]["consentId"] for m in approvals}
+            for m in st["mutations"]:
+                if m["status"] in ("executed", "restored"):
+                    self.assertTrue(m["consent"]["approved"], m)
+                    self.assertTrue(m["consent"]["required"], m)
+                    self.assertEqual(m["consent"]["approvalMechanism"], "operator-policy", m)
+                    self.assertIn(m["consent"]["consentId"], ids, m)
             self.assertTrue(any("network set offline" in c for c in st["envChanges"]), st["envChanges"])
             self.assertTrue(any("network restored" in c for c in st["envChanges"]))
 
@@ -586,8 +629,7 @@ class ReleaseGate(Base):
             s = self.server(env)
             sid = self.with_app(s, sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"])
             self.launch(env)
-            s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Checkout"}})
-            h = sc(s.tool("qa_check_health", {"sessionId": sid}))
+            h = sc(s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "Checkout"}}))["health"]
             self.assertIn("NATIVE_CRASH", [f["failureCode"] for f in h["findings"]])
             r = s.tool("qa_report", {"sessionId": sid, "format": "junit"})
             self.assertFalse(is_error(r), r)

@@ -947,6 +947,60 @@ START_TEST(test_visual_steps)
 }
 END_TEST
 
+/* sw_flow_consent's explainMaxBytes: checked, and the explain cut on a UTF-8 boundary. */
+START_TEST(test_flow_consent_explain_cap)
+{
+	sw_ctx *ctx = NULL;
+	sw_consent_store *cs = NULL;
+	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
+	ck_assert_int_eq(sw_consent_store_new(ctx, &cs, NULL), SW_OK);
+	sw_buf yaml = SW_BUF_INIT;
+	sw__buf_puts(&yaml, "name: ");
+	for (int i = 0; i < 500; i++)
+		sw__buf_puts(&yaml, "\xc3\xa9");
+	sw__buf_puts(&yaml, "\nappId: com.example.login\nsteps:\n  - restartApp\n");
+	json_t *o = json_pack("{ss}", "flowYaml", yaml.data);
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	sw__buf_free(&yaml);
+	char *out = NULL;
+	sw_error *err = NULL;
+	static const char *const bad[] = {"{\"explainMaxBytes\":0}", "{\"explainMaxBytes\":\"9\"}",
+	                                  "{\"explainMaxBytes\":-4}"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(sw_flow_consent(cs, NULL, oj, bad[i], &out, &err), SW_EINVAL);
+		ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+		ck_assert_ptr_null(out);
+		sw_error_free(err);
+		err = NULL;
+	}
+	/* 10 bytes of `Run flow "` then 2-byte characters: 99 falls inside one and backs off to 98 */
+	ck_assert_int_eq(sw_flow_consent(cs, NULL, oj, "{\"canElicit\":false,\"explainMaxBytes\":99}", &out, &err),
+	                 SW_OK);
+	json_t *r = json_loads(out, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(json_is_true(json_object_get(r, "requiresConsent")));
+	const char *ex = json_string_value(json_object_get(json_object_get(r, "envelope"), "explain"));
+	ck_assert_ptr_nonnull(ex);
+	ck_assert_uint_eq(strlen(ex), 98);
+	ck_assert(sw__utf8_valid(ex, strlen(ex)));
+	ck_assert(!strncmp(ex, "Run flow \"\xc3\xa9", 12));
+	json_decref(r);
+	sw_free(out);
+	/* without the member the explain is whole */
+	ck_assert_int_eq(sw_flow_consent(cs, NULL, oj, "{\"canElicit\":false}", &out, &err), SW_OK);
+	r = json_loads(out, 0, NULL);
+	ex = json_string_value(json_object_get(json_object_get(r, "envelope"), "explain"));
+	ck_assert_ptr_nonnull(ex);
+	ck_assert_uint_gt(strlen(ex), 1000);
+	json_decref(r);
+	sw_free(out);
+	free(oj);
+	sw_consent_store_free(cs);
+	sw_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_run_saved_flows)
 {
 	struct rig r;
@@ -994,6 +1048,7 @@ static Suite *flows_suite(void)
 	tcase_add_test(tc, test_plan_and_templates);
 	tcase_add_test(tc, test_visual_steps);
 	tcase_add_test(tc, test_run_saved_flows);
+	tcase_add_test(tc, test_flow_consent_explain_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,9 @@
 #include <stddef.h>
 
 #include <swipium/common.h>
+#include <swipium/context.h>
 #include <swipium/driver.h>
+#include <swipium/session.h>
 #include <swipium/snapshot.h>
 
 #ifdef __cplusplus
@@ -44,6 +46,13 @@ SW_API void sw_drive_set_hooks(sw_drive *d, const sw_drive_hooks *hooks);
  * NULL removes it. (The MCP server passes mcp_call_abort.)
  */
 SW_API void sw_drive_set_abort(sw_drive *d, int (*abort_fn)(void *userdata), void *userdata);
+/**
+ * Attaches @s (and @ctx; both borrowed, they must outlive the drive or be
+ * detached with NULL): every sw_drive_act() then ends with the health check
+ * of sw_health_check() on the dump it settled on (no new dump), its findings
+ * recorded on @s, and the result under `health` (see sw_drive_act()).
+ */
+SW_API void sw_drive_set_session(sw_drive *d, sw_ctx *ctx, sw_session *s);
 /** The snapshot tracker. (transfer none) */
 SW_API sw_snapshot_tracker *sw_drive_tracker(sw_drive *d);
 
@@ -58,9 +67,13 @@ SW_API int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_j
 /**
  * qa_act: @args_json holds the tool's arguments without sessionId
  * (action, target, text, mode, submit, direction, untilVisible, maxScrolls,
- * key, url, durationMs, ignoreOverlay, for, observe, timeoutMs, verbose).
+ * key, url, durationMs, ignoreOverlay, for, observe, timeoutMs, verbose;
+ * health: false skips the health check).
  * Result: {action, changed, settled, quality, elements | added+removed,
- * stateChanged, ...}. Failures carry the catalog codes of TOOLS.md
+ * stateChanged, ..., health?}. With a session attached (sw_drive_set_session)
+ * `health` is sw_health_check()'s result without overlays plus `crashed`
+ * (a native crash or ANR was found), or {healthy: null, error} when the check
+ * itself failed; it never makes the action fail. Failures carry the catalog codes of TOOLS.md
  * (STALE_REF, ELEMENT_NOT_FOUND, KEYBOARD_OBSTRUCTION, OVERLAY_OBSTRUCTION,
  * TEXT_INPUT_UNSUPPORTED, MISSING_TEST_DATA, ...) and details with
  * changedState (and blockedByOverlay, keyboardHidden where they apply).
