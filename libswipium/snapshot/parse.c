@@ -10,9 +10,9 @@
 
 static const char empty_str[] = "";
 
-/* The attributes of one uiautomator node, borrowed from the document. */
+/* The attributes of one uiautomator node, borrowed from the screen's arena. */
 typedef struct raw_node {
-	xmlNode *node;
+	size_t attr_first, n_attrs;
 	const char *text, *id, *cls, *pkg, *desc, *hint, *bounds;
 	bool clickable, long_clickable, focusable, focused, password, scrollable, checkable, checked, selected, enabled;
 	bool invisible;
@@ -23,13 +23,6 @@ typedef struct raw_node {
 	bool absorbed;
 	bool in_list; /* a descendant of a list or recycler view */
 } raw_node;
-
-static const char *attr_value(const xmlAttr *a)
-{
-	if (a->children && a->children->type == XML_TEXT_NODE && a->children->content && !a->children->next)
-		return (const char *)a->children->content;
-	return NULL;
-}
 
 static bool parse_bounds(const char *s, int b[4])
 {
@@ -64,15 +57,13 @@ static bool parse_bounds(const char *s, int b[4])
 	return true;
 }
 
-static void read_attrs(raw_node *r)
+static void read_attrs(raw_node *r, const sw__attr *attrs)
 {
 	r->text = r->id = r->cls = r->pkg = r->desc = r->hint = r->bounds = empty_str;
 	r->enabled = true;
-	for (const xmlAttr *a = r->node->properties; a; a = a->next) {
-		const char *n = (const char *)a->name;
-		const char *v = attr_value(a);
-		if (!v)
-			continue;
+	for (size_t k = 0; k < r->n_attrs; k++) {
+		const char *n = attrs[k].name;
+		const char *v = attrs[k].value;
 		bool t = strcmp(v, "true") == 0;
 		switch (n[0]) {
 		case 'b':
@@ -217,8 +208,8 @@ void sw__screen_free(sw__screen *s)
 {
 	if (!s)
 		return;
-	if (s->doc)
-		xmlFreeDoc(s->doc);
+	free(s->arena);
+	free(s->attrs);
 	free(s->els);
 	free(s->overlays);
 	free(s);

@@ -24,7 +24,13 @@
 	"redacted"                                                                                                     \
 	"\xc2\xbb"
 
-/* One interactive element. Strings point into the parsed document (never NULL, "" when absent). */
+/* One attribute of a dump node as dumped (entities decoded), in document order. */
+typedef struct sw__attr {
+	const char *name;
+	const char *value;
+} sw__attr;
+
+/* One interactive element. Strings point into the screen's string arena (never NULL, "" when absent). */
 typedef struct sw__element {
 	unsigned ref;
 	const char *cls;
@@ -44,7 +50,8 @@ typedef struct sw__element {
 	bool edit;
 	size_t node_index;  /* pre-order index of the node in the document */
 	size_t subtree_end; /* one past the last node index of its subtree */
-	void *node;         /* the xmlNode, for raw attributes */
+	const sw__attr *attrs; /* the node's raw attributes */
+	size_t n_attrs;
 	uint64_t hash;
 } sw__element;
 
@@ -60,7 +67,8 @@ typedef struct sw__overlay {
 } sw__overlay;
 
 typedef struct sw__screen {
-	void *doc; /* xmlDoc */
+	char *arena;    /* every string of the screen */
+	sw__attr *attrs; /* raw attributes of all nodes */
 	sw__element *els;
 	size_t n_els;
 	sw__overlay *overlays;
