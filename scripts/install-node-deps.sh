@@ -12,3 +12,9 @@ if [ -f package-lock.json ]; then
 else
 	npm install --no-audit --no-fund --loglevel=error </dev/null
 fi
+# npm 11 does not run install scripts by default; the SARIF multitool's only script makes its
+# native binary executable, so do that here.
+for f in node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool; do
+	[ -f "$f" ] && chmod u+x "$f"
+done
+exit 0

@@ -49,8 +49,13 @@ bool mcp_stale_check(mcp_call *call, const char *name, json_t *args)
 		if (!strncmp(action, "wda_", 4)) {
 			char removed_call[160], replacement[200];
 			snprintf(removed_call, sizeof(removed_call), "qa_ios {action: \"%.60s\"}", action);
-			snprintf(replacement, sizeof(replacement), "qa_wda {sessionId, action: \"%.60s\"%s}",
-			         action + 4, !strcmp(action, "wda_attach") ? ", device" : "");
+			if (mcp_tool_listed("qa_wda"))
+				snprintf(replacement, sizeof(replacement), "qa_wda {sessionId, action: \"%.60s\"%s}",
+				         action + 4, !strcmp(action, "wda_attach") ? ", device" : "");
+			else /* no WebDriverAgent here: qa_doctor says what this server can drive */
+				snprintf(replacement, sizeof(replacement),
+				         "qa_doctor {} (this server drives Android emulators; WebDriverAgent actions are not "
+				         "available)");
 			stale(call, removed_call, replacement);
 			return true;
 		}

@@ -1,4 +1,5 @@
 /* render-sarif.c: the SARIF 2.1.0 export: results anchored to project files, stable fingerprints, catalog rules. */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +322,38 @@ static void str_js(sw__jw *w, const json_t *v)
 	sw__buf_free(&b);
 }
 
+/*
+ * A SARIF artifactLocation.uri must be a valid RFC 3986 URI reference. Report URIs come from untrusted
+ * reports and project file names, so every byte outside the characters RFC 3986 allows (spaces, brackets,
+ * quotes, control and non-ASCII bytes, a '%' that starts no escape) is percent-encoded; a valid URI passes
+ * through unchanged.
+ */
+static void uri_escape(sw_buf *out, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    (c && strchr("-._~:/?#@!$&'()*+,;=", c));
+		if (c == '%' && i + 2 < len && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2]))
+			keep = true;
+		if (keep) {
+			sw__buf_putc(out, (char)c);
+		} else {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+			sw__buf_append(out, e, 3);
+		}
+	}
+}
+
+static void kv_uri(sw__jw *w, const char *key, const char *s, size_t len)
+{
+	sw_buf b = SW_BUF_INIT;
+	uri_escape(&b, s, len);
+	kv_str(w, key, sw__buf_cstr(&b), b.len);
+	sw__buf_free(&b);
+}
+
 static void anchor(sw__jw *w, const char *uri)
 {
 	sw__jw_key(w, "locations");
@@ -330,7 +363,7 @@ static void anchor(sw__jw *w, const char *uri)
 	sw__jw_open(w, '{');
 	sw__jw_key(w, "artifactLocation");
 	sw__jw_open(w, '{');
-	kv_cstr(w, "uri", uri);
+	kv_uri(w, "uri", uri, strlen(uri));
 	kv_cstr(w, "uriBaseId", "%SRCROOT%");
 	sw__jw_close(w, '}');
 	sw__jw_key(w, "region");
@@ -360,8 +393,9 @@ static void related(sw__jw *w, const json_t *uri, int id)
 	sw__jw_open(w, '{');
 	sw__jw_key(w, "artifactLocation");
 	sw__jw_open(w, '{');
-	sw__jw_key(w, "uri");
-	str_js(w, uri);
+	sw_buf text = sw__js_string_buf(uri);
+	kv_uri(w, "uri", sw__buf_cstr(&text), text.len);
+	sw__buf_free(&text);
 	sw__jw_close(w, '}');
 	sw__jw_close(w, '}');
 	sw__jw_key(w, "message");

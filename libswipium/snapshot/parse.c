@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 
 #include "snapshot-internal.h"
@@ -243,30 +244,176 @@ static uint64_t element_hash(const sw__element *e)
 	return h;
 }
 
-struct walk_item {
-	xmlNode *node;
-	size_t depth;
-	bool in_list;
-};
-struct walk_stack {
-	struct walk_item *items;
-	size_t n, cap;
-};
+/* Streaming parse state: libxml2 SAX2 callbacks fill the node list without building a tree. */
+enum { SAX_OK, SAX_TOO_MANY, SAX_OVER_CAP, SAX_NOMEM, SAX_TOO_LARGE };
 
-static bool push(struct walk_stack *st, xmlNode *node, size_t depth, bool in_list)
+typedef struct sax_state {
+	char *arena;
+	size_t arena_len, arena_cap;
+	sw__attr *attrs;
+	size_t n_attrs, cap_attrs;
+	raw_node *raw;
+	size_t n_raw, cap_raw;
+	size_t *open_idx;
+	size_t n_open;
+	size_t level;      /* element nesting; the root is level 1 */
+	size_t skip_level; /* nonzero: inside a non-node element at this level, whose subtree is ignored */
+	size_t elements;
+	int rotation;
+	bool root_ok;
+	int error;
+} sax_state;
+
+/*
+ * Copies @n bytes to the arena with a terminating NUL, turning "&#38;" back into '&' (how libxml2 hands over an
+ * escaped ampersand of an attribute value when entities are not substituted).
+ */
+static const char *arena_put(sax_state *st, const char *v, size_t n)
 {
-	if (st->n == st->cap) {
-		size_t nc = st->cap ? st->cap * 2 : 256;
-		if (nc > (size_t)SW__SNAPSHOT_MAX_NODES * 8)
-			return false;
-		struct walk_item *ni = realloc(st->items, nc * sizeof(*ni));
-		if (!ni)
-			return false;
-		st->items = ni;
-		st->cap = nc;
+	if (n + 1 > st->arena_cap - st->arena_len) {
+		st->error = SAX_TOO_LARGE;
+		return NULL;
 	}
-	st->items[st->n++] = (struct walk_item){node, depth, in_list};
-	return true;
+	char *dst = st->arena + st->arena_len, *d = dst;
+	const char *end = v + n;
+	for (;;) {
+		const char *amp = memchr(v, '&', (size_t)(end - v));
+		if (!amp) {
+			memcpy(d, v, (size_t)(end - v));
+			d += end - v;
+			break;
+		}
+		memcpy(d, v, (size_t)(amp - v));
+		d += amp - v;
+		*d++ = '&';
+		v = (end - amp >= 5 && !memcmp(amp, "&#38;", 5)) ? amp + 5 : amp + 1;
+	}
+	*d++ = '\0';
+	st->arena_len = (size_t)(d - st->arena);
+	return dst;
+}
+
+/* "prefix:localname" in the arena. */
+static const char *qname(sax_state *st, const xmlChar *prefix, const xmlChar *localname)
+{
+	size_t pl = strlen((const char *)prefix), ll = strlen((const char *)localname);
+	if (pl + ll + 2 > st->arena_cap - st->arena_len) {
+		st->error = SAX_TOO_LARGE;
+		return NULL;
+	}
+	char *dst = st->arena + st->arena_len;
+	memcpy(dst, prefix, pl);
+	dst[pl] = ':';
+	memcpy(dst + pl + 1, localname, ll + 1);
+	st->arena_len += pl + ll + 2;
+	return dst;
+}
+
+static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri, int nb_ns,
+                      const xmlChar **ns, int nb_attributes, int nb_defaulted, const xmlChar **attributes)
+{
+	(void)nb_ns;
+	(void)ns;
+	(void)nb_defaulted;
+	sax_state *st = ((xmlParserCtxtPtr)ctx)->_private;
+	st->level++;
+	if (st->error || (st->skip_level && st->level > st->skip_level))
+		return;
+	/* like the tree builder, a name whose prefix is not bound keeps "prefix:" */
+	const char *name = (const char *)localname;
+	if (prefix && !uri) {
+		name = qname(st, prefix, localname);
+		if (!name)
+			return;
+	}
+	if (st->level == 1) {
+		st->root_ok = !strcmp(name, "hierarchy");
+		for (int k = 0; k < nb_attributes; k++) {
+			const xmlChar **a = attributes + 5 * k;
+			if (!strcmp((const char *)a[0], "rotation")) {
+				const char *v = arena_put(st, (const char *)a[3], (size_t)(a[4] - a[3]));
+				if (v)
+					st->rotation = atoi(v);
+			}
+		}
+		return;
+	}
+	if (++st->elements > (size_t)SW__SNAPSHOT_MAX_NODES * 8) {
+		st->error = SAX_TOO_MANY;
+		return;
+	}
+	size_t depth = st->level - 2;
+	/* close subtrees that ended */
+	while (st->n_open > 0 && st->raw[st->open_idx[st->n_open - 1]].depth >= depth) {
+		st->raw[st->open_idx[st->n_open - 1]].subtree_end = st->n_raw;
+		st->n_open--;
+	}
+	if (strcmp(name, "node") != 0) {
+		st->skip_level = st->level;
+		return;
+	}
+	if (st->n_raw >= SW__SNAPSHOT_MAX_NODES) {
+		st->error = SAX_OVER_CAP;
+		return;
+	}
+	if (st->n_raw == st->cap_raw) {
+		size_t nc = st->cap_raw ? st->cap_raw * 2 : 256;
+		raw_node *nr = realloc(st->raw, nc * sizeof(*nr));
+		if (nr)
+			st->raw = nr;
+		size_t *no = realloc(st->open_idx, nc * sizeof(*no));
+		if (no)
+			st->open_idx = no;
+		if (!nr || !no) {
+			st->error = SAX_NOMEM;
+			return;
+		}
+		st->cap_raw = nc;
+	}
+	if ((size_t)nb_attributes > st->cap_attrs - st->n_attrs) {
+		size_t nc = st->cap_attrs ? st->cap_attrs : 1024;
+		while (nc - st->n_attrs < (size_t)nb_attributes)
+			nc *= 2;
+		sw__attr *na = realloc(st->attrs, nc * sizeof(*na));
+		if (!na) {
+			st->error = SAX_NOMEM;
+			return;
+		}
+		st->attrs = na;
+		st->cap_attrs = nc;
+	}
+	raw_node *r = &st->raw[st->n_raw];
+	memset(r, 0, sizeof(*r));
+	r->attr_first = st->n_attrs;
+	for (int k = 0; k < nb_attributes; k++) {
+		const xmlChar **a = attributes + 5 * k;
+		sw__attr *at = &st->attrs[st->n_attrs];
+		at->name = (a[1] && !a[2]) ? qname(st, a[1], a[0]) : arena_put(st, (const char *)a[0], strlen((const char *)a[0]));
+		at->value = arena_put(st, (const char *)a[3], (size_t)(a[4] - a[3]));
+		if (!at->name || !at->value)
+			return;
+		st->n_attrs++;
+	}
+	r->n_attrs = st->n_attrs - r->attr_first;
+	r->depth = depth;
+	read_attrs(r, st->attrs + r->attr_first);
+	if (st->n_open > 0) {
+		const raw_node *parent = &st->raw[st->open_idx[st->n_open - 1]];
+		r->in_list = parent->in_list || strstr(parent->cls, "RecyclerView") || strstr(parent->cls, "ListView");
+	}
+	st->open_idx[st->n_open++] = st->n_raw;
+	st->n_raw++;
+}
+
+static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
+{
+	(void)localname;
+	(void)prefix;
+	(void)uri;
+	sax_state *st = ((xmlParserCtxtPtr)ctx)->_private;
+	if (st->skip_level == st->level)
+		st->skip_level = 0;
+	st->level--;
 }
 
 static int fail(sw_error **err, const char *msg)
@@ -278,14 +425,12 @@ static int fail(sw_error **err, const char *msg)
 int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, sw__screen **out, sw_error **err)
 {
 	int rc = SW_OK;
+	xmlParserCtxtPtr ctxt = NULL;
 	xmlDoc *doc = NULL;
-	raw_node *raw = NULL;
-	size_t n_raw = 0, cap_raw = 0;
-	size_t *open_idx = NULL;
-	size_t n_open = 0;
-	struct walk_stack st = {NULL, 0, 0};
+	sax_state st;
 	sw__screen *s = NULL;
 
+	memset(&st, 0, sizeof(st));
 	if (!xml || len == 0)
 		return fail(err, "The UI dump was empty");
 	if (len > SW__SNAPSHOT_MAX_BYTES)
@@ -293,10 +438,39 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 	if (len > INT32_MAX)
 		return fail(err, "The UI dump is too large");
 
-	doc = xmlReadMemory(xml, (int)len, "uiautomator.xml", NULL,
-	                    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS |
-	                        XML_PARSE_NOCDATA);
-	if (!doc) {
+	/* attribute names and values never take more bytes than the dump itself; twice that is ample */
+	st.arena_cap = 2 * len + 64;
+	st.arena = malloc(st.arena_cap);
+	if (!st.arena) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	xmlInitParser();
+	ctxt = xmlCreateMemoryParserCtxt(xml, (int)len);
+	if (!ctxt) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	/*
+	 * The options of a tree parse (no network, no entity substitution); elements go to our callbacks (no tree is
+	 * built) while the document, DTD and entity handling stay libxml2's own, so a DTD is still seen and refused.
+	 */
+	xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOBLANKS |
+	                            XML_PARSE_NOCDATA);
+	ctxt->_private = &st;
+	ctxt->sax->startElementNs = sax_start;
+	ctxt->sax->endElementNs = sax_end;
+	ctxt->sax->characters = NULL;
+	ctxt->sax->ignorableWhitespace = NULL;
+	ctxt->sax->cdataBlock = NULL;
+	ctxt->sax->comment = NULL;
+	ctxt->sax->processingInstruction = NULL;
+	ctxt->sax->reference = NULL;
+	xmlParseDocument(ctxt);
+	bool well_formed = ctxt->wellFormed;
+	doc = ctxt->myDoc;
+	ctxt->myDoc = NULL;
+	if (!well_formed || !doc) {
 		rc = fail(err, "The UI dump is not well-formed XML");
 		goto out;
 	}
@@ -304,78 +478,37 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		rc = fail(err, "The UI dump declares a DTD, which is not accepted");
 		goto out;
 	}
-	xmlNode *root = xmlDocGetRootElement(doc);
-	if (!root || strcmp((const char *)root->name, "hierarchy") != 0) {
+	if (!st.root_ok) {
 		rc = fail(err, "The UI dump has no <hierarchy> root element");
 		goto out;
 	}
+	if (st.error == SAX_TOO_MANY) {
+		rc = fail(err, "The UI dump has too many nodes");
+		goto out;
+	}
+	if (st.error == SAX_OVER_CAP) {
+		rc = fail(err, "The UI dump has more than 50000 nodes");
+		goto out;
+	}
+	if (st.error == SAX_TOO_LARGE) {
+		rc = fail(err, "The UI dump is too large");
+		goto out;
+	}
+	if (st.error) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	raw_node *raw = st.raw;
+	size_t n_raw = st.n_raw;
+	while (st.n_open > 0)
+		raw[st.open_idx[--st.n_open]].subtree_end = n_raw;
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		rc = sw__error_nomem(err);
 		goto out;
 	}
-	for (const xmlAttr *a = root->properties; a; a = a->next) {
-		const char *v = attr_value(a);
-		if (v && !strcmp((const char *)a->name, "rotation"))
-			s->rotation = atoi(v);
-	}
-
-	/* Pre-order walk without recursion. */
-	for (xmlNode *c = root->last; c; c = c->prev) {
-		if (c->type == XML_ELEMENT_NODE && !push(&st, c, 0, false)) {
-			rc = fail(err, "The UI dump has too many nodes");
-			goto out;
-		}
-	}
-	while (st.n > 0) {
-		struct walk_item it = st.items[--st.n];
-		xmlNode *nd = it.node;
-		size_t depth = it.depth;
-		/* close subtrees that ended */
-		while (n_open > 0 && raw[open_idx[n_open - 1]].depth >= depth) {
-			raw[open_idx[n_open - 1]].subtree_end = n_raw;
-			n_open--;
-		}
-		if (strcmp((const char *)nd->name, "node") != 0)
-			continue;
-		if (n_raw >= SW__SNAPSHOT_MAX_NODES) {
-			rc = fail(err, "The UI dump has more than 50000 nodes");
-			goto out;
-		}
-		if (n_raw == cap_raw) {
-			size_t nc = cap_raw ? cap_raw * 2 : 256;
-			raw_node *nr = realloc(raw, nc * sizeof(*nr));
-			size_t *no = realloc(open_idx, nc * sizeof(*no));
-			if (no)
-				open_idx = no;
-			if (!nr || !no) {
-				if (nr)
-					raw = nr;
-				rc = sw__error_nomem(err);
-				goto out;
-			}
-			raw = nr;
-			cap_raw = nc;
-		}
-		raw_node *r = &raw[n_raw];
-		memset(r, 0, sizeof(*r));
-		r->node = nd;
-		r->depth = depth;
-		r->in_list = it.in_list;
-		read_attrs(r);
-		bool child_in_list = it.in_list || strstr(r->cls, "RecyclerView") || strstr(r->cls, "ListView");
-		open_idx[n_open++] = n_raw;
-		n_raw++;
-		for (xmlNode *c = nd->last; c; c = c->prev) {
-			if (c->type == XML_ELEMENT_NODE && !push(&st, c, depth + 1, child_in_list)) {
-				rc = fail(err, "The UI dump has too many nodes");
-				goto out;
-			}
-		}
-	}
-	while (n_open > 0)
-		raw[open_idx[--n_open]].subtree_end = n_raw;
+	s->rotation = st.rotation;
 
 	s->node_count = n_raw;
 	if (n_raw > 0) {
@@ -505,7 +638,8 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		e->enabled = r->enabled;
 		e->node_index = i;
 		e->subtree_end = r->subtree_end;
-		e->node = r->node;
+		e->attrs = st.attrs + r->attr_first;
+		e->n_attrs = r->n_attrs;
 		assign_role(e);
 		e->hash = element_hash(e);
 	}
@@ -556,16 +690,21 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 			break;
 		}
 	}
-	s->doc = doc;
-	doc = NULL;
+	s->arena = st.arena;
+	s->attrs = st.attrs;
+	st.arena = NULL;
+	st.attrs = NULL;
 	*out = s;
 	s = NULL;
 out:
-	free(raw);
-	free(open_idx);
-	free(st.items);
+	free(st.arena);
+	free(st.attrs);
+	free(st.raw);
+	free(st.open_idx);
 	if (doc)
 		xmlFreeDoc(doc);
+	if (ctxt)
+		xmlFreeParserCtxt(ctxt);
 	sw__screen_free(s);
 	return rc;
 }

@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/tree.h>
-
 #include "snapshot-internal.h"
 
 struct sw_snapshot_tracker {
@@ -264,11 +262,11 @@ json_t *sw__snapshot_element_json(const sw_snapshot_tracker *t, const sw__elemen
 	                              e->secure, "scrollable", e->scrollable, "checkable", e->checkable, "checked",
 	                              e->checked, "selected", e->selected, "enabled", e->enabled));
 	json_object_set_new(o, "line", sw__snapshot_element_repr(t, e, false));
-	if (raw && e->node) {
+	if (raw && e->attrs) {
 		json_t *attrs = json_object();
-		for (const xmlAttr *a = ((xmlNode *)e->node)->properties; attrs && a; a = a->next) {
-			const char *v = (a->children && a->children->content) ? (const char *)a->children->content : "";
-			const char *name = (const char *)a->name;
+		for (size_t k = 0; attrs && k < e->n_attrs; k++) {
+			const char *v = e->attrs[k].value;
+			const char *name = e->attrs[k].name;
 			if ((e->secure && !strcmp(name, "text")))
 				json_object_set_new(attrs, name, json_string(SW__SECURE_VALUE));
 			else if (!strcmp(name, "bounds") || !strcmp(name, "index"))

@@ -1,8 +1,10 @@
 /* drive.c: the device-driving tools: qa_snapshot, qa_inspect, qa_act, qa_screenshot (the device binding is binding.c).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../mcp.h"
 
@@ -313,13 +315,65 @@ const struct mcp_tool mcp_tool_qa_screenshot = {
 
 /* ---- qa_resolve_target -------------------------------------------------- */
 
+/* Appends the .apk files under @dir (at most @depth levels down, at most 20) to @arr. */
+static void apks_under(json_t *arr, const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) && json_array_size(arr) < 20) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = NULL;
+		if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+			break;
+		struct stat st;
+		if (lstat(p, &st) == 0) {
+			size_t n = strlen(e->d_name);
+			if (S_ISREG(st.st_mode) && n > 4 && !strcmp(e->d_name + n - 4, ".apk"))
+				json_array_append_new(arr, json_string(p));
+			else if (S_ISDIR(st.st_mode) && depth > 0)
+				apks_under(arr, p, depth - 1);
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+/* The prebuilt APKs of the project: Gradle's output folders of a native or React Native app. */
+static json_t *find_apks(const char *root)
+{
+	json_t *arr = json_array();
+	static const char *const dirs[] = {"app/build/outputs/apk", "android/app/build/outputs/apk", NULL};
+	for (int i = 0; dirs[i] && arr; i++) {
+		char *p = NULL;
+		if (asprintf(&p, "%s/%s", root, dirs[i]) < 0)
+			break;
+		apks_under(arr, p, 3);
+		free(p);
+	}
+	return arr;
+}
+
 static void qa_resolve_target(mcp_call *call, json_t *args)
 {
 	sw_session *s = NULL;
 	if (json_object_get(args, "sessionId") && mcp_call_session(call, NULL, &s) != 0)
 		return;
+	/* the project root: projectRoot (resolved and checked like every tool), else the session's */
+	const char *root_arg = json_string_value(json_object_get(args, "projectRoot"));
+	char *root = NULL, *source = NULL;
+	if (root_arg) {
+		if (mcp_call_project_root(call, root_arg, &root, &source) != 0)
+			return;
+	} else if (s) {
+		root = strdup(sw_session_root(s));
+	}
 	const char *platform = json_string_value(json_object_get(args, "platform"));
 	if (platform && !strcmp(platform, "ios")) {
+		free(root);
+		sw_free(source);
 		mcp_fail(call, "BACKEND_UNSUPPORTED",
 		         "iOS simulators need macOS; this server drives Android emulators.", NULL);
 		return;
@@ -336,12 +390,24 @@ static void qa_resolve_target(mcp_call *call, json_t *args)
 	int rc = sw_android_resolve_target(mcp_call_ctx(call), oj, &out, &err);
 	free(oj);
 	if (rc != SW_OK) {
+		free(root);
+		sw_free(source);
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;
 	}
 	json_t *res = json_loads(out, 0, NULL);
 	sw_free(out);
+	if (root) {
+		json_object_set_new(res, "projectRoot", json_string(root));
+		if (source)
+			json_object_set_new(res, "rootSource", json_string(source));
+		json_t *ctxo = json_object_get(res, "context");
+		if (ctxo)
+			json_object_set_new(ctxo, "prebuiltApks", find_apks(root));
+	}
+	free(root);
+	sw_free(source);
 	char summary[700];
 	snprintf(summary, sizeof(summary), "Target: %s", json_string_value(json_object_get(res, "reason")));
 	if (s)
@@ -484,7 +550,11 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 		if (!apk_real) {
 			json_decref(o);
 			mcp_fail(call, "NO_ARTIFACT", "The APK does not exist.", json_pack("{s:s}", "apk", apk));
-			mcp_fail_step(call, "qa_build {sessionId: \"%s\", mode: \"run\", platform: \"android\"}",
+			mcp_fail_step(call,
+			              "Build the APK with the project's own build (e.g. ./gradlew assembleDebug in %s) and "
+			              "pass its path as apk",
+			              sw_session_root(s));
+			mcp_fail_step(call, "qa_prepare_target {sessionId: \"%s\", appId} for an app already installed",
 			              sw_session_id(s));
 			return;
 		}

@@ -3,6 +3,7 @@ client connection, the real adb and the virtual device."""
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -243,6 +244,84 @@ class Targets(Base):
                 pid = st.get("result", {}).get("boot", {}).get("pid")
                 if pid:
                     os.kill(pid, signal.SIGTERM)
+            s.close()
+
+    def test_resolve_target_uses_project_root(self):
+        apk_dir = os.path.join(self.project, "android", "app", "build", "outputs", "apk", "debug")
+        os.makedirs(apk_dir)
+        apk = os.path.join(apk_dir, "app-debug.apk")
+        with open(apk, "wb") as f:
+            f.write(b"PK\x03\x04")
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            r = s.tool("qa_resolve_target", {"projectRoot": self.project, "include": ["context"]})
+            self.assertFalse(r["result"].get("isError"), r)
+            res = sc(r)
+            self.assertEqual(res["projectRoot"], os.path.realpath(self.project))
+            self.assertEqual(res["rootSource"], "arg")
+            self.assertEqual(res["context"]["prebuiltApks"], [os.path.realpath(apk)])
+            # a session's root is used when projectRoot is absent (not freshly resolved: no rootSource)
+            sid = self.session(s)
+            res = sc(s.tool("qa_resolve_target", {"sessionId": sid}))
+            self.assertEqual(res["projectRoot"], os.path.realpath(self.project))
+            self.assertNotIn("rootSource", res)
+            for bad in ("app", os.path.join(self.tmp, "missing"), apk):
+                r = s.tool("qa_resolve_target", {"projectRoot": bad})
+                self.assertTrue(r["result"]["isError"], bad)
+                self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT", bad)
+            s.close()
+
+    def test_prepare_with_avd_notes_the_online_device(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            sid = self.session(s)
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "avd": "Pixel_7_API_34", "appId": "com.example.login"})
+            job = sc(r)
+            r = s.tool("qa_job_status", {"sessionId": sid, "jobId": job["jobId"], "waitMs": 45000})
+            st = sc(r)
+            self.assertEqual(st["status"], "done", st)
+            self.assertNotIn("booted", st["result"])
+            self.assertEqual(st["result"]["device"]["serial"], env.serial)
+            self.assertEqual(st["result"]["notes"],
+                             ["AVD Pixel_7_API_34 was not booted: the online device %s was used instead" % env.serial])
+            s.close()
+
+
+class NextSteps(Base):
+    """An agent is never told to call a tool this server does not list."""
+
+    def assert_callable(self, names, steps, what):
+        self.assertTrue(steps, what)
+        for step in steps:
+            for tool in re.findall(r"\bqa_[a-z_]+", step):
+                self.assertIn(tool, names, "%s: %r names %s" % (what, step, tool))
+
+    def test_failures_name_only_listed_tools(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            names = {t["name"] for t in s.call("tools/list")["result"]["tools"]}
+            sid = self.session(s)
+            cases = (
+                ("qa_prepare_target", {"sessionId": sid, "apk": "build/missing.apk"}, "NO_ARTIFACT"),
+                ("qa_prepare_target", {"sessionId": sid, "appId": "not a package"}, "INVALID_ARGUMENT"),
+                ("qa_snapshot", {"sessionId": "nope"}, "INVALID_ARGUMENT"),
+                ("qa_resolve_target", {"platform": "ios"}, "BACKEND_UNSUPPORTED"),
+                ("qa_ios", {"action": "wda_status"}, "STALE_CLIENT"),
+                ("qa_detect_context", {}, "STALE_CLIENT"),
+            )
+            for tool, args, code in cases:
+                r = s.tool(tool, args)
+                err = sc(r)
+                self.assertEqual(err["failureCode"], code, (tool, err))
+                self.assert_callable(names, err["nextSteps"], tool)
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "apk": "build/missing.apk"})
+            steps = sc(r)["nextSteps"]
+            self.assertTrue(any("./gradlew assembleDebug" in x for x in steps), steps)
+            self.assertTrue(any(x.startswith("qa_prepare_target ") and "appId" in x for x in steps), steps)
+            for code in ("NO_BUILD_ARTIFACT", "IOS_SIMULATOR_APP_MISSING", "METRO_REQUIRED", "NO_APP_MAP"):
+                r = s.tool("qa_explain_blocker", {"failureCode": code})
+                self.assertFalse(r["result"].get("isError"), r)
+                self.assert_callable(names, [sc(r)["howToFix"]], code)
             s.close()
 
 

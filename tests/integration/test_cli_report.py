@@ -484,5 +484,53 @@ class CliReportTest(unittest.TestCase):
         self.assertEqual(fa["partialFingerprints"], fb["partialFingerprints"])
 
 
+MULTITOOL = os.path.join(SOURCE_ROOT, "tests", "integration", "node_modules", ".bin", "sarif-multitool")
+# Rules of Microsoft's SARIF multitool that our output triggers on purpose, with the reason.
+MULTITOOL_EXPECTED = {
+    # The reference writes every rule as {id: CODE, name: CODE}; its consumers (and ours) key on both.
+    "SARIF1001",
+    # "Provide information that makes it easy to identify the tool": the driver carries name and
+    # informationUri as the reference does, but no version/semanticVersion.
+    "SARIF2005",
+}
+
+
+class SarifMultitool(unittest.TestCase):
+    """Every SARIF file we write passes Microsoft's SARIF multitool `validate` with no error-level result.
+    The multitool exits 0 even for invalid files, so its output log is read instead."""
+
+    def test_multitool_finds_no_errors(self):
+        self.assertTrue(os.access(MULTITOOL, os.X_OK), "run scripts/install-node-deps.sh: %s missing" % MULTITOOL)
+        tmp = tempfile.mkdtemp(prefix="sw-multitool-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        home = os.path.join(tmp, "home")
+        os.makedirs(home)
+        inputs = [SAMPLE] + [os.path.join(REPORTS, n) for n in sorted(os.listdir(REPORTS))
+                             if n.endswith(".json") and n not in NOT_REPORTS and n != "invalid-utf8.json"]
+        files = []
+        for i, report in enumerate(inputs):
+            out = os.path.join(tmp, "in-%02d.sarif" % i)
+            p = subprocess.run([CLI, "report", "--format", "sarif", "--report", report, "--root",
+                                os.path.join(SOURCE_ROOT, "examples"), "--out", out],
+                               env=dict(os.environ, HOME=home), capture_output=True, text=True, timeout=120)
+            if p.returncode == 0:
+                files.append(out)
+        self.assertGreaterEqual(len(files), 3, "too few reports rendered to check")
+        for path in files:
+            log = path + ".validation.sarif"
+            p = subprocess.run([MULTITOOL, "validate", path, "-o", log, "--log", "ForceOverwrite"],
+                               capture_output=True, text=True, timeout=300, cwd=tmp)
+            self.assertTrue(os.path.exists(log), "multitool wrote no log for %s: %s %s" % (path, p.stdout[-2000:],
+                                                                                      p.stderr[-2000:]))
+            with open(log) as f:
+                run = json.load(f)["runs"][0]
+            rules = {r["id"]: r for r in run["tool"]["driver"].get("rules", [])}
+            for res in run.get("results", []):
+                rule = rules.get(res["ruleId"], {})
+                level = res.get("level") or rule.get("defaultConfiguration", {}).get("level", "warning")
+                self.assertNotEqual(level, "error", "%s: %s" % (path, res["message"]))
+                self.assertIn(res["ruleId"], MULTITOOL_EXPECTED, "%s: %s" % (path, json.dumps(res["message"])))
+
+
 if __name__ == "__main__":
     unittest.main()

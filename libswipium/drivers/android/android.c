@@ -785,7 +785,9 @@ static int android_install(void *state, const char *path, sw_error **err)
 {
 	android_dev *d = state;
 	if (!path || !sw__is_file(path))
-		return sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT", "Build the app first (qa_build)",
+		return sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT",
+		                     "Build the APK with the project's own build (e.g. ./gradlew assembleDebug) and pass "
+		                     "its path",
 		                     "The APK %s does not exist", path ? path : "(none)");
 	sw__proc_result r;
 	const char *args[] = {"install", "-r", path, NULL};

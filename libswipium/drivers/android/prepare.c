@@ -1,4 +1,5 @@
 /* prepare.c: choosing an Android target (qa_resolve_target) and preparing it (boot, install, launch, verify). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -223,7 +224,9 @@ int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, s
 		goto out;
 	}
 	if (apk && !sw__is_file(apk)) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT", "Build the app first (qa_build) or fix the path",
+		rc = sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT",
+		                   "Build the APK with the project's own build (e.g. ./gradlew assembleDebug) and pass its "
+		                   "path as apk, or pass appId of an app already installed",
 		                   "The APK %s does not exist", apk);
 		goto out;
 	}
@@ -272,6 +275,14 @@ int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, s
 	if (rc < 0)
 		goto out;
 	json_object_set_new(res, "device", json_loads(desc, 0, NULL));
+	if (avd && !need_boot) {
+		/* the online device is used as is: say so rather than pretend the AVD was booted */
+		const char *on = json_string_value(json_object_get(json_object_get(res, "device"), "serial"));
+		char note[400];
+		snprintf(note, sizeof(note), "AVD %s was not booted: the online device %s was used instead", avd,
+		         on ? on : "(unknown)");
+		json_object_set_new(res, "notes", json_pack("[s]", note));
+	}
 	if (bind_only) {
 		json_object_set_new(res, "bindOnly", json_true());
 		goto done;
