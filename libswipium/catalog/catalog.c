@@ -123,7 +123,7 @@ static const sw__catalog_entry entries[] = {
       "Approve using that artifact explicitly or copy it inside the project root."),
     E(AAB_NEEDS_BUNDLETOOL, "environment", "environment", "high", true, false, "",
       "An Android App Bundle needs bundletool to install",
-      "Install bundletool (or let qa_bundletool fetch it) and retry, or build an APK instead."),
+      "Install bundletool and retry, or build an APK instead (e.g. ./gradlew assembleDebug)."),
     E(BUNDLETOOL_MISSING, "environment", "environment", "high", true, false, "", "bundletool is not installed",
       "Install bundletool and make it available on PATH, then retry."),
     E(AAB_BUILD_APKS_FAILED, "environment", "environment", "high", true, false, "",

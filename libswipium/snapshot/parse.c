@@ -22,8 +22,31 @@ typedef struct raw_node {
 	int b[4];
 	bool b_ok;
 	bool absorbed;
-	bool in_list; /* a descendant of a list or recycler view */
+	bool in_list;       /* a descendant of a list or recycler view */
+	bool child_in_list; /* its children are */
 } raw_node;
+
+/* strtol(s, end, 10), with a fast path for the plain short numbers of a dump. */
+static long read_long(const char *s, char **end)
+{
+	const char *p = s;
+	bool neg = *p == '-';
+	if (neg)
+		p++;
+	if (*p >= '0' && *p <= '9') {
+		long v = 0;
+		int n = 0;
+		while (p[n] >= '0' && p[n] <= '9' && n < 12) {
+			v = v * 10 + (p[n] - '0');
+			n++;
+		}
+		if (n < 12) {
+			*end = (char *)(p + n);
+			return neg ? -v : v;
+		}
+	}
+	return strtol(s, end, 10);
+}
 
 static bool parse_bounds(const char *s, int b[4])
 {
@@ -41,7 +64,7 @@ static bool parse_bounds(const char *s, int b[4])
 				return false;
 			p++;
 		}
-		v[i] = strtol(p, &end, 10);
+		v[i] = read_long(p, &end);
 		if (end == p || v[i] < -1000000 || v[i] > 1000000)
 			return false;
 		p = end;
@@ -58,77 +81,76 @@ static bool parse_bounds(const char *s, int b[4])
 	return true;
 }
 
-static void read_attrs(raw_node *r, const sw__attr *attrs)
+/* The attributes the model reads; any other attribute is kept only for the raw view. */
+enum attr_id {
+	A_OTHER,
+	A_TEXT,
+	A_ID,
+	A_CLASS,
+	A_PKG,
+	A_DESC,
+	A_HINT,
+	A_BOUNDS,
+	A_CLICKABLE,
+	A_LONG_CLICKABLE,
+	A_FOCUSABLE,
+	A_FOCUSED,
+	A_PASSWORD,
+	A_SCROLLABLE,
+	A_CHECKABLE,
+	A_CHECKED,
+	A_SELECTED,
+	A_ENABLED,
+	A_VISIBLE,
+	A_COUNT
+};
+
+static const char *const attr_names[A_COUNT] = {
+    [A_TEXT] = "text",           [A_ID] = "resource-id",         [A_CLASS] = "class",         [A_PKG] = "package",
+    [A_DESC] = "content-desc",   [A_HINT] = "hint",              [A_BOUNDS] = "bounds",       [A_CLICKABLE] = "clickable",
+    [A_LONG_CLICKABLE] = "long-clickable", [A_FOCUSABLE] = "focusable", [A_FOCUSED] = "focused",
+    [A_PASSWORD] = "password",   [A_SCROLLABLE] = "scrollable",  [A_CHECKABLE] = "checkable", [A_CHECKED] = "checked",
+    [A_SELECTED] = "selected",   [A_ENABLED] = "enabled",        [A_VISIBLE] = "visible-to-user",
+};
+
+static enum attr_id attr_id_of(const char *name)
+{
+	for (int i = 1; i < A_COUNT; i++)
+		if (!strcmp(name, attr_names[i]))
+			return (enum attr_id)i;
+	return A_OTHER;
+}
+
+static void raw_defaults(raw_node *r)
 {
 	r->text = r->id = r->cls = r->pkg = r->desc = r->hint = r->bounds = empty_str;
 	r->enabled = true;
-	for (size_t k = 0; k < r->n_attrs; k++) {
-		const char *n = attrs[k].name;
-		const char *v = attrs[k].value;
-		bool t = strcmp(v, "true") == 0;
-		switch (n[0]) {
-		case 'b':
-			if (!strcmp(n, "bounds"))
-				r->bounds = v;
-			break;
-		case 'c':
-			if (!strcmp(n, "class"))
-				r->cls = v;
-			else if (!strcmp(n, "content-desc"))
-				r->desc = v;
-			else if (!strcmp(n, "clickable"))
-				r->clickable = t;
-			else if (!strcmp(n, "checkable"))
-				r->checkable = t;
-			else if (!strcmp(n, "checked"))
-				r->checked = t;
-			break;
-		case 'e':
-			if (!strcmp(n, "enabled"))
-				r->enabled = t;
-			break;
-		case 'f':
-			if (!strcmp(n, "focusable"))
-				r->focusable = t;
-			else if (!strcmp(n, "focused"))
-				r->focused = t;
-			break;
-		case 'h':
-			if (!strcmp(n, "hint"))
-				r->hint = v;
-			break;
-		case 'l':
-			if (!strcmp(n, "long-clickable"))
-				r->long_clickable = t;
-			break;
-		case 'p':
-			if (!strcmp(n, "package"))
-				r->pkg = v;
-			else if (!strcmp(n, "password"))
-				r->password = t;
-			break;
-		case 'r':
-			if (!strcmp(n, "resource-id"))
-				r->id = v;
-			break;
-		case 's':
-			if (!strcmp(n, "scrollable"))
-				r->scrollable = t;
-			else if (!strcmp(n, "selected"))
-				r->selected = t;
-			break;
-		case 't':
-			if (!strcmp(n, "text"))
-				r->text = v;
-			break;
-		case 'v':
-			if (!strcmp(n, "visible-to-user"))
-				r->invisible = !t;
-			break;
-		default: break;
-		}
+}
+
+static void apply_attr(raw_node *r, enum attr_id id, const char *v, size_t vlen)
+{
+	bool t = vlen == 4 && !memcmp(v, "true", 4);
+	switch (id) {
+	case A_TEXT: r->text = v; break;
+	case A_ID: r->id = v; break;
+	case A_CLASS: r->cls = v; break;
+	case A_PKG: r->pkg = v; break;
+	case A_DESC: r->desc = v; break;
+	case A_HINT: r->hint = v; break;
+	case A_BOUNDS: r->bounds = v; break;
+	case A_CLICKABLE: r->clickable = t; break;
+	case A_LONG_CLICKABLE: r->long_clickable = t; break;
+	case A_FOCUSABLE: r->focusable = t; break;
+	case A_FOCUSED: r->focused = t; break;
+	case A_PASSWORD: r->password = t; break;
+	case A_SCROLLABLE: r->scrollable = t; break;
+	case A_CHECKABLE: r->checkable = t; break;
+	case A_CHECKED: r->checked = t; break;
+	case A_SELECTED: r->selected = t; break;
+	case A_ENABLED: r->enabled = t; break;
+	case A_VISIBLE: r->invisible = !t; break;
+	default: break;
 	}
-	r->b_ok = parse_bounds(r->bounds, r->b);
 }
 
 static const char *class_short(const char *cls)
@@ -259,9 +281,16 @@ typedef struct sax_state {
 	size_t level;      /* element nesting; the root is level 1 */
 	size_t skip_level; /* nonzero: inside a non-node element at this level, whose subtree is ignored */
 	size_t elements;
+	size_t size_hint; /* bytes of the dump */
 	int rotation;
 	bool root_ok;
 	int error;
+	/* attribute names as interned by the parser's dictionary, resolved once per parse */
+	struct {
+		const xmlChar *key;
+		const char *name;
+		enum attr_id id;
+	} names[256]; /* direct-mapped by address */
 } sax_state;
 
 /*
@@ -276,6 +305,22 @@ static const char *arena_put(sax_state *st, const char *v, size_t n)
 	}
 	char *dst = st->arena + st->arena_len, *d = dst;
 	const char *end = v + n;
+	if (n < 32) {
+		/* the usual short value: one pass */
+		while (v < end) {
+			char c = *v;
+			if (c == '&' && end - v >= 5 && !memcmp(v, "&#38;", 5)) {
+				*d++ = '&';
+				v += 5;
+			} else {
+				*d++ = c;
+				v++;
+			}
+		}
+		*d++ = '\0';
+		st->arena_len = (size_t)(d - st->arena);
+		return dst;
+	}
 	for (;;) {
 		const char *amp = memchr(v, '&', (size_t)(end - v));
 		if (!amp) {
@@ -357,7 +402,10 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
 		return;
 	}
 	if (st->n_raw == st->cap_raw) {
-		size_t nc = st->cap_raw ? st->cap_raw * 2 : 256;
+		/* a dump spends some 350 bytes per node: size for that at once, then double */
+		size_t nc = st->cap_raw ? st->cap_raw * 2 : st->size_hint / 256 + 256;
+		if (nc > SW__SNAPSHOT_MAX_NODES)
+			nc = SW__SNAPSHOT_MAX_NODES;
 		raw_node *nr = realloc(st->raw, nc * sizeof(*nr));
 		if (nr)
 			st->raw = nr;
@@ -371,7 +419,7 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
 		st->cap_raw = nc;
 	}
 	if ((size_t)nb_attributes > st->cap_attrs - st->n_attrs) {
-		size_t nc = st->cap_attrs ? st->cap_attrs : 1024;
+		size_t nc = st->cap_attrs ? st->cap_attrs : st->size_hint / 16 + 1024;
 		while (nc - st->n_attrs < (size_t)nb_attributes)
 			nc *= 2;
 		sw__attr *na = realloc(st->attrs, nc * sizeof(*na));
@@ -384,23 +432,43 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
 	}
 	raw_node *r = &st->raw[st->n_raw];
 	memset(r, 0, sizeof(*r));
+	raw_defaults(r);
 	r->attr_first = st->n_attrs;
 	for (int k = 0; k < nb_attributes; k++) {
 		const xmlChar **a = attributes + 5 * k;
 		sw__attr *at = &st->attrs[st->n_attrs];
-		at->name = (a[1] && !a[2]) ? qname(st, a[1], a[0]) : arena_put(st, (const char *)a[0], strlen((const char *)a[0]));
+		enum attr_id id = A_OTHER;
+		if (a[1] && !a[2]) {
+			at->name = qname(st, a[1], a[0]);
+		} else {
+			size_t slot = ((uintptr_t)a[0] >> 3) & (SW_ARRAY_SIZE(st->names) - 1);
+			if (st->names[slot].key == a[0]) {
+				at->name = st->names[slot].name;
+				id = st->names[slot].id;
+			} else {
+				id = attr_id_of((const char *)a[0]);
+				at->name = id != A_OTHER ? attr_names[id]
+				                         : arena_put(st, (const char *)a[0], strlen((const char *)a[0]));
+				if (at->name) {
+					st->names[slot].key = a[0];
+					st->names[slot].name = at->name;
+					st->names[slot].id = id;
+				}
+			}
+		}
+		size_t before = st->arena_len;
 		at->value = arena_put(st, (const char *)a[3], (size_t)(a[4] - a[3]));
 		if (!at->name || !at->value)
 			return;
+		apply_attr(r, id, at->value, st->arena_len - before - 1);
 		st->n_attrs++;
 	}
 	r->n_attrs = st->n_attrs - r->attr_first;
 	r->depth = depth;
-	read_attrs(r, st->attrs + r->attr_first);
-	if (st->n_open > 0) {
-		const raw_node *parent = &st->raw[st->open_idx[st->n_open - 1]];
-		r->in_list = parent->in_list || strstr(parent->cls, "RecyclerView") || strstr(parent->cls, "ListView");
-	}
+	r->b_ok = parse_bounds(r->bounds, r->b);
+	if (st->n_open > 0)
+		r->in_list = st->raw[st->open_idx[st->n_open - 1]].child_in_list;
+	r->child_in_list = r->in_list || strstr(r->cls, "RecyclerView") || strstr(r->cls, "ListView");
 	st->open_idx[st->n_open++] = st->n_raw;
 	st->n_raw++;
 }
@@ -440,6 +508,7 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 
 	/* attribute names and values never take more bytes than the dump itself; twice that is ample */
 	st.arena_cap = 2 * len + 64;
+	st.size_hint = len;
 	st.arena = malloc(st.arena_cap);
 	if (!st.arena) {
 		rc = sw__error_nomem(err);

@@ -376,6 +376,7 @@ static void qa_resolve_target(mcp_call *call, json_t *args)
 		sw_free(source);
 		mcp_fail(call, "BACKEND_UNSUPPORTED",
 		         "iOS simulators need macOS; this server drives Android emulators.", NULL);
+		mcp_fail_step(call, "qa_resolve_target {platform: \"android\"} to test on an Android emulator instead");
 		return;
 	}
 	json_t *o = json_object();

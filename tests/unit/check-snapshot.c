@@ -509,6 +509,38 @@ START_TEST(test_hostile_xml_and_visual_fallback)
 }
 END_TEST
 
+/* Attribute values are decoded and names keep an unbound prefix; a prefixed <x:node> is not a node. */
+START_TEST(test_attribute_decoding_and_prefixes)
+{
+	static const char xml[] =
+	    "<hierarchy rotation=\"1\" xmlns:q=\"urn:q\"><node text=\"a &amp; b &#38; c &lt;x&gt;\" z:other=\"2\" "
+	    "q:extra=\"1\" clickable=\"true\" bounds=\"[0,0][100,100]\"/><x:node text=\"skipped\" clickable=\"true\" "
+	    "bounds=\"[0,100][100,200]\"><node text=\"inside skipped\" clickable=\"true\" bounds=\"[0,100][100,200]\"/>"
+	    "</x:node><q:node text=\"bound\" clickable=\"true\" bounds=\"[0,200][100,300]\"/></hierarchy>";
+	sw_snapshot_tracker *t = NULL;
+	sw_snapshot_tracker_new(&t, NULL);
+	json_t *res = take(t, xml, sizeof(xml) - 1, NULL);
+	ck_assert_str_eq(line_at(res, 0), "@e1 [button] \"a & b & c <x>\" [0,0][100,100]");
+	ck_assert_uint_eq(json_array_size(json_object_get(res, "elements")), 1);
+	json_t *sig = json_object_get(json_object_get(res, "snapshotQuality"), "signals");
+	ck_assert_int_eq(json_integer_value(json_object_get(sig, "nodeCount")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(res, "screen"), "rotation")), 1);
+	json_decref(res);
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_snapshot_inspect(t, "@e1", &out, &err), 0);
+	json_t *o = json_loads(out, 0, NULL);
+	sw_free(out);
+	json_t *attrs = json_object_get(o, "attributes");
+	ck_assert_str_eq(json_string_value(json_object_get(attrs, "text")), "a & b & c <x>");
+	ck_assert_str_eq(json_string_value(json_object_get(attrs, "z:other")), "2");
+	ck_assert_str_eq(json_string_value(json_object_get(attrs, "extra")), "1");
+	ck_assert_uint_eq(json_object_size(attrs), 5);
+	json_decref(o);
+	sw_snapshot_tracker_free(t);
+}
+END_TEST
+
 START_TEST(test_five_thousand_nodes)
 {
 	sw_buf b = SW_BUF_INIT;
@@ -592,6 +624,7 @@ static Suite *snapshot_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_add_test(tc, test_hostile_xml_and_visual_fallback);
+	tcase_add_test(tc, test_attribute_decoding_and_prefixes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("overlays");
 	tcase_add_test(tc, test_overlays);
