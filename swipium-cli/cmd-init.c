@@ -18,53 +18,6 @@ int cmd_verify(int argc, char **argv);
 /* Team-shared files name the program; machine-local registrations use the absolute path. */
 #define PORTABLE_COMMAND "swipium-mcp"
 
-static const char *const codex_env_vars[] = {"SWIPIUM_TEST_EMAIL",
-                                             "SWIPIUM_TEST_USERNAME",
-                                             "SWIPIUM_TEST_PASSWORD",
-                                             "SWIPIUM_TEST_OTP",
-                                             "SWIPIUM_TEST_PIN",
-                                             "SWIPIUM_TEST_TOKEN",
-                                             "SWIPIUM_TEST_DEEP_LINK",
-                                             "SWIPIUM_VERIFICATION_CODE",
-                                             "SWIPIUM_PROJECT_ROOT",
-                                             "SWIPIUM_REQUIRE_ELICITATION",
-                                             "SWIPIUM_LOG_LEVEL",
-                                             "SWIPIUM_OCR_CMD",
-                                             "SWIPIUM_VISUAL_MASK_CMD",
-                                             "SWIPIUM_RETENTION_DAYS",
-                                             "SWIPIUM_RETENTION_KEEP",
-                                             "ANDROID_HOME",
-                                             "ANDROID_SDK_ROOT",
-                                             "ANDROID_SDK_HOME",
-                                             "ANDROID_USER_HOME",
-                                             "ANDROID_AVD_HOME",
-                                             "ANDROID_EMULATOR_HOME",
-                                             "JAVA_HOME",
-                                             "JAVA_TOOL_OPTIONS",
-                                             "GRADLE_USER_HOME",
-                                             "GRADLE_OPTS",
-                                             "BUNDLETOOL_JAR",
-                                             "APPIUM_HOME",
-                                             "DEVELOPER_DIR",
-                                             "DEVELOPMENT_TEAM",
-                                             "XCODE_DEVELOPMENT_TEAM",
-                                             "WDA_PROJECT_PATH",
-                                             "WEBDRIVERAGENT_PROJECT",
-                                             "HTTP_PROXY",
-                                             "HTTPS_PROXY",
-                                             "NO_PROXY",
-                                             "CI",
-                                             "GITHUB_SHA",
-                                             "GITHUB_REF_NAME",
-                                             "GITHUB_SERVER_URL",
-                                             "GITHUB_REPOSITORY",
-                                             "GITHUB_RUN_ID",
-                                             "CI_COMMIT_SHA",
-                                             "CI_COMMIT_REF_NAME",
-                                             "CI_PIPELINE_URL",
-                                             "BITBUCKET_COMMIT",
-                                             "BITBUCKET_BRANCH",
-                                             NULL};
 
 /* The core groups (start, setup, build, drive, run) plus eight extras, for Codex's enabled_tools. */
 static const char *const codex_core_tools[] = {"qa_test_this",
@@ -247,8 +200,8 @@ static char *codex_table(const char *cmd, const char *cwd)
 	                     "# `env = { ... }` table if you really want them.\n"
 	                     "env_vars = [",
 	                     qcmd, qcwd);
-	for (int i = 0; codex_env_vars[i] && n < cap - 64; i++)
-		n += (size_t)snprintf(out + n, cap - n, "%s\"%s\"", i ? ", " : "", codex_env_vars[i]);
+	for (int i = 0; sw_client_env_vars()[i] && n < cap - 64; i++)
+		n += (size_t)snprintf(out + n, cap - n, "%s\"%s\"", i ? ", " : "", sw_client_env_vars()[i]);
 	n += (size_t)snprintf(
 	    out + n, cap - n,
 	    "]\n# Optional: expose only the core tools to keep the tool list small.\n# enabled_tools = [");

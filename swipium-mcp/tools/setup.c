@@ -81,54 +81,6 @@ static void row(json_t *rows, const char *id, const char *status, const char *de
 	json_array_append_new(rows, r);
 }
 
-static const char *const codex_env_names[] = {"SWIPIUM_TEST_EMAIL",
-                                              "SWIPIUM_TEST_USERNAME",
-                                              "SWIPIUM_TEST_PASSWORD",
-                                              "SWIPIUM_TEST_OTP",
-                                              "SWIPIUM_TEST_PIN",
-                                              "SWIPIUM_TEST_TOKEN",
-                                              "SWIPIUM_TEST_DEEP_LINK",
-                                              "SWIPIUM_VERIFICATION_CODE",
-                                              "SWIPIUM_PROJECT_ROOT",
-                                              "SWIPIUM_REQUIRE_ELICITATION",
-                                              "SWIPIUM_LOG_LEVEL",
-                                              "SWIPIUM_OCR_CMD",
-                                              "SWIPIUM_VISUAL_MASK_CMD",
-                                              "SWIPIUM_RETENTION_DAYS",
-                                              "SWIPIUM_RETENTION_KEEP",
-                                              "ANDROID_HOME",
-                                              "ANDROID_SDK_ROOT",
-                                              "ANDROID_SDK_HOME",
-                                              "ANDROID_USER_HOME",
-                                              "ANDROID_AVD_HOME",
-                                              "ANDROID_EMULATOR_HOME",
-                                              "JAVA_HOME",
-                                              "JAVA_TOOL_OPTIONS",
-                                              "GRADLE_USER_HOME",
-                                              "GRADLE_OPTS",
-                                              "BUNDLETOOL_JAR",
-                                              "APPIUM_HOME",
-                                              "DEVELOPER_DIR",
-                                              "DEVELOPMENT_TEAM",
-                                              "XCODE_DEVELOPMENT_TEAM",
-                                              "WDA_PROJECT_PATH",
-                                              "WEBDRIVERAGENT_PROJECT",
-                                              "HTTP_PROXY",
-                                              "HTTPS_PROXY",
-                                              "NO_PROXY",
-                                              "CI",
-                                              "GITHUB_SHA",
-                                              "GITHUB_REF_NAME",
-                                              "GITHUB_SERVER_URL",
-                                              "GITHUB_REPOSITORY",
-                                              "GITHUB_RUN_ID",
-                                              "CI_COMMIT_SHA",
-                                              "CI_COMMIT_REF_NAME",
-                                              "CI_PIPELINE_URL",
-                                              "BITBUCKET_COMMIT",
-                                              "BITBUCKET_BRANCH",
-                                              NULL};
-
 static void qa_doctor(mcp_call *call, json_t *args)
 {
 	struct mcp_server *srv = call->srv;
@@ -216,11 +168,11 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		json_t *visible = json_array();
 		char line[4096];
 		size_t used = (size_t)snprintf(line, sizeof(line), "env_vars = [");
-		for (int i = 0; codex_env_names[i]; i++) {
-			if (getenv(codex_env_names[i]))
-				json_array_append_new(visible, json_string(codex_env_names[i]));
+		for (int i = 0; sw_client_env_vars()[i]; i++) {
+			if (getenv(sw_client_env_vars()[i]))
+				json_array_append_new(visible, json_string(sw_client_env_vars()[i]));
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s\"%s\"", i ? ", " : "",
-			                         codex_env_names[i]);
+			                         sw_client_env_vars()[i]);
 		}
 		snprintf(line + used, sizeof(line) - used, "]");
 		char *names = json_dumps(visible, JSON_COMPACT);

@@ -34,6 +34,13 @@ typedef struct sw_root_request {
  */
 SW_API int sw_project_root_resolve(const sw_root_request *req, char **root_out, char **source_out, sw_error **err);
 
+/**
+ * The environment variables an MCP client should pass through to swipium-mcp
+ * (test data, SDK locations, providers, CI identity): Codex's `env_vars`, and
+ * what qa_doctor reports as visible. A NULL-terminated static list. (transfer none)
+ */
+SW_API const char *const *sw_client_env_vars(void);
+
 /** Non-zero when @dir holds one of the project markers (package.json, android/, *.xcodeproj ...). */
 SW_API int sw_project_has_marker(const char *dir);
 
