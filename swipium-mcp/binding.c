@@ -94,6 +94,11 @@ static void slot_clear(mcp_binding *b)
 
 mcp_binding *mcp_binding_get(mcp_call *call, sw_session *s)
 {
+	return mcp_binding_get_then(call, s, NULL);
+}
+
+mcp_binding *mcp_binding_get_then(mcp_call *call, sw_session *s, const char *then)
+{
 	const char *sid = sw_session_id(s);
 	mcp_binding *slot = NULL;
 	for (size_t i = 0; i < MAX_BINDINGS; i++) {
@@ -129,7 +134,8 @@ mcp_binding *mcp_binding_get(mcp_call *call, sw_session *s)
 		sw_device_free(dev);
 		mcp_fail_err(call, err);
 		if (serial && !strcmp(sw_error_failure_code(err), "NO_DEVICE"))
-			mcp_fail_step(call, "this session is bound to %s; start that emulator again", serial);
+			mcp_fail_step(call, "this session is bound to %s; start that emulator again%s%s", serial,
+			              then ? ", then " : "", then ? then : "");
 		sw_error_free(err);
 		free(serial);
 		return NULL;

@@ -192,6 +192,8 @@ typedef struct mcp_binding {
  * until the next mcp_binding_* call.
  */
 mcp_binding *mcp_binding_get(mcp_call *call, sw_session *s);
+/* mcp_binding_get, whose NO_DEVICE next step for the bound serial ends with ", then <then>" when @then is set. */
+mcp_binding *mcp_binding_get_then(mcp_call *call, sw_session *s, const char *then);
 /* Closes the binding of session @sid, if any (its next mcp_binding_get opens the device again). */
 void mcp_binding_drop(const char *sid);
 /*

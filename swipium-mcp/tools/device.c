@@ -1,77 +1,40 @@
 /* device.c: device control and app health tools: qa_check_health, qa_clear_overlay, qa_wait, qa_device_info,
  * qa_orientation, qa_network, qa_geolocation, qa_app_control, qa_screen_record, qa_smoke. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../mcp.h"
 
-/* ---- binding ----------------------------------------------------------------- */
+/* ---- shared helpers ---------------------------------------------------------------- */
 
-/*
- * Binds the session's device for this call (a session only rebinds to its own device;
- * a session without one takes the only online device and records it). On failure the
- * call has been answered and NULL is returned.
- */
-static sw_device *bind_device(mcp_call *call, sw_session *s)
+/* The next step a NO_DEVICE answer for the session's own serial ends with. */
+#define WAIT_ONLINE "qa_wait {for: \"device_online\"}"
+
+/* The session's device binding (mcp_binding_get); on failure the call has been answered and NULL is returned. */
+static mcp_binding *bind(mcp_call *call, sw_session *s)
 {
-	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
-	if (disabled && !strcmp(disabled, "1")) {
-		mcp_fail(call, "NO_DEVICE", "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).", NULL);
-		return NULL;
-	}
-	char *dev_json = NULL;
-	json_t *rec = NULL;
-	if (sw_session_get_json(s, "device", &dev_json, NULL) == SW_OK && dev_json)
-		rec = json_loads(dev_json, JSON_DECODE_ANY, NULL);
-	sw_free(dev_json);
-	const char *serial = json_string_value(json_object_get(rec, "serial"));
-	json_t *opts = json_object();
-	if (serial)
-		json_object_set_new(opts, "serial", json_string(serial));
-	char *oj = json_dumps(opts, JSON_COMPACT);
-	json_decref(opts);
-	sw_device *dev = NULL;
-	sw_error *err = NULL;
-	int rc = sw_device_open(mcp_call_ctx(call), sw_driver_android(), oj, &dev, &err);
-	free(oj);
-	if (rc != SW_OK) {
-		mcp_fail_err(call, err);
-		if (serial && !strcmp(sw_error_failure_code(err), "NO_DEVICE"))
-			mcp_fail_step(call,
-			              "this session is bound to %s; start that emulator again, then qa_wait {for: "
-			              "\"device_online\"}",
-			              serial);
-		sw_error_free(err);
-		json_decref(rec);
-		return NULL;
-	}
-	if (!serial) {
-		char *desc = NULL;
-		if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
-			json_t *d = json_loads(desc, 0, NULL);
-			json_t *nr =
-			    json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
-			char *rj = json_dumps(nr, JSON_COMPACT);
-			sw_session_set_json(s, "device", rj, NULL);
-			sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
-			free(rj);
-			json_decref(nr);
-			json_decref(d);
-		}
-		sw_free(desc);
-	}
-	json_decref(rec);
-	return dev;
+	return mcp_binding_get_then(call, s, WAIT_ONLINE);
+}
+
+/* Answers the call with @err (freed) and, when the device is gone or not ready, drops the session's
+ * binding so its next call opens the device again (a device that dropped off adb and came back). */
+static void fail_device(mcp_call *call, sw_session *s, sw_error *err)
+{
+	const char *code = sw_error_failure_code(err);
+	if (code && (!strcmp(code, "NO_DEVICE") || !strcmp(code, "DEVICE_NOT_READY")))
+		mcp_binding_drop(sw_session_id(s));
+	mcp_fail_err(call, err);
+	sw_error_free(err);
 }
 
 /* Runs a library call's result: fail on error, else parse. Returns NULL when the call was answered. */
-static json_t *result_or_fail(mcp_call *call, int rc, char *out, sw_error *err)
+static json_t *result_or_fail(mcp_call *call, sw_session *s, int rc, char *out, sw_error *err)
 {
 	if (rc != SW_OK) {
-		mcp_fail_err(call, err);
-		sw_error_free(err);
+		fail_device(call, s, err);
 		sw_free(out);
 		return NULL;
 	}
@@ -80,6 +43,72 @@ static json_t *result_or_fail(mcp_call *call, int rc, char *out, sw_error *err)
 	if (!r)
 		mcp_fail(call, "UNKNOWN", "The library returned an unreadable result.", NULL);
 	return r;
+}
+
+/* The options object of a library call: each of @keys (NULL-terminated) that @args has, as compact JSON. */
+static char *options_json(json_t *args, const char *const *keys)
+{
+	json_t *o = json_object();
+	for (; *keys; keys++)
+		if (json_object_get(args, *keys))
+			json_object_set(o, *keys, json_object_get(args, *keys));
+	char *oj = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return oj;
+}
+
+/* Answers @r (consumed) with a formatted summary, or @fallback when formatting fails. */
+__attribute__((format(printf, 4, 5))) static void ok_fmt(mcp_call *call, json_t *r, const char *fallback,
+                                                         const char *fmt, ...)
+{
+	char *sum = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&sum, fmt, ap) < 0)
+		sum = NULL;
+	va_end(ap);
+	mcp_ok(call, r, sum ? sum : fallback);
+	free(sum);
+}
+
+/* A string member, or "?" when absent. */
+static const char *str_or_q(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	return v ? v : "?";
+}
+
+/* The session's appId (NULL when none is set). */
+static char *session_app(sw_session *s)
+{
+	char *aj = NULL, *app = NULL;
+	if (sw_session_get_json(s, "appId", &aj, NULL) == SW_OK && aj) {
+		json_t *a = json_loads(aj, JSON_DECODE_ANY, NULL);
+		if (json_is_string(a))
+			app = strdup(json_string_value(a));
+		json_decref(a);
+	}
+	sw_free(aj);
+	return app;
+}
+
+/* Asks for consent to a device change; @cmd and @affects are consumed. True when the change may go ahead
+ * (otherwise the call has been answered). */
+static bool consented(mcp_call *call, json_t *args, sw_session *s, const char *action, const char *risk,
+                      const char *explain, char *cmd, json_t *affects)
+{
+	struct mcp_consent_request req = {
+	    .action = action,
+	    .risk = risk,
+	    .explain = explain,
+	    .exact_command = cmd,
+	    .affects = affects,
+	    .session = s,
+	};
+	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+	free(cmd);
+	json_decref(affects);
+	return oc == MCP_CONSENT_APPROVED;
 }
 
 #define SID_PROP "\"sessionId\":{\"type\":\"string\"}"
@@ -116,14 +145,14 @@ static void qa_check_health(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
+	sw_device *dev = b->dev;
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_health_check(mcp_call_ctx(call), s, dev, NULL, &out, &err);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
 	char *sum = findings_summary(json_object_get(r, "findings"));
@@ -153,19 +182,15 @@ static void qa_clear_overlay(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
-	json_t *o = json_object();
-	if (json_object_get(args, "strategy"))
-		json_object_set(o, "strategy", json_object_get(args, "strategy"));
-	char *oj = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
+	sw_device *dev = b->dev;
+	char *oj = options_json(args, (const char *const[]){"strategy", NULL});
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_health_clear_overlay(mcp_call_ctx(call), s, dev, oj, &out, &err);
 	free(oj);
-	sw_device_free(dev);
 	if (rc != SW_OK && !strcmp(sw_error_failure_code(err), "KEYBOARD_NOT_DISMISSIBLE")) {
 		mcp_fail_err(call, err);
 		mcp_fail_flags(call, false, false);
@@ -177,30 +202,20 @@ static void qa_clear_overlay(mcp_call *call, json_t *args)
 		sw_free(out);
 		return;
 	}
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
 	const char *ref = json_string_value(json_object_get(args, "targetRef"));
 	if (ref)
 		json_object_set_new(r, "targetRef", json_string(ref));
-	char *sum = NULL;
 	size_t nc = json_array_size(json_object_get(r, "cleared"));
 	size_t nr = json_array_size(json_object_get(r, "remaining"));
 	const char *applied = json_string_value(json_object_get(r, "applied"));
-	if (asprintf(&sum, "%s: %zu cleared, %zu remaining%s%s", nc ? "Overlay cleared" : "Nothing cleared", nc, nr,
-	             applied ? " (" : "", applied ? applied : "") < 0)
-		sum = NULL;
-	if (sum && applied) {
-		char *t = NULL;
-		if (asprintf(&t, "%s)", sum) >= 0) {
-			free(sum);
-			sum = t;
-		}
-	}
 	if (nr)
 		mcp_next(call, "qa_snapshot {sessionId: \"%s\"} to see what is still on screen", sw_session_id(s));
-	mcp_ok(call, r, sum ? sum : "Overlay check done.");
-	free(sum);
+	ok_fmt(call, r, "Overlay check done.", "%s: %zu cleared, %zu remaining%s%s%s",
+	       nc ? "Overlay cleared" : "Nothing cleared", nc, nr, applied ? " (" : "", applied ? applied : "",
+	       applied ? ")" : "");
 }
 
 const struct mcp_tool mcp_tool_qa_clear_overlay = {
@@ -222,29 +237,24 @@ static void qa_wait(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	json_t *o = json_object();
-	json_object_set(o, "for", json_object_get(args, "for"));
-	if (json_object_get(args, "timeoutMs"))
-		json_object_set(o, "timeoutMs", json_object_get(args, "timeoutMs"));
-	char *oj = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
+	char *oj = options_json(args, (const char *const[]){"for", "timeoutMs", NULL});
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_wait(mcp_call_ctx(call), s, oj, mcp_call_abort, call, &out, &err);
 	free(oj);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
 	const char *what = json_string_value(json_object_get(r, "for"));
 	bool sat = json_is_true(json_object_get(r, "satisfied"));
-	char *sum = NULL;
-	if (asprintf(&sum, "%s: %s after %lld ms", what, sat ? "satisfied" : "timed out (call qa_wait again)",
-	             (long long)json_integer_value(json_object_get(r, "waitedMs"))) < 0)
-		sum = NULL;
+	/* the device is back: the next device call opens it afresh rather than reuse a handle from before */
+	if (sat && what && !strcmp(what, "device_online"))
+		mcp_binding_drop(sw_session_id(s));
 	if (!sat)
 		mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"%s\"} to keep waiting", sw_session_id(s), what);
-	mcp_ok(call, r, sum ? sum : "Wait done.");
-	free(sum);
+	ok_fmt(call, r, "Wait done.", "%s: %s after %lld ms", what,
+	       sat ? "satisfied" : "timed out (call qa_wait again)",
+	       (long long)json_integer_value(json_object_get(r, "waitedMs")));
 }
 
 const struct mcp_tool mcp_tool_qa_wait = {
@@ -265,38 +275,23 @@ static void qa_device_info(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
-	json_t *o = json_object();
-	if (json_object_get(args, "listPackages"))
-		json_object_set(o, "listPackages", json_object_get(args, "listPackages"));
-	if (json_object_get(args, "packageFilter"))
-		json_object_set(o, "packageFilter", json_object_get(args, "packageFilter"));
-	char *oj = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
+	sw_device *dev = b->dev;
+	char *oj = options_json(args, (const char *const[]){"listPackages", "packageFilter", NULL});
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_info(mcp_call_ctx(call), s, dev, oj, &out, &err);
 	free(oj);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
 	json_t *p = json_object_get(r, "props"), *sc = json_object_get(r, "screen");
-	char *sum = NULL;
-	if (asprintf(&sum, "%s %s, Android %s (SDK %s), %lldx%lld %s", json_string_value(json_object_get(r, "serial")),
-	             json_string_value(json_object_get(p, "model")) ? json_string_value(json_object_get(p, "model"))
-	                                                            : "?",
-	             json_string_value(json_object_get(p, "release")) ? json_string_value(json_object_get(p, "release"))
-	                                                              : "?",
-	             json_string_value(json_object_get(p, "sdk")) ? json_string_value(json_object_get(p, "sdk")) : "?",
-	             (long long)json_integer_value(json_object_get(sc, "width")),
-	             (long long)json_integer_value(json_object_get(sc, "height")),
-	             json_string_value(json_object_get(r, "orientation"))) < 0)
-		sum = NULL;
-	mcp_ok(call, r, sum ? sum : "Device info.");
-	free(sum);
+	ok_fmt(call, r, "Device info.", "%s %s, Android %s (SDK %s), %lldx%lld %s", str_or_q(r, "serial"),
+	       str_or_q(p, "model"), str_or_q(p, "release"), str_or_q(p, "sdk"),
+	       (long long)json_integer_value(json_object_get(sc, "width")),
+	       (long long)json_integer_value(json_object_get(sc, "height")), str_or_q(r, "orientation"));
 }
 
 const struct mcp_tool mcp_tool_qa_device_info = {
@@ -316,25 +311,20 @@ static void qa_orientation(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
+	sw_device *dev = b->dev;
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_orientation(mcp_call_ctx(call), s, dev,
 	                               json_string_value(json_object_get(args, "orientation")), &out, &err);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
-	char *sum = NULL;
-	if (asprintf(&sum, "Orientation %s (rotation %lld, auto-rotate %s).",
-	             json_string_value(json_object_get(r, "orientation")),
-	             (long long)json_integer_value(json_object_get(r, "rotation")),
-	             json_is_true(json_object_get(r, "autoRotate")) ? "on" : "off") < 0)
-		sum = NULL;
-	mcp_ok(call, r, sum ? sum : "Orientation set.");
-	free(sum);
+	ok_fmt(call, r, "Orientation set.", "Orientation %s (rotation %lld, auto-rotate %s).",
+	       str_or_q(r, "orientation"), (long long)json_integer_value(json_object_get(r, "rotation")),
+	       json_is_true(json_object_get(r, "autoRotate")) ? "on" : "off");
 }
 
 const struct mcp_tool mcp_tool_qa_orientation = {
@@ -362,7 +352,7 @@ static void qa_network(mcp_call *call, json_t *args)
 		char *rout = NULL;
 		sw_error *rerr = NULL;
 		int rrc = sw_devctl_network_restore(mcp_call_ctx(call), s, "restore", &rout, &rerr);
-		restored = result_or_fail(call, rrc, rout, rerr);
+		restored = result_or_fail(call, s, rrc, rout, rerr);
 		if (!restored) {
 			mcp_fail_step(call,
 			              "qa_wait {sessionId: \"%s\", for: \"device_online\"}, then qa_network {action: "
@@ -372,11 +362,12 @@ static void qa_network(mcp_call *call, json_t *args)
 		}
 		action = "status";
 	}
-	sw_device *dev = bind_device(call, s);
-	if (!dev) {
+	mcp_binding *b = bind(call, s);
+	if (!b) {
 		json_decref(restored);
 		return;
 	}
+	sw_device *dev = b->dev;
 	if (!strcmp(action, "offline") || !strcmp(action, "online")) {
 		char *desc = NULL;
 		json_t *d = NULL;
@@ -385,37 +376,22 @@ static void qa_network(mcp_call *call, json_t *args)
 		sw_free(desc);
 		json_t *affects = json_pack("{s:s,s:O}", "network", action, "device", json_object_get(d, "serial"));
 		char *cmd = NULL;
-		if (asprintf(&cmd, "adb -s %s shell cmd connectivity airplane-mode %s",
-		             json_string_value(json_object_get(d, "serial"))
-		                 ? json_string_value(json_object_get(d, "serial"))
-		                 : "?",
+		if (asprintf(&cmd, "adb -s %s shell cmd connectivity airplane-mode %s", str_or_q(d, "serial"),
 		             !strcmp(action, "offline") ? "enable" : "disable") < 0)
 			cmd = NULL;
-		struct mcp_consent_request req = {
-		    .action = "network_change",
-		    .risk = "medium",
-		    .explain = !strcmp(action, "offline") ? "Turn airplane mode on so the app is offline. The original "
+		json_decref(d);
+		if (!consented(call, args, s, "network_change", "medium",
+		               !strcmp(action, "offline") ? "Turn airplane mode on so the app is offline. The original "
 		                                            "state is restored at qa_report."
 		                                          : "Turn airplane mode off so the app is online. The original "
 		                                            "state is restored at qa_report.",
-		    .exact_command = cmd,
-		    .affects = affects,
-		    .session = s,
-		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		free(cmd);
-		json_decref(affects);
-		json_decref(d);
-		if (oc != MCP_CONSENT_APPROVED) {
-			sw_device_free(dev);
+		               cmd, affects))
 			return;
-		}
 	}
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_network(mcp_call_ctx(call), s, dev, action, &out, &err);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r) {
 		json_decref(restored);
 		return;
@@ -428,15 +404,10 @@ static void qa_network(mcp_call *call, json_t *args)
 			    r, "note", json_string("nothing to restore: this session has not changed the network"));
 		json_decref(restored);
 	}
-	char *sum = NULL;
-	if (asprintf(&sum, "Network %s (airplane mode %s)%s", json_string_value(json_object_get(r, "network")),
-	             json_is_true(json_object_get(r, "airplaneMode")) ? "on" : "off",
-	             json_is_true(json_object_get(r, "restoreAvailable"))
-	                 ? "; restored at qa_report or with action restore"
-	                 : ".") < 0)
-		sum = NULL;
-	mcp_ok(call, r, sum ? sum : "Network.");
-	free(sum);
+	ok_fmt(call, r, "Network.", "Network %s (airplane mode %s)%s", str_or_q(r, "network"),
+	       json_is_true(json_object_get(r, "airplaneMode")) ? "on" : "off",
+	       json_is_true(json_object_get(r, "restoreAvailable")) ? "; restored at qa_report or with action restore"
+	                                                            : ".");
 }
 
 const struct mcp_tool mcp_tool_qa_network = {
@@ -467,40 +438,24 @@ static void qa_geolocation(mcp_call *call, json_t *args)
 		         "lat must be within -90..90 and lng within -180..180 (decimal degrees).", inv);
 		return;
 	}
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
+	sw_device *dev = b->dev;
 	json_t *affects = json_pack("{s:f,s:f}", "lat", lat, "lng", lng);
 	char *cmd = NULL;
 	if (asprintf(&cmd, "adb emu geo fix %.6f %.6f", lng, lat) < 0)
 		cmd = NULL;
-	struct mcp_consent_request req = {
-	    .action = "geo_set",
-	    .risk = "medium",
-	    .explain = "Set the emulator's GPS location through its console.",
-	    .exact_command = cmd,
-	    .affects = affects,
-	    .session = s,
-	};
-	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-	free(cmd);
-	json_decref(affects);
-	if (oc != MCP_CONSENT_APPROVED) {
-		sw_device_free(dev);
+	if (!consented(call, args, s, "geo_set", "medium", "Set the emulator's GPS location through its console.", cmd,
+	               affects))
 		return;
-	}
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_geolocation(mcp_call_ctx(call), s, dev, lat, lng, &out, &err);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
-	char *sum = NULL;
-	if (asprintf(&sum, "Location set to %.6f, %.6f.", lat, lng) < 0)
-		sum = NULL;
-	mcp_ok(call, r, sum ? sum : "Location set.");
-	free(sum);
+	ok_fmt(call, r, "Location set.", "Location set to %.6f, %.6f.", lat, lng);
 }
 
 const struct mcp_tool mcp_tool_qa_geolocation = {
@@ -520,36 +475,25 @@ static void qa_app_control(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	json_t *o = json_pack("{s:O}", "action", json_object_get(args, "action"));
-	if (json_object_get(args, "acknowledgeBundleRisk"))
-		json_object_set(o, "acknowledgeBundleRisk", json_object_get(args, "acknowledgeBundleRisk"));
-	char *oj = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
+	char *oj = options_json(args, (const char *const[]){"action", "acknowledgeBundleRisk", NULL});
 	char *gout = NULL;
 	sw_error *err = NULL;
 	/* the guard first: BUNDLE_LOSS_REFUSED never asks for consent */
 	int grc = sw_devctl_app_guard(s, oj, &gout, &err);
-	json_t *g = result_or_fail(call, grc, gout, err);
+	json_t *g = result_or_fail(call, s, grc, gout, err);
 	if (!g) {
 		free(oj);
 		return;
 	}
-	char *app = NULL;
-	char *aj = NULL;
-	if (sw_session_get_json(s, "appId", &aj, NULL) == SW_OK && aj) {
-		json_t *a = json_loads(aj, JSON_DECODE_ANY, NULL);
-		if (json_is_string(a))
-			app = strdup(json_string_value(a));
-		json_decref(a);
-	}
-	sw_free(aj);
-	sw_device *dev = bind_device(call, s);
-	if (!dev) {
+	char *app = session_app(s);
+	mcp_binding *b = bind(call, s);
+	if (!b) {
 		free(oj);
 		free(app);
 		json_decref(g);
 		return;
 	}
+	sw_device *dev = b->dev;
 	const char *consent = json_string_value(json_object_get(g, "consentAction"));
 	if (consent && app) {
 		json_t *affects = json_pack("{s:s,s:O}", "appId", app, "action", json_object_get(args, "action"));
@@ -557,21 +501,11 @@ static void qa_app_control(mcp_call *call, json_t *args)
 		if (asprintf(&cmd, "adb shell pm clear %s%s", app,
 		             !strcmp(consent, "app_fresh_start") ? "\nadb shell monkey -p <app> 1 (launch)" : "") < 0)
 			cmd = NULL;
-		struct mcp_consent_request req = {
-		    .action = consent,
-		    .risk = "high",
-		    .explain = !strcmp(consent, "app_clear_data")
+		if (!consented(call, args, s, consent, "high",
+		               !strcmp(consent, "app_clear_data")
 		                   ? "Wipe the app's data (logins, caches, settings) on the device."
 		                   : "Wipe the app's data and start it fresh.",
-		    .exact_command = cmd,
-		    .affects = affects,
-		    .session = s,
-		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		free(cmd);
-		json_decref(affects);
-		if (oc != MCP_CONSENT_APPROVED) {
-			sw_device_free(dev);
+		               cmd, affects)) {
 			free(oj);
 			free(app);
 			json_decref(g);
@@ -583,17 +517,12 @@ static void qa_app_control(mcp_call *call, json_t *args)
 	int rc = sw_devctl_app(mcp_call_ctx(call), s, dev, oj, &out, &err);
 	free(oj);
 	free(app);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
-	char *sum = NULL;
 	const char *fg = json_string_value(json_object_get(r, "foreground"));
-	if (asprintf(&sum, "%s %s done; foreground: %s", json_string_value(json_object_get(r, "packageName")),
-	             json_string_value(json_object_get(r, "action")), fg ? fg : "unknown") < 0)
-		sum = NULL;
-	mcp_ok(call, r, sum ? sum : "App control done.");
-	free(sum);
+	ok_fmt(call, r, "App control done.", "%s %s done; foreground: %s", str_or_q(r, "packageName"),
+	       str_or_q(r, "action"), fg ? fg : "unknown");
 }
 
 const struct mcp_tool mcp_tool_qa_app_control = {
@@ -620,9 +549,10 @@ static void qa_screen_record(mcp_call *call, json_t *args)
 		mcp_fail(call, "SENSITIVE_MODE_REFUSED", "Screen recording is refused in a sensitive session.", NULL);
 		return;
 	}
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
+	sw_device *dev = b->dev;
 	if (!strcmp(action, "start")) {
 		/* a second start is refused before asking anyone */
 		char *st = NULL;
@@ -632,7 +562,6 @@ static void qa_screen_record(mcp_call *call, json_t *args)
 			json_decref(sj);
 			sw_free(st);
 			if (on) {
-				sw_device_free(dev);
 				mcp_fail(call, "INVALID_ARGUMENT",
 				         "A recording is already running for this session (one per session).", NULL);
 				mcp_fail_step(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"}",
@@ -641,53 +570,32 @@ static void qa_screen_record(mcp_call *call, json_t *args)
 			}
 		}
 		json_t *affects = json_pack("{s:s}", "recording", "screen");
-		struct mcp_consent_request req = {
-		    .action = "screen_record",
-		    .risk = "medium",
-		    .explain = "Record the device screen as an mp4 (stops by itself after 180 s).",
-		    .exact_command = "adb shell screenrecord --time-limit 180 /sdcard/swipium-rec-<session>.mp4",
-		    .affects = affects,
-		    .session = s,
-		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(affects);
-		if (oc != MCP_CONSENT_APPROVED) {
-			sw_device_free(dev);
+		if (!consented(call, args, s, "screen_record", "medium",
+		               "Record the device screen as an mp4 (stops by itself after 180 s).",
+		               strdup("adb shell screenrecord --time-limit 180 /sdcard/swipium-rec-<session>.mp4"),
+		               affects))
 			return;
-		}
 	}
-	json_t *o = json_pack("{s:s}", "action", action);
-	if (json_object_get(args, "save"))
-		json_object_set(o, "save", json_object_get(args, "save"));
-	if (json_object_get(args, "failed"))
-		json_object_set(o, "failed", json_object_get(args, "failed"));
-	char *oj = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
+	char *oj = options_json(args, (const char *const[]){"action", "save", "failed", NULL});
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_record(mcp_call_ctx(call), s, dev, oj, &out, &err);
 	free(oj);
-	sw_device_free(dev);
-	json_t *r = result_or_fail(call, rc, out, err);
+	json_t *r = result_or_fail(call, s, rc, out, err);
 	if (!r)
 		return;
-	char *sum = NULL;
 	const char *uri = json_string_value(json_object_get(r, "uri"));
-	if (!strcmp(action, "stop"))
-		sum = uri ? (asprintf(&sum, "Recording saved: %s (%lld bytes)", uri,
-		                      (long long)json_integer_value(json_object_get(r, "bytes"))) < 0
-		                 ? NULL
-		                 : sum)
-		          : strdup("Recording stopped and discarded.");
-	else if (!strcmp(action, "start"))
-		sum = strdup("Recording started (auto-stop after 180 s).");
-	else
-		sum = strdup(json_is_true(json_object_get(r, "recording")) ? "A recording is running."
-		                                                           : "No recording is running.");
 	if (!strcmp(action, "start"))
 		mcp_next(call, "qa_screen_record {sessionId: \"%s\", action: \"stop\"} to save it", sw_session_id(s));
-	mcp_ok(call, r, sum ? sum : "Recording.");
-	free(sum);
+	if (!strcmp(action, "stop") && uri)
+		ok_fmt(call, r, "Recording.", "Recording saved: %s (%lld bytes)", uri,
+		       (long long)json_integer_value(json_object_get(r, "bytes")));
+	else
+		mcp_ok(call, r,
+		       !strcmp(action, "stop")                         ? "Recording stopped and discarded."
+		       : !strcmp(action, "start")                      ? "Recording started (auto-stop after 180 s)."
+		       : json_is_true(json_object_get(r, "recording")) ? "A recording is running."
+		                                                       : "No recording is running.");
 }
 
 const struct mcp_tool mcp_tool_qa_screen_record = {
@@ -717,35 +625,42 @@ static void add_note(sw_session *s, const char *workflow, const char *outcome, c
 	json_decref(n);
 }
 
-/* Drive hooks for the flows smoke runs: mask the session's secrets, register what is typed into secure fields. */
-static char *smoke_redact(const char *text, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	char *out = NULL;
-	if (!r || sw_redactor_count(r) == 0 ||
-	    sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
-		return NULL;
-	if (!strcmp(out, text)) {
-		sw_free(out);
-		return NULL;
-	}
-	return out;
-}
-
-static void smoke_secret(const char *value, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (r)
-		sw_redactor_add_secret(r, value, NULL);
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Runs each saved flow that is safe to run implicitly; the others are recorded blocked. */
-static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t *variables)
+/* Runs one saved flow on the bound device and sets @entry's outcome (and failureCode) from its result. */
+static void smoke_run_flow(sw_session *s, mcp_binding *b, const char *flow, json_t *variables, json_t *entry)
+{
+	char *vars = variables ? json_dumps(variables, JSON_COMPACT) : NULL;
+	sw_flow_run_options fo = SW_FLOW_RUN_OPTIONS_INIT;
+	fo.root = sw_session_root(s);
+	fo.flow = flow;
+	fo.variables_json = vars;
+	fo.session = s;
+	fo.drive = b->drive;
+	fo.device = b->dev;
+	char *rr = NULL;
+	sw_error *err = NULL;
+	if (sw_flow_run(&fo, &rr, &err) == SW_OK) {
+		json_t *rj = json_loads(rr, 0, NULL);
+		json_object_set(entry, "outcome", json_object_get(rj, "outcome"));
+		if (json_object_get(rj, "failureCode"))
+			json_object_set(entry, "failureCode", json_object_get(rj, "failureCode"));
+		json_decref(rj);
+	} else {
+		json_object_set_new(entry, "outcome", json_string("fail"));
+		json_object_set_new(entry, "failureCode", json_string(sw_error_failure_code(err)));
+		sw_error_free(err);
+	}
+	sw_free(rr);
+	free(vars);
+}
+
+/* Runs each saved flow that is safe to run implicitly on the bound device and its drive (the session's
+ * redaction hooks); the others are recorded blocked. */
+static json_t *smoke_flows(mcp_call *call, sw_session *s, mcp_binding *b, json_t *variables)
 {
 	json_t *res = json_array();
 	char *dir = NULL;
@@ -765,7 +680,6 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 		closedir(d);
 	free(dir);
 	qsort(names, n, sizeof(*names), name_cmp);
-	sw_drive *drive = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!names[i])
 			continue;
@@ -804,40 +718,7 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 				add_note(s, names[i], "blocked", "destructive_refused", why);
 				free(why);
 			} else {
-				if (!drive && sw_drive_new(dev, &drive, &err) != SW_OK) {
-					sw_error_free(err);
-					err = NULL;
-					drive = NULL;
-				} else if (drive) {
-					sw_drive_hooks hooks = {smoke_secret, NULL, smoke_redact, s};
-					sw_drive_set_hooks(drive, &hooks);
-				}
-				if (drive) {
-					char *vars = variables ? json_dumps(variables, JSON_COMPACT) : NULL;
-					sw_flow_run_options fo = SW_FLOW_RUN_OPTIONS_INIT;
-					fo.root = sw_session_root(s);
-					fo.flow = names[i];
-					fo.variables_json = vars;
-					fo.session = s;
-					fo.drive = drive;
-					fo.device = dev;
-					char *rr = NULL;
-					if (sw_flow_run(&fo, &rr, &err) == SW_OK) {
-						json_t *rj = json_loads(rr, 0, NULL);
-						json_object_set(entry, "outcome", json_object_get(rj, "outcome"));
-						if (json_object_get(rj, "failureCode"))
-							json_object_set(entry, "failureCode",
-							                json_object_get(rj, "failureCode"));
-						json_decref(rj);
-					} else {
-						json_object_set_new(entry, "outcome", json_string("fail"));
-						json_object_set_new(entry, "failureCode",
-						                    json_string(sw_error_failure_code(err)));
-						sw_error_free(err);
-					}
-					sw_free(rr);
-					free(vars);
-				}
+				smoke_run_flow(s, b, names[i], variables, entry);
 			}
 			json_decref(c);
 		}
@@ -849,7 +730,6 @@ static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_device *dev, json_t
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
-	sw_drive_free(drive);
 	return res;
 }
 
@@ -858,27 +738,19 @@ static void qa_smoke(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	sw_device *dev = bind_device(call, s);
-	if (!dev)
+	mcp_binding *b = bind(call, s);
+	if (!b)
 		return;
+	sw_device *dev = b->dev;
 	sw_ctx *ctx = mcp_call_ctx(call);
-	char *aj = NULL, *app = NULL;
-	if (sw_session_get_json(s, "appId", &aj, NULL) == SW_OK && aj) {
-		json_t *a = json_loads(aj, JSON_DECODE_ANY, NULL);
-		if (json_is_string(a))
-			app = strdup(json_string_value(a));
-		json_decref(a);
-	}
-	sw_free(aj);
+	char *app = session_app(s);
 	json_t *res = json_object();
 	json_t *warnings = json_array();
 	bool launch = app && !json_is_false(json_object_get(args, "launch"));
 	sw_error *err = NULL;
 	if (launch) {
 		if (sw_device_launch(dev, app, &err) != SW_OK) {
-			mcp_fail_err(call, err);
-			sw_error_free(err);
-			sw_device_free(dev);
+			fail_device(call, s, err);
 			free(app);
 			json_decref(res);
 			json_decref(warnings);
@@ -928,9 +800,8 @@ static void qa_smoke(mcp_call *call, json_t *args)
 	         healthy ? NULL : "the baseline health check found problems; see the findings");
 	json_t *flows = json_is_false(json_object_get(args, "runFlows"))
 	                    ? json_array()
-	                    : smoke_flows(call, s, dev, json_object_get(args, "variables"));
+	                    : smoke_flows(call, s, b, json_object_get(args, "variables"));
 	json_object_set_new(res, "flows", flows);
-	sw_device_free(dev);
 	free(app);
 	if (mcp_call_cancelled(call)) {
 		json_decref(res);
@@ -947,13 +818,9 @@ static void qa_smoke(mcp_call *call, json_t *args)
 	if (!nf)
 		json_object_set_new(res, "note",
 		                    json_string("no saved flow under .swipium/flows: only the baseline ran"));
-	char *sum = NULL;
-	if (asprintf(&sum, "Smoke: baseline %s; %zu saved flow(s) considered.", healthy ? "healthy" : "has findings",
-	             nf) < 0)
-		sum = NULL;
 	mcp_next(call, "qa_report {sessionId: \"%s\"} to save the report", sw_session_id(s));
-	mcp_ok(call, res, sum ? sum : "Smoke done.");
-	free(sum);
+	ok_fmt(call, res, "Smoke done.", "Smoke: baseline %s; %zu saved flow(s) considered.",
+	       healthy ? "healthy" : "has findings", nf);
 }
 
 const struct mcp_tool mcp_tool_qa_smoke = {
