@@ -2,8 +2,11 @@
 import json
 import os
 import select
+import shutil
 import subprocess
+import tempfile
 import time
+import unittest
 
 SERVER = os.environ.get("SWIPIUM_MCP", "swipium-mcp")
 # e.g. SWIPIUM_MCP_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full" runs every server under valgrind
@@ -117,3 +120,39 @@ class Server:
 def meta(caps=None):
     return {"io.modelcontextprotocol/protocolVersion": ERA_2026,
             "io.modelcontextprotocol/clientCapabilities": caps if caps is not None else {}}
+
+
+class ServerTestCase(unittest.TestCase):
+    """A private HOME with an app project in it, and every server started by server() killed and closed
+    after the test. Subclasses set server_env for the variables their servers must (not) see."""
+
+    home_prefix = "swipium-mcp-home-"
+    server_env = {}
+
+    def setUp(self):
+        self.home = tempfile.mkdtemp(prefix=self.home_prefix)
+        self.app = os.path.join(self.home, "app")
+        os.makedirs(self.app)
+        with open(os.path.join(self.app, "package.json"), "w") as f:
+            f.write("{}")
+        self.servers = []
+
+    def tearDown(self):
+        for s in self.servers:
+            if s.proc.poll() is None:
+                s.proc.kill()
+                s.proc.wait()
+            for f in (s.proc.stdin, s.proc.stdout, s.proc.stderr):
+                try:
+                    f.close()
+                except Exception:
+                    pass
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def server(self, env=None):
+        e = {"HOME": self.home}
+        e.update(self.server_env)
+        e.update(env or {})
+        s = Server(env=e)
+        self.servers.append(s)
+        return s

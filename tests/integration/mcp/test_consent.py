@@ -6,42 +6,16 @@ install_app consent and then succeeds; qa_job_probe starts a real job that waits
 import json
 import time
 import os
-import re
-import shutil
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcpclient import Server, meta  # noqa: E402
+from mcpclient import ServerTestCase, meta  # noqa: E402
 
 
-class Base(unittest.TestCase):
-    def setUp(self):
-        self.home = tempfile.mkdtemp(prefix="swipium-consent-")
-        self.app = os.path.join(self.home, "app")
-        os.makedirs(self.app)
-        open(os.path.join(self.app, "package.json"), "w").close()
-        self.servers = []
-
-    def tearDown(self):
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.proc.kill()
-                s.proc.wait()
-            for f in (s.proc.stdin, s.proc.stdout, s.proc.stderr):
-                try:
-                    f.close()
-                except Exception:
-                    pass
-        shutil.rmtree(self.home, ignore_errors=True)
-
-    def server(self, env=None):
-        e = {"HOME": self.home, "SWIPIUM_CONSENT_PREAPPROVE": "", "SWIPIUM_REQUIRE_ELICITATION": ""}
-        e.update(env or {})
-        s = Server(env=e)
-        self.servers.append(s)
-        return s
+class Base(ServerTestCase):
+    home_prefix = "swipium-consent-"
+    server_env = {"SWIPIUM_CONSENT_PREAPPROVE": "", "SWIPIUM_REQUIRE_ELICITATION": ""}
 
     def session(self, s, stateless=False):
         p = {"name": "qa_start_session", "arguments": {"projectRoot": self.app}}

@@ -1,44 +1,18 @@
 """test_protocol.py: swipium-mcp driven over raw pipes: framing, hostile input, eras, cancellation, shutdown."""
 import json
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mcpclient  # noqa: E402
-from mcpclient import Server, meta  # noqa: E402
+from mcpclient import ServerTestCase, meta  # noqa: E402
 
 
-class Base(unittest.TestCase):
-    def setUp(self):
-        self.home = tempfile.mkdtemp(prefix="swipium-mcp-home-")
-        self.app = os.path.join(self.home, "app")
-        os.makedirs(self.app)
-        with open(os.path.join(self.app, "package.json"), "w") as f:
-            f.write("{}")
-        self.servers = []
-
-    def tearDown(self):
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.proc.kill()
-                s.proc.wait()
-            for f in (s.proc.stdin, s.proc.stdout, s.proc.stderr):
-                try:
-                    f.close()
-                except Exception:
-                    pass
-        shutil.rmtree(self.home, ignore_errors=True)
-
-    def server(self, env=None):
-        e = {"HOME": self.home, "SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": ""}
-        e.update(env or {})
-        s = Server(env=e)
-        self.servers.append(s)
-        return s
+class Base(ServerTestCase):
+    home_prefix = "swipium-mcp-home-"
+    server_env = {"SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": ""}
 
     def finish(self, s):
         self.assertEqual(s.close(), 0, s.stderr[-2000:] if hasattr(s, "stderr") else "")

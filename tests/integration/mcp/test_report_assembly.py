@@ -1,14 +1,12 @@
 """test_report_assembly.py: qa_report's assembled report through a real server, rendered by the real `swipium report`."""
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcpclient import Server  # noqa: E402
+from mcpclient import ServerTestCase  # noqa: E402
 
 SOURCE_ROOT = os.environ.get("SWIPIUM_SOURCE_ROOT") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -28,30 +26,12 @@ KEYS = ["sessionId", "executiveSummary", "appId", "device", "coverage", "appVerd
         "artifacts", "counters", "prSummary"]
 
 
-class ReportAssembly(unittest.TestCase):
-    def setUp(self):
-        self.home = tempfile.mkdtemp(prefix="swipium-assembly-home-")
-        self.app = os.path.join(self.home, "app")
-        os.makedirs(self.app)
-        with open(os.path.join(self.app, "package.json"), "w") as f:
-            f.write("{}")
-        self.servers = []
-
-    def tearDown(self):
-        for s in self.servers:
-            if s.proc.poll() is None:
-                s.proc.kill()
-                s.proc.wait()
-            for f in (s.proc.stdin, s.proc.stdout, s.proc.stderr):
-                try:
-                    f.close()
-                except Exception:
-                    pass
-        shutil.rmtree(self.home, ignore_errors=True)
+class ReportAssembly(ServerTestCase):
+    home_prefix = "swipium-assembly-home-"
+    server_env = {"SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": ""}
 
     def server(self):
-        s = Server(env={"HOME": self.home, "SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": ""})
-        self.servers.append(s)
+        s = super().server()
         s.initialize()
         return s
 
