@@ -165,13 +165,6 @@ static char *answer_text(const char *action, bool approve, const char *failure, 
 	return t;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Prompts on /dev/tty. Returns SW_OK with *yes set, SW_ETIMEOUT, or SW_EIO. */
 static int tty_prompt(const char *message, bool *yes)
 {
@@ -182,10 +175,10 @@ static int tty_prompt(const char *message, bool *yes)
 	char line[32];
 	size_t n = 0;
 	int rc = SW_OK;
-	long long deadline = now_ms() + SW_CONSENT_PROMPT_TIMEOUT_MS;
+	int64_t deadline = sw_monotonic_ms() + SW_CONSENT_PROMPT_TIMEOUT_MS;
 	*yes = false;
 	for (;;) {
-		long long left = deadline - now_ms();
+		int64_t left = deadline - sw_monotonic_ms();
 		struct pollfd p = {fd, POLLIN, 0};
 		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
 		if (pr < 0 && errno == EINTR)
@@ -226,10 +219,10 @@ static int host_ask(void *userdata, const char *request_json, char **answer_json
 		ans = answer_text("accept", true, NULL, -1);
 	} else if (h->terminal) {
 		bool yes = false;
-		long long t0 = now_ms();
+		int64_t t0 = sw_monotonic_ms();
 		rc = tty_prompt(json_string_value(json_object_get(req, "message")), &yes);
 		if (rc == SW_OK)
-			ans = answer_text(yes ? "accept" : "decline", yes, NULL, now_ms() - t0);
+			ans = answer_text(yes ? "accept" : "decline", yes, NULL, sw_monotonic_ms() - t0);
 	} else {
 		char why[200];
 		snprintf(why, sizeof(why), "no terminal to ask on and no --approve %s", action ? action : "");

@@ -109,8 +109,7 @@ static int peer_send(struct peer *p, json_t *msg)
 /* Reads messages until the response with @id (others are ignored). (transfer full) */
 static json_t *peer_wait(struct peer *p, int id, int timeout_ms)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t t0 = sw_monotonic_ms();
 	for (;;) {
 		char *nl = p->buf ? memchr(p->buf, '\n', p->len) : NULL;
 		if (nl) {
@@ -124,9 +123,7 @@ static json_t *peer_wait(struct peer *p, int id, int timeout_ms)
 			json_decref(msg);
 			continue;
 		}
-		struct timespec t1;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		long spent = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		long spent = (long)(sw_monotonic_ms() - t0);
 		if (spent >= timeout_ms)
 			return NULL;
 		struct pollfd pfd = {p->from, POLLIN, 0};

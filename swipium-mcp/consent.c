@@ -81,7 +81,7 @@ static void random_token(char out[64])
 		/* /dev/urandom unreadable: fall back to a hash of time and address (still unguessable enough
 		 * for a local stdio peer, and never reused). */
 		char seed[128];
-		snprintf(seed, sizeof(seed), "%lld-%p-%d", (long long)mcp_now_ms(), (void *)out, (int)getpid());
+		snprintf(seed, sizeof(seed), "%lld-%p-%d", (long long)sw_wall_ms(), (void *)out, (int)getpid());
 		char hex[65];
 		sw_sha256_hex(seed, strlen(seed), hex);
 		for (size_t i = 0; i < 32; i++)
@@ -124,7 +124,7 @@ static void input_required(mcp_call *call, const char *consent_id, json_t *elici
 	snprintf(st->args_hash, sizeof(st->args_hash), "%s", hash);
 	free(hash);
 	snprintf(st->session_id, sizeof(st->session_id), "%s", sess ? sw_session_id(sess) : "");
-	st->issued_at_ms = mcp_now_ms();
+	st->issued_at_ms = sw_monotonic_ms();
 	pthread_mutex_lock(&call->srv->lock);
 	/* Bound the table: drop the oldest beyond the consent cap. */
 	size_t n = 0;
@@ -159,11 +159,11 @@ static json_t *elicit_now(mcp_call *call, json_t *elicitation)
 	                           json_object_get(elicitation, "requestedSchema"));
 	if (!strcmp(s->legacy_version, "2025-11-25"))
 		json_object_set_new(params, "mode", json_string("form"));
-	int64_t t0 = mcp_now_ms();
+	int64_t t0 = sw_monotonic_ms();
 	const char *why = NULL;
 	json_t *resp =
 	    mcp_client_request(s, "elicitation/create", params, SW_CONSENT_PROMPT_TIMEOUT_MS, call->req, &why);
-	int64_t took = mcp_now_ms() - t0;
+	int64_t took = sw_monotonic_ms() - t0;
 	json_t *result = resp ? json_object_get(resp, "result") : NULL;
 	json_t *answer;
 	if (json_is_object(result) && json_is_string(json_object_get(result, "action"))) {
@@ -218,7 +218,7 @@ enum mcp_consent_outcome mcp_call_consent_via(mcp_call *call, json_t *args, cons
 		json_object_del(g, "approve");
 		json_t *resp = json_object_get(json_object_get(call->params, "inputResponses"), CONSENT_KEY);
 		json_t *answer = NULL;
-		int64_t age = mcp_now_ms() - call->redeemed->issued_at_ms;
+		int64_t age = sw_monotonic_ms() - call->redeemed->issued_at_ms;
 		if (age > SW_CONSENT_PROMPT_TIMEOUT_MS)
 			answer = json_pack("{s:s,s:I,s:s}", "action", "cancel", "answeredInMs", (json_int_t)age,
 			                   "failure", "transport: answer arrived after the 10-minute prompt timeout");

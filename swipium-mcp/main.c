@@ -80,7 +80,12 @@ int main(int argc, char **argv)
 	srv.out_fd = out_fd;
 	pthread_mutex_init(&srv.out_lock, NULL);
 	pthread_mutex_init(&srv.lock, NULL);
-	pthread_cond_init(&srv.cond, NULL);
+	/* timed waits on srv.cond (client requests) count on the monotonic clock, never the wall clock */
+	pthread_condattr_t cattr;
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv.cond, &cattr);
+	pthread_condattr_destroy(&cattr);
 
 	sw_error *err = NULL;
 	if (sw_ctx_new(&srv.ctx, &err) != SW_OK) {

@@ -169,7 +169,6 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 /* canonical JSON (keys sorted recursively) for hashing. (transfer full) */
 char *mcp_canonical_json(const json_t *v);
 /* Time in ms since the epoch. */
-int64_t mcp_now_ms(void);
 /* The project roots the client announced (2025 era), as a NULL-terminated array (transfer full, free with
  * mcp_strv_free). */
 char **mcp_client_roots(struct mcp_server *s, struct mcp_inflight *call);

@@ -10,13 +10,6 @@
 
 #include "mcp.h"
 
-int64_t mcp_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
@@ -110,13 +103,8 @@ static void emit(sw_log_level level, const char *msg, json_t *fields)
 	static const char *const names[] = {"debug", "info", "warn", "error"};
 	if (level < env_level())
 		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	char when[80];
-	snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	char when[SW_ISO_TIME_SIZE];
+	sw_iso_time(sw_wall_ms(), when);
 	json_t *line = json_pack("{s:s,s:s,s:s}", "ts", when, "level", names[level], "msg", msg ? msg : "");
 	if (!line)
 		return;

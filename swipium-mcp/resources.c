@@ -21,14 +21,6 @@ json_t *mcp_resource_templates(void)
 	                 "application/json");
 }
 
-static void project_id(const char *root, char out[17])
-{
-	char hex[65];
-	sw_sha256_hex(root, strlen(root), hex);
-	memcpy(out, hex, 16);
-	out[16] = '\0';
-}
-
 static json_t *load_json_text(char *text)
 {
 	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
@@ -117,7 +109,7 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 		}
 		fclose(f);
 		char pid[17], uri[128];
-		project_id(root, pid);
+		sw_project_id(root, pid);
 		snprintf(uri, sizeof(uri), PROJECT_PREFIX "%s/app-map", pid);
 		json_array_append_new(resources, json_pack("{s:s,s:s,s:s}", "uri", uri, "name", "app-map", "mimeType",
 		                                           "application/json"));
@@ -187,7 +179,7 @@ static char *root_of_project(struct mcp_server *s, const char *pid, size_t pid_l
 		char id[17];
 		if (!root)
 			continue;
-		project_id(root, id);
+		sw_project_id(root, id);
 		if (pid_len == 16 && !strncmp(id, pid, 16)) {
 			found = strdup(root);
 			break;

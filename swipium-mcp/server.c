@@ -299,7 +299,7 @@ json_t *mcp_client_request(struct mcp_server *s, const char *method, json_t *par
 	mcp_send(s, msg);
 
 	struct timespec deadline;
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	clock_gettime(CLOCK_MONOTONIC, &deadline); /* s->cond waits on the monotonic clock (main.c) */
 	deadline.tv_sec += timeout_ms / 1000;
 	deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
 	if (deadline.tv_nsec >= 1000000000L) {

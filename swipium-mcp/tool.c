@@ -605,7 +605,7 @@ static bool redeem_state(mcp_call *call, json_t *token)
 			ok = false;
 		free(hash);
 		/* Expired tokens (older than the consent TTL) are refused too. */
-		if (mcp_now_ms() - found->issued_at_ms > SW_CONSENT_TTL_MS)
+		if (sw_monotonic_ms() - found->issued_at_ms > SW_CONSENT_TTL_MS)
 			ok = false;
 	}
 	if (!ok) {
@@ -687,8 +687,7 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 		json_t *meta = json_object_get(params, "_meta");
 		call.meta_caps = json_object_get(meta, MCP_META_CAPS);
 	}
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t t0 = sw_monotonic_ms();
 
 	const struct mcp_tool *tool = find_tool(name);
 	call.tool = tool;
@@ -717,8 +716,7 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 	if (run)
 		tool->handler(&call, own_args);
 
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	long ms = (long)(sw_monotonic_ms() - t0);
 	bool cancelled = atomic_load(&req->cancelled) != 0;
 	const char *sid = json_string_value(json_object_get(own_args, "sessionId"));
 	if (call.input_required)

@@ -13,7 +13,7 @@
 #define SETTLE_MAX_DUMPS 5
 #define SETTLE_DEFAULT_MS 5000
 #define WAIT_DEFAULT_MS 8000
-#define TIMEOUT_CLAMP_MS 50000
+#define TIMEOUT_CLAMP_MS SW_LONG_POLL_MAX_MS
 #define KEYBOARD_MAX_SHARE 0.55
 
 struct sw_drive {
@@ -75,13 +75,6 @@ static int cx(const int b[4])
 static int cy(const int b[4])
 {
 	return (b[1] + b[3]) / 2;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void sleep_ms(int ms)
@@ -302,7 +295,7 @@ int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_json, sw
  */
 static int settle(sw_drive *d, int timeout_ms, bool verbose, json_t **res, bool *settled, sw_error **err)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = sw_monotonic_ms() + timeout_ms;
 	char *prev = NULL, *xml = NULL;
 	size_t prev_len = 0, len = 0;
 	int rc = SW_OK;
@@ -323,7 +316,7 @@ static int settle(sw_drive *d, int timeout_ms, bool verbose, json_t **res, bool 
 		prev = xml;
 		prev_len = len;
 		xml = NULL;
-		if (now_ms() >= deadline)
+		if (sw_monotonic_ms() >= deadline)
 			break;
 		if (i > 0)
 			sleep_ms(150);
@@ -762,7 +755,9 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 		}
 		double v = json_number_value(jt);
 		if (v > TIMEOUT_CLAMP_MS) {
-			json_array_append_new(notes, json_string("timeoutMs was clamped to 50000"));
+			char note[64];
+			snprintf(note, sizeof(note), "timeoutMs was clamped to %d", TIMEOUT_CLAMP_MS);
+			json_array_append_new(notes, json_string(note));
 			v = TIMEOUT_CLAMP_MS;
 		}
 		timeout = (int)v;
@@ -1006,7 +1001,7 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
 			goto out;
 		if (for_element) {
-			int64_t deadline = now_ms() + timeout;
+			int64_t deadline = sw_monotonic_ms() + timeout;
 			bool ok = false;
 			for (;;) {
 				if (cancelled(d)) {
@@ -1022,7 +1017,7 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 					ok = true;
 					break;
 				}
-				if (now_ms() + 250 > deadline)
+				if (sw_monotonic_ms() + 250 > deadline)
 					break;
 				sleep_ms(250);
 			}

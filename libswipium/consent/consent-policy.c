@@ -432,13 +432,6 @@ char *sw__json_canonical(const json_t *v)
 	return json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
 
-static int64_t epoch_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 json_t *sw__consent_ledger_row(const char *tool, const char *action, const char *risk, json_t *target,
                                bool required, const char *consent_id, bool approved, const char *payload_hash,
                                const char *mechanism, const char *status, const char *detail)
@@ -456,7 +449,7 @@ json_t *sw__consent_ledger_row(const char *tool, const char *action, const char 
 		json_object_set_new(consent, "payloadHash", json_string(payload_hash));
 	json_object_set_new(consent, "approvalMechanism", json_string(mechanism ? mechanism : "none"));
 	/* target is the ledger's object form ({serial, network} ...); a missing one is {}. */
-	json_t *row = json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:o, s:s}", "id", id, "at", (json_int_t)epoch_ms(),
+	json_t *row = json_pack("{s:s, s:I, s:s, s:s, s:s, s:o, s:o, s:s}", "id", id, "at", (json_int_t)sw_wall_ms(),
 	                        "tool", tool ? tool : "", "action", action ? action : "", "risk", risk ? risk : "",
 	                        "target", target ? json_incref(target) : json_object(), "consent", consent, "status",
 	                        status ? status : "");

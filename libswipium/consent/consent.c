@@ -38,25 +38,17 @@ struct sw_consent_store {
 
 /* ---- clock --------------------------------------------------------------- */
 
-static int64_t wall_ms(void *unused)
+/* Consent ids expire after an interval, so the default clock is the monotonic one. */
+static int64_t default_clock(void *unused)
 {
 	(void)unused;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return sw_monotonic_ms();
 }
 
 void sw__consent_store_set_clock(sw_consent_store *s, int64_t (*now_ms)(void *userdata), void *userdata)
 {
 	pthread_mutex_lock(&s->lock);
-	s->now = now_ms ? now_ms : wall_ms;
+	s->now = now_ms ? now_ms : default_clock;
 	s->now_userdata = userdata;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -105,7 +97,7 @@ SW_API int sw_consent_store_new(sw_ctx *ctx, sw_consent_store **out, sw_error **
 		return sw__error_nomem(err);
 	}
 	s->ctx = ctx;
-	s->now = wall_ms;
+	s->now = default_clock;
 	log_preapproval(ctx);
 	*out = s;
 	return SW_OK;
@@ -475,9 +467,9 @@ static int ask_host(sw_consent_store *s, const gate_req *g, const char *id, char
 	if (!req_text)
 		return sw__error_nomem(err);
 	char *answer_text = NULL;
-	int64_t t0 = mono_ms();
+	int64_t t0 = sw_monotonic_ms();
 	int hrc = host.ask_consent(ud, req_text, &answer_text);
-	int64_t took = mono_ms() - t0;
+	int64_t took = sw_monotonic_ms() - t0;
 	free(req_text);
 
 	/* single use: whatever the answer, this consent is spent */

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -116,6 +118,19 @@ char *sw__json_compact(const json_t *v);
 void sw__buf_js_number(sw_buf *b, double d);
 /* JSON string quoting as JSON.stringify does. */
 void sw__buf_json_string(sw_buf *b, const char *s, size_t len);
+
+/* ---- clocks (core/clock.c) ------------------------------------------- */
+
+/* The public sw_monotonic_ms() (intervals, timeouts) and sw_wall_ms() (timestamps) are in swipium/util.h. */
+/* sw_iso_time() of @ms, allocated (NULL only when out of memory); sw__iso_now() of the wall clock now. */
+char *sw__iso(int64_t ms);
+char *sw__iso_now(void);
+/* An absolute CLOCK_MONOTONIC deadline @ms from now, for a condition made by sw__cond_init_monotonic(). */
+void sw__deadline_in(struct timespec *ts, int64_t ms);
+/* pthread_cond_init() with CLOCK_MONOTONIC, so timed waits do not move with wall-clock steps. */
+int sw__cond_init_monotonic(pthread_cond_t *cond);
+/* Sleeps @ms, resuming after signals. */
+void sw__sleep_ms(int64_t ms);
 
 /* ---- HTTP (core/http.c) ------------------------------------------------ */
 

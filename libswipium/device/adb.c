@@ -142,17 +142,6 @@ int sw__dc_shell(sw__dc *dc, const char *cmd, int timeout_ms, char **out, int *s
 	return SW_OK;
 }
 
-char *sw__dc_iso_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
-	char b[40];
-	strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
-	return sw__asprintf("%s.%03ldZ", b, ts.tv_nsec / 1000000);
-}
-
 void sw__dc_ledger(sw_session *s, const char *tool, const char *action, const char *risk, json_t *target,
                    const char *status, const char *detail)
 {

@@ -32,7 +32,6 @@ int sw__dc_adb(sw__dc *dc, const char *const *args, int timeout_ms, sw__proc_res
 int sw__dc_shell(sw__dc *dc, const char *cmd, int timeout_ms, char **out, int *status, sw_error **err);
 
 /* The ISO 8601 UTC time of now (transfer full). */
-char *sw__dc_iso_now(void);
 /* Appends an "executed"/"restored" ledger row; failures are logged only. */
 void sw__dc_ledger(sw_session *s, const char *tool, const char *action, const char *risk, json_t *target,
                    const char *status, const char *detail);

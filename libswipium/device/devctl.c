@@ -9,13 +9,6 @@
 
 #include "devctl-internal.h"
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int bad_options(const char *options_json, json_t **opts, sw_error **err)
 {
 	*opts = options_json ? json_loads(options_json, 0, NULL) : json_object();
@@ -329,7 +322,7 @@ static int restore_with(sw__dc *dc, sw_session *s, json_t *net, const char *reas
 	}
 	json_object_set_new(net, "restored", json_true());
 	json_object_del(net, "restoreFailed");
-	char *now = sw__dc_iso_now();
+	char *now = sw__iso_now();
 	if (now)
 		json_object_set_new(net, "restoredAt", json_string(now));
 	free(now);
@@ -769,7 +762,7 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 	const char *what = json_string_value(json_object_get(opts, "for"));
 	json_t *tj = json_object_get(opts, "timeoutMs");
 	json_t *notes = json_array();
-	long timeout = 45000;
+	long timeout = SW_LONG_POLL_HINT_MS;
 	if (tj) {
 		double t = json_number_value(tj);
 		if (!json_is_number(tj) || t < 0 || !isfinite(t)) {
@@ -778,13 +771,13 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 			                     "timeoutMs must be a number >= 0");
 		}
-		if (t > 50000) {
-			char *n =
-			    sw__asprintf("timeoutMs %.0f clamped to 50000; call qa_wait again if it times out", t);
+		if (t > SW_LONG_POLL_MAX_MS) {
+			char *n = sw__asprintf("timeoutMs %.0f clamped to %d; call qa_wait again if it times out", t,
+			                       SW_LONG_POLL_MAX_MS);
 			if (n)
 				json_array_append_new(notes, json_string(n));
 			free(n);
-			t = 50000;
+			t = SW_LONG_POLL_MAX_MS;
 		}
 		timeout = (long)t;
 	}
@@ -823,7 +816,7 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 			serial = strdup(dc.serial);
 		}
 	}
-	int64_t t0 = mono_ms();
+	int64_t t0 = sw_monotonic_ms();
 	bool satisfied = false;
 	json_t *state = NULL;
 	for (;;) {
@@ -863,7 +856,7 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		}
 		if (satisfied)
 			break;
-		int64_t left = timeout - (mono_ms() - t0);
+		int64_t left = timeout - (sw_monotonic_ms() - t0);
 		if (left <= 0)
 			break;
 		/* sleep up to 500 ms in 50 ms steps, watching for cancellation */
@@ -884,7 +877,7 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_wait was cancelled");
 		}
 	}
-	int64_t waited = mono_ms() - t0;
+	int64_t waited = sw_monotonic_ms() - t0;
 	json_t *res =
 	    json_pack("{s:s,s:b,s:b,s:I,s:I,s:o}", "for", what, "satisfied", satisfied, "timedOut", !satisfied,
 	              "waitedMs", (json_int_t)waited, "timeoutMs", (json_int_t)timeout, "state", state);

@@ -35,13 +35,6 @@ struct recorder {
 static struct recorder recorders[MAX_RECORDERS];
 static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reaps the child when it ended on its own (screenrecord's time limit, or the device went away). */
 static void poll_child(struct recorder *r)
 {
@@ -50,7 +43,7 @@ static void poll_child(struct recorder *r)
 	int st;
 	if (waitpid(r->pid, &st, WNOHANG) == r->pid) {
 		r->exited = true;
-		r->exited_ms = now_ms();
+		r->exited_ms = sw_monotonic_ms();
 	}
 }
 
@@ -67,7 +60,7 @@ static json_t *status_of(struct recorder *r)
 	if (!r)
 		return json_pack("{s:b,s:b,s:b,s:i}", "recording", 0, "capturing", 0, "autoStopped", 0, "seconds", 0);
 	poll_child(r);
-	int64_t end = r->exited ? r->exited_ms : now_ms();
+	int64_t end = r->exited ? r->exited_ms : sw_monotonic_ms();
 	double secs = (double)(end - r->started_ms) / 1000.0;
 	/* screenrecord stops itself at its time limit: an exit near it is the auto-stop */
 	bool auto_stopped = r->exited && secs >= TIME_LIMIT_S - 5;
@@ -134,7 +127,7 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
 	}
 	r->used = true;
 	r->pid = pid;
-	r->started_ms = now_ms();
+	r->started_ms = sw_monotonic_ms();
 	json_t *st = status_of(r);
 	pthread_mutex_unlock(&rec_lock);
 	sw_store_process_add(sw_session_store(s), pid, "recording", sid, dc.serial, NULL);
@@ -186,7 +179,7 @@ static int stop_locked(sw_ctx *ctx, sw_session *s, struct recorder *r, bool disc
 			kill(-r->pid, SIGKILL);
 			waitpid(r->pid, NULL, 0);
 			r->exited = true;
-			r->exited_ms = now_ms();
+			r->exited_ms = sw_monotonic_ms();
 		}
 	}
 	json_t *st = status_of(r);

@@ -7,13 +7,6 @@
 
 #include "flow-internal.h"
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void nap(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -246,7 +239,7 @@ static int not_found(sw_error **err, const char *sel)
 /* Polls for @sel until it is visible (or, with @gone, until it is not), at most @timeout_ms. */
 static int wait_for(runner *r, const char *sel, const char *by, long timeout_ms, bool gone, bool *met, sw_error **err)
 {
-	int64_t deadline = mono_ms() + timeout_ms;
+	int64_t deadline = sw_monotonic_ms() + timeout_ms;
 	for (;;) {
 		json_t *el = NULL;
 		int rc = find(r, sel, by, false, &el, err);
@@ -260,7 +253,7 @@ static int wait_for(runner *r, const char *sel, const char *by, long timeout_ms,
 		}
 		if (cancelled(r))
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "the flow run was cancelled");
-		if (mono_ms() + 400 > deadline) {
+		if (sw_monotonic_ms() + 400 > deadline) {
 			*met = false;
 			return SW_OK;
 		}
@@ -279,9 +272,7 @@ static int screenshot(runner *r, const char *label, char **uri)
 		return SW_OK;
 	sw_free(meta);
 	char name[64];
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(name, sizeof(name), "flow-%lld.png", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	snprintf(name, sizeof(name), "flow-%lld.png", (long long)sw_wall_ms());
 	char *am = NULL;
 	if (sw_artifact_save(r->o->session, "screenshot", name, "image/png", png, len, label, &am, NULL) == SW_OK) {
 		json_t *j = json_loads(am, 0, NULL);
@@ -947,7 +938,7 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 	if (fa)
 		free(session_app);
 	const char *name = json_string_value(json_object_get(flow, "name"));
-	int64_t t0 = mono_ms();
+	int64_t t0 = sw_monotonic_ms();
 	const char *failed_phase = NULL, *failed_kind = NULL;
 	char *fail_code = NULL, *fail_msg = NULL, *shot = NULL;
 	long failed_index = -1;
@@ -969,11 +960,11 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 				json_t *rec = json_pack("{ss,sI,sO}", "phase", phases[p], "index", (json_int_t)i,
 				                        "kind", json_object_get(st, "kind"));
 				sw_error *se = NULL;
-				int64_t s0 = mono_ms();
+				int64_t s0 = sw_monotonic_ms();
 				int src = cancelled(&r) ? sw__error_set(&se, SW_ECANCELLED, "CANCELLED", NULL,
 				                                        "the flow run was cancelled")
 				                        : run_step(&r, st, rec, &se);
-				json_object_set_new(rec, "durationMs", json_integer(mono_ms() - s0));
+				json_object_set_new(rec, "durationMs", json_integer(sw_monotonic_ms() - s0));
 				json_object_set_new(rec, "ok", json_boolean(src == SW_OK));
 				if (src < 0) {
 					const char *fc =
@@ -1032,7 +1023,7 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 	}
 	json_object_set_new(res, "steps", json_incref(steps));
 	json_object_set_new(res, "nextSteps", json_incref(next));
-	json_object_set_new(res, "durationMs", json_integer(mono_ms() - t0));
+	json_object_set_new(res, "durationMs", json_integer(sw_monotonic_ms() - t0));
 
 	/* one test outcome per flow run */
 	json_t *note = json_pack("{ss,ss,ss}", "workflow", name && name[0] ? name : "flow", "outcome", outcome,

@@ -211,10 +211,8 @@ SW_API int sw_flow_save_report(sw_session *s, char **meta_json, sw_error **err)
 		sw_free(text);
 		text = red;
 	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	char name[64];
-	snprintf(name, sizeof(name), "report-%lld.json", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	snprintf(name, sizeof(name), "report-%lld.json", (long long)sw_wall_ms());
 	rc = sw_artifact_save(s, "report", name, "application/json", text, strlen(text), "flow run report", meta_json,
 	                      err);
 	sw_free(text);

@@ -676,7 +676,7 @@ static void record(sw_session *s, json_t *f, const char *screen)
 	json_t *c = json_deep_copy(f);
 	if (!c)
 		return;
-	char *now = sw__dc_iso_now();
+	char *now = sw__iso_now();
 	if (now)
 		json_object_set_new(c, "at", json_string(now));
 	free(now);

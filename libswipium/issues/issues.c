@@ -15,20 +15,9 @@
 
 #define LEDGER_MAX_BYTES ((size_t)256 * 1024 * 1024)
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void iso(int64_t ms, char out[64])
 {
-	time_t s = (time_t)(ms / 1000);
-	struct tm tm;
-	gmtime_r(&s, &tm);
-	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-	         tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+	sw_iso_time(ms, out);
 }
 
 /* Parses YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM] into epoch ms. Returns false when malformed. */
@@ -156,7 +145,7 @@ static void new_id(char out[9])
 		close(fd);
 	}
 	if (!raw[0] && !raw[1] && !raw[2] && !raw[3]) {
-		int64_t t = now_ms() ^ (int64_t)getpid();
+		int64_t t = sw_wall_ms() ^ (int64_t)getpid();
 		memcpy(raw, &t, sizeof(raw));
 	}
 	snprintf(out, 9, "%02x%02x%02x%02x", raw[0], raw[1], raw[2], raw[3]);
@@ -790,7 +779,7 @@ SW_API int sw_issues_run(const char *project_root, const char *request_json, str
 		json_decref(req);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "mode: unknown mode \"%s\"", mode);
 	}
-	int64_t now = now_ms();
+	int64_t now = sw_wall_ms();
 	json_t *now_override = json_object_get(req, "nowMs");
 	if (json_is_integer(now_override))
 		now = json_integer_value(now_override);

@@ -11,7 +11,7 @@
 
 #include "store-internal.h"
 
-#define WAIT_CLAMP_MS 50000L
+#define WAIT_CLAMP_MS SW_LONG_POLL_MAX_MS
 #define KILL_GRACE_MS 2000L
 #define MAX_CHILDREN 32
 #define RESTART_MESSAGE "server restarted while job was running (child process gone)"
@@ -68,7 +68,7 @@ static void rec_set(json_t *rec, const char *key, json_t *v)
 
 static json_t *now_iso(void)
 {
-	char *iso = sw__store_iso(sw__store_now_ms());
+	char *iso = sw__iso_now();
 	json_t *v = iso ? json_string(iso) : json_null();
 	free(iso);
 	return v;
@@ -214,24 +214,13 @@ SW_API int sw_job_cancelled(const sw_job *job)
 	return job ? atomic_load(&((sw_job *)job)->cancelled) : 0;
 }
 
-static void deadline_after(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 SW_API int sw_job_sleep(sw_job *job, long ms)
 {
 	if (!job)
 		return SW_EINVAL;
 	sw_session *s = job->s;
 	struct timespec dl;
-	deadline_after(&dl, ms < 0 ? 0 : ms);
+	sw__deadline_in(&dl, ms < 0 ? 0 : ms);
 	pthread_mutex_lock(&s->lock);
 	int r = 0;
 	while (!atomic_load(&job->cancelled) && r != ETIMEDOUT)
@@ -368,7 +357,7 @@ static void stop_children(sw_job *job, int *pids, size_t n)
 	signal_children(pids, n, SIGTERM);
 	sw_session *s = job->s;
 	struct timespec dl;
-	deadline_after(&dl, KILL_GRACE_MS);
+	sw__deadline_in(&dl, KILL_GRACE_MS);
 	pthread_mutex_lock(&s->lock);
 	int r = 0;
 	while (job->n_children > 0 && r != ETIMEDOUT)
@@ -406,7 +395,7 @@ SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, s
 		wait_ms = 0;
 	if (wait_ms > WAIT_CLAMP_MS)
 		wait_ms = WAIT_CLAMP_MS;
-	int64_t t0 = sw__store_now_ms();
+	int64_t t0 = sw_monotonic_ms();
 	bool timed_out = false, aborted = false;
 	pthread_mutex_lock(&s->lock);
 	json_t *rec = find_rec_locked(s, job_id);
@@ -417,7 +406,7 @@ SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, s
 		                     "Unknown jobId \"%s\" in session %s", job_id, s->id);
 	}
 	while (wait_ms > 0 && is_running(rec)) {
-		int64_t left = wait_ms - (sw__store_now_ms() - t0);
+		int64_t left = wait_ms - (sw_monotonic_ms() - t0);
 		if (left <= 0) {
 			timed_out = true;
 			break;
@@ -430,7 +419,7 @@ SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, s
 				break;
 		}
 		struct timespec dl;
-		deadline_after(&dl, left < 100 ? left : 100);
+		sw__deadline_in(&dl, left < 100 ? left : 100);
 		pthread_cond_timedwait(&s->job_cond, &s->lock, &dl);
 		rec = find_rec_locked(s, job_id);
 		if (!rec)
@@ -462,7 +451,7 @@ SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, s
 	if (outj && wait_ms > 0)
 		json_object_set_new(
 		    outj, "waited",
-		    json_pack("{s:I, s:b}", "waitedMs", (json_int_t)(sw__store_now_ms() - t0), "timedOut", timed_out));
+		    json_pack("{s:I, s:b}", "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timedOut", timed_out));
 	json_decref(copy);
 	char *text = outj ? sw__json_compact(outj) : NULL;
 	json_decref(outj);

@@ -86,13 +86,6 @@ static bool contains_any_ci(const char *s, const char *const *tokens)
 	return false;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Milliseconds since the epoch of an ISO 8601 UTC time `YYYY-MM-DDTHH:MM:SS[.mmm]Z`; -1 when it is not one. */
 static int64_t iso_ms(const char *s)
 {
@@ -1197,7 +1190,7 @@ static const char *auth_state(const facts *f)
 
 static json_t *phase_timings(const facts *f, int64_t created)
 {
-	json_t *total = created > 0 ? json_integer(now_ms() - created) : json_null();
+	json_t *total = created > 0 ? json_integer(sw_wall_ms() - created) : json_null();
 	const char *first = sget(json_array_get(f->actions, 0), "at");
 	if (!first)
 		first = sget(json_array_get(f->notes, 0), "at");

@@ -221,9 +221,8 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 	}
 	root_real = sw__path_real_or_resolved(root_abs);
 	store = sw__path_join(h, ".swipium");
-	char hex[65];
-	sw_sha256_hex(root_abs, strlen(root_abs), hex);
-	hex[16] = '\0';
+	char hex[SW_PROJECT_ID_SIZE];
+	sw_project_id(root_abs, hex);
 	runs = store ? sw__asprintf("%s/runs/%s", store, hex) : NULL;
 	registry = store ? sw__path_join(store, "registry.json") : NULL;
 	if (!root_real || !runs || !registry) {

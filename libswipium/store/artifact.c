@@ -250,7 +250,7 @@ static int record_artifact(sw_session *s, const char *kind, const char *clean, c
 	json_object_set_new(rec, "path", json_string(path));
 	json_object_set_new(rec, "mime", json_string(mime));
 	json_object_set_new(rec, "kind", json_string(kind));
-	json_object_set_new(rec, "createdAt", json_integer(sw__store_now_ms()));
+	json_object_set_new(rec, "createdAt", json_integer(sw_wall_ms()));
 	if (red_label)
 		json_object_set_new(rec, "label", json_string(red_label));
 	json_object_set_new(rec, "redaction", json_string(tag));

@@ -156,7 +156,7 @@ SW_API int sw_store_process_add(sw_store *store, int pid, const char *kind, cons
 	char *start = ps_field(pid, "lstart");
 	char *cmd = ps_field(pid, "command");
 	char *server_start = ps_field((int)getpid(), "lstart");
-	char *iso = sw__store_iso(sw__store_now_ms());
+	char *iso = sw__iso_now();
 	json_t *e = json_object();
 	int rc = SW_OK;
 	if (!e || !iso) {
@@ -360,7 +360,7 @@ SW_API int sw_store_sweep_processes(sw_store *store, char **summary_json, sw_err
 		}
 		bool adopt = !strcmp(kind, "emulator");
 		if (!strcmp(kind, "wda")) {
-			int64_t age = sw__store_now_ms() - iso_ms(json_string_value(json_object_get(e, "startedAt")));
+			int64_t age = sw_wall_ms() - iso_ms(json_string_value(json_object_get(e, "startedAt")));
 			adopt = age >= 0 && age < WDA_ADOPT_MAX_AGE_MS &&
 			        wda_healthy(json_string_value(json_object_get(e, "endpoint")));
 		}

@@ -249,7 +249,7 @@ SW_API int sw_store_prune(sw_store *store, const sw_prune_options *opts, char **
 		rc = sw__error_nomem(err);
 		goto out;
 	}
-	int64_t now = sw__store_now_ms();
+	int64_t now = sw_wall_ms();
 	int64_t cutoff = opts->days > now / DAY_MS ? 0 : now - (int64_t)opts->days * DAY_MS;
 
 	if (sw__store_read_registry(store, &registry) != SW_OK) {

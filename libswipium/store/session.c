@@ -362,7 +362,7 @@ SW_API int sw_session_append_json(sw_session *s, const char *key, const char *it
 	int rc = SW_OK;
 	if (json_is_object(item) && !json_object_get(item, "at") && strcmp(key, "inputs") &&
 	    strcmp(key, "generatedValues")) {
-		char *iso = sw__store_iso(sw__store_now_ms());
+		char *iso = sw__iso_now();
 		json_object_set_new(item, "at", iso ? json_string(iso) : json_null());
 		free(iso);
 	}
@@ -374,7 +374,7 @@ SW_API int sw_session_append_json(sw_session *s, const char *key, const char *it
 		}
 		json_object_del(item, "value");
 		if (!json_object_get(item, "at")) {
-			char *iso = sw__store_iso(sw__store_now_ms());
+			char *iso = sw__iso_now();
 			json_object_set_new(item, "at", iso ? json_string(iso) : json_null());
 			free(iso);
 		}
@@ -406,7 +406,7 @@ SW_API int sw_session_add_tool_error(sw_session *s, const char *tool, const char
 	if (!s || !tool)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "sw_session_add_tool_error: bad arguments");
-	char *iso = sw__store_iso(sw__store_now_ms());
+	char *iso = sw__iso_now();
 	char *msg = NULL;
 	if (message) {
 		char *clean = sw__utf8_sanitize(message, strlen(message));
@@ -442,7 +442,7 @@ SW_API int sw_session_add_env_change(sw_session *s, const char *text, sw_error *
 	if (!s || !text)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "sw_session_add_env_change: bad arguments");
-	char *iso = sw__store_iso(sw__store_now_ms());
+	char *iso = sw__iso_now();
 	char *line = iso ? sw__asprintf("%s %s", iso, text) : NULL;
 	free(iso);
 	json_t *item = line ? json_string(line) : NULL;
@@ -468,7 +468,7 @@ SW_API int sw_session_mark_milestone(sw_session *s, const char *name, sw_error *
 		json_object_set_new(s->state, "milestones", m);
 	}
 	if (m && !json_object_get(m, name)) {
-		char *iso = sw__store_iso(sw__store_now_ms());
+		char *iso = sw__iso_now();
 		json_object_set_new(m, name, iso ? json_string(iso) : json_null());
 		free(iso);
 		sw__session_touch(s);
@@ -576,7 +576,7 @@ SW_API int sw_session_budget_exhausted(sw_session *s, char **reason)
 	pthread_mutex_lock(&s->lock);
 	json_t *b = json_object_get(s->state, "budget"), *c = json_object_get(s->state, "counters");
 	double max_min = json_number_value(json_object_get(b, "maxMinutes"));
-	double elapsed_min = (double)(sw__store_now_ms() - s->created_at) / 60000.0;
+	double elapsed_min = (double)(sw_wall_ms() - s->created_at) / 60000.0;
 	if (json_is_number(json_object_get(b, "maxMinutes")) && elapsed_min >= max_min) {
 		char m[32];
 		fmt_num(m, sizeof(m), max_min);

@@ -50,7 +50,7 @@ static json_t *default_for(const char *key, int64_t created_at)
 	if (!strcmp(key, "auth"))
 		return json_object();
 	if (!strcmp(key, "milestones")) {
-		char *iso = sw__store_iso(created_at);
+		char *iso = sw__iso(created_at);
 		json_t *m = iso ? json_pack("{s:s}", "session_start", iso) : NULL;
 		free(iso);
 		return m;

@@ -23,7 +23,7 @@ struct sw_store {
 	pthread_t saver;
 	bool saver_started;
 	bool stopping;
-	int64_t prune_at; /* when the automatic prune runs; 0 = never / done */
+	int64_t prune_at; /* when the automatic prune runs (sw_monotonic_ms); 0 = never / done */
 };
 
 struct sw_session {
@@ -35,7 +35,7 @@ struct sw_session {
 	int64_t created_at;
 	json_t *state; /* raw in-memory state in key order; redacted when it leaves */
 	bool dirty;
-	int64_t dirty_since;
+	int64_t dirty_since; /* sw_monotonic_ms() of the first unsaved change */
 	bool sensitive;
 	bool redaction_degraded;
 	struct sw_redactor *redactor;
@@ -44,9 +44,6 @@ struct sw_session {
 };
 
 /* ---- store.c ----------------------------------------------------------- */
-int64_t sw__store_now_ms(void);
-/* ISO 8601 UTC with milliseconds (JavaScript's Date.toISOString()). */
-char *sw__store_iso(int64_t ms);
 /* 8 lowercase hex digits from the kernel's random source. */
 void sw__store_random_id(char out[9]);
 /* Marks the session dirty (caller holds s->lock) so the saver writes it within ~150 ms. */

@@ -21,40 +21,16 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-int64_t sw__store_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-char *sw__store_iso(int64_t ms)
-{
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
-	if (!gmtime_r(&secs, &tm))
-		return sw__strdup("1970-01-01T00:00:00.000Z");
-	return sw__asprintf("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-	                    tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-}
-
 void sw__store_random_id(char out[9])
 {
 	unsigned char r[4] = {0};
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
 		/* the kernel source never fails for 4 bytes; mix the clock in as a last resort */
-		uint64_t t = (uint64_t)sw__store_now_ms() ^ ((uint64_t)getpid() << 20);
+		uint64_t t = (uint64_t)sw_wall_ms() ^ ((uint64_t)getpid() << 20);
 		for (size_t i = 0; i < 4; i++)
 			r[i] ^= (unsigned char)(t >> (8 * i));
 	}
 	snprintf(out, 9, "%02x%02x%02x%02x", r[0], r[1], r[2], r[3]);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 int sw__store_lock(const char *path, sw_error **err)
@@ -88,7 +64,7 @@ int sw__store_lock(const char *path, sw_error **err)
 			free(lp);
 			return rc;
 		}
-		sleep_ms(10);
+		sw__sleep_ms(10);
 	}
 	free(lp);
 	return fd;
@@ -104,7 +80,7 @@ void sw__store_unlock(int fd)
 
 void sw__store_set_aside(sw_store *store, const char *path, const char *why)
 {
-	char *aside = sw__asprintf("%s.corrupt-%lld", path, (long long)sw__store_now_ms());
+	char *aside = sw__asprintf("%s.corrupt-%lld", path, (long long)sw_wall_ms());
 	if (!aside)
 		return;
 	if (rename(path, aside) == 0) {
@@ -242,7 +218,7 @@ void sw__session_touch(struct sw_session *s)
 {
 	if (!s->dirty) {
 		s->dirty = true;
-		s->dirty_since = sw__store_now_ms();
+		s->dirty_since = sw_monotonic_ms(); /* an interval: never the wall clock */
 	}
 }
 
@@ -325,16 +301,11 @@ static void *saver_main(void *arg)
 	pthread_mutex_lock(&store->lock);
 	while (!store->stopping) {
 		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 50 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		sw__deadline_in(&ts, 50);
 		pthread_cond_timedwait(&store->cond, &store->lock, &ts);
 		if (store->stopping)
 			break;
-		int64_t now = sw__store_now_ms();
+		int64_t now = sw_monotonic_ms();
 		for (size_t i = 0; i < store->n_sessions; i++) {
 			sw_session *s = store->sessions[i];
 			pthread_mutex_lock(&s->lock);
@@ -378,7 +349,7 @@ SW_API int sw_store_open(sw_ctx *ctx, sw_store **out, sw_error **err)
 		return sw__error_nomem(err);
 	}
 	pthread_mutex_init(&store->lock, NULL);
-	pthread_cond_init(&store->cond, NULL);
+	sw__cond_init_monotonic(&store->cond);
 	if (pthread_create(&store->saver, NULL, saver_main, store) == 0)
 		store->saver_started = true;
 	else
@@ -532,7 +503,7 @@ static void registry_load_locked(sw_store *store)
 	int disabled = 0;
 	(void)sw_retention_env(days, 30, &disabled, NULL);
 	if (!disabled)
-		store->prune_at = sw__store_now_ms() + AUTO_PRUNE_DELAY_MS;
+		store->prune_at = sw_monotonic_ms() + AUTO_PRUNE_DELAY_MS;
 }
 
 /* ---- sessions ------------------------------------------------------------- */
@@ -553,7 +524,7 @@ static sw_session *session_alloc(sw_store *store, const char *id, const char *ro
 	s->store = store;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->save_lock, NULL);
-	pthread_cond_init(&s->job_cond, NULL);
+	sw__cond_init_monotonic(&s->job_cond);
 	s->id = sw__strdup(id);
 	s->root = sw__strdup(root);
 	s->dir = sw__strdup(dir);
@@ -609,9 +580,8 @@ SW_API int sw_session_create(sw_store *store, const char *project_root, const ch
 		rc = sw__error_nomem(err);
 		goto out;
 	}
-	char hash[65];
-	sw_sha256_hex(root, strlen(root), hash);
-	hash[16] = '\0';
+	char hash[SW_PROJECT_ID_SIZE];
+	sw_project_id(root, hash);
 	char id[9];
 	json_t *custom = json_object_get(opts, "sessionDir");
 	pthread_mutex_lock(&store->lock);
@@ -643,7 +613,7 @@ SW_API int sw_session_create(sw_store *store, const char *project_root, const ch
 		rc = sw__error_nomem(err);
 		goto out;
 	}
-	s->created_at = sw__store_now_ms();
+	s->created_at = sw_wall_ms();
 	s->state = sw__state_new(id, root, dir, s->created_at);
 	if (!s->state) {
 		rc = sw__error_nomem(err);

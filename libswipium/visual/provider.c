@@ -235,13 +235,6 @@ struct run {
 	int spawn_errno;
 };
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* Runs @argv in its own process group with @cwd, feeding @stdin_text (nullable); kills the group after @timeout_ms. */
 static int run_argv(char *const argv[], const char *cwd, const char *stdin_text, long timeout_ms, struct run *r,
                     sw_error **err)
@@ -306,12 +299,12 @@ static int run_argv(char *const argv[], const char *cwd, const char *stdin_text,
 		}
 	}
 	shutdown(inp[0], SHUT_WR);
-	long deadline = now_ms() + timeout_ms;
+	long deadline = sw_monotonic_ms() + timeout_ms;
 	bool out_open = true, err_open = true;
 	int status = 0;
 	bool reaped = false;
 	while (out_open || err_open) {
-		long left = deadline - now_ms();
+		long left = deadline - sw_monotonic_ms();
 		if (left <= 0) {
 			r->timed_out = true;
 			break;
@@ -363,7 +356,7 @@ static int run_argv(char *const argv[], const char *cwd, const char *stdin_text,
 				}
 				if (w < 0 && errno != EINTR)
 					break;
-				if (now_ms() >= deadline) {
+				if (sw_monotonic_ms() >= deadline) {
 					r->timed_out = true;
 					kill(-pid, SIGKILL);
 					kill(pid, SIGKILL);

@@ -90,7 +90,7 @@ static void qa_report(mcp_call *call, json_t *args)
 	const char *format = json_string_value(json_object_get(args, "format"));
 	if (!format)
 		format = "summary";
-	int64_t ms = mcp_now_ms();
+	int64_t ms = sw_wall_ms();
 	char *raw = NULL, *redacted = NULL;
 	sw_error *err = NULL;
 	json_t *report = NULL, *payload = NULL;

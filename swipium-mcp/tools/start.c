@@ -328,12 +328,12 @@ static void qa_job_status(mcp_call *call, json_t *args)
 	const char *job_id = json_string_value(json_object_get(args, "jobId"));
 	json_int_t wait = json_integer_value(json_object_get(args, "waitMs"));
 	json_t *notes = json_array();
-	if (wait > 50000) {
-		json_array_append_new(notes,
-		                      json_pack("{s:s}", "note",
-		                                "waitMs was clamped to 50000 (client timeouts are short); 45000 is "
-		                                "recommended"));
-		wait = 50000;
+	if (wait > SW_LONG_POLL_MAX_MS) {
+		char note[160];
+		snprintf(note, sizeof(note), "waitMs was clamped to %d (client timeouts are short); %d is recommended",
+		         SW_LONG_POLL_MAX_MS, SW_LONG_POLL_HINT_MS);
+		json_array_append_new(notes, json_pack("{s:s}", "note", note));
+		wait = SW_LONG_POLL_MAX_MS;
 	}
 	char *out = NULL;
 	sw_error *err = NULL;

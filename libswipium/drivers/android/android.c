@@ -851,13 +851,6 @@ const struct sw_driver_ops *sw_driver_android(void)
 
 /* ---- AVD boot ----------------------------------------------------------- */
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool valid_avd_name(const char *s)
 {
 	if (!s || !*s || strlen(s) > 128)
@@ -922,9 +915,9 @@ int sw_android_boot_avd(sw_ctx *ctx, const char *avd, const char *options_json, 
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	int64_t deadline = mono_ms() + timeout;
+	int64_t deadline = sw_monotonic_ms() + timeout;
 	char *seen_serial = NULL;
-	while (mono_ms() < deadline) {
+	while (sw_monotonic_ms() < deadline) {
 		int status;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			pid = -1;

@@ -11,13 +11,6 @@
 
 #include "android-internal.h"
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void sw__proc_result_clear(sw__proc_result *r)
 {
 	free(r->out);
@@ -87,14 +80,14 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 		goto out;
 	}
 
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = sw_monotonic_ms() + timeout_ms;
 	bool open_out = true, open_err = true;
 	while (open_out || open_err) {
 		if (opts && opts->cancel && *opts->cancel) {
 			res->cancelled = true;
 			break;
 		}
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - sw_monotonic_ms();
 		if (left <= 0) {
 			res->timed_out = true;
 			break;

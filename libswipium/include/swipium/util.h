@@ -1,6 +1,8 @@
-/* swipium/util.h: small public helpers: atomic file writes, SHA-256, version. */
+/* swipium/util.h: small public helpers: atomic file writes, SHA-256, clocks, project id, version. */
 #ifndef SWIPIUM_UTIL_H
 #define SWIPIUM_UTIL_H
+
+#include <stdint.h>
 
 #include <swipium/common.h>
 
@@ -26,6 +28,37 @@ SW_API int sw_file_write_atomic(const char *path, const void *data, size_t len, 
 
 /** Writes the lowercase hex SHA-256 of @data into @hex (65 bytes with the NUL). */
 SW_API void sw_sha256_hex(const void *data, size_t len, char hex[65]);
+
+/**
+ * The longest wait, in milliseconds, of any long-polling call (qa_job_status
+ * waitMs, qa_wait timeoutMs, qa_act timeoutMs): client request timeouts are
+ * short, so a wait asked for longer is clamped to this with a note.
+ */
+#define SW_LONG_POLL_MAX_MS 50000
+/** The recommended long-poll wait (what next-step hints suggest). */
+#define SW_LONG_POLL_HINT_MS 45000
+
+/** Milliseconds of CLOCK_MONOTONIC. Use it for every interval and timeout: it never steps. */
+SW_API int64_t sw_monotonic_ms(void);
+/** Milliseconds since the Unix epoch (the wall clock). Use it only for timestamps. */
+SW_API int64_t sw_wall_ms(void);
+
+/** Size of the buffer sw_iso_time() writes ("2026-01-31T12:00:00.000Z" and the NUL). */
+#define SW_ISO_TIME_SIZE 32
+/**
+ * Writes @ms (milliseconds since the epoch) as ISO 8601 UTC with milliseconds,
+ * the form JavaScript's Date.toISOString() gives, into @out. Returns @out.
+ */
+SW_API char *sw_iso_time(int64_t ms, char out[SW_ISO_TIME_SIZE]);
+
+/** Size of a project id with its NUL. */
+#define SW_PROJECT_ID_SIZE 17
+/**
+ * Writes the project id of @root (an absolute, already resolved project root):
+ * the first 16 lowercase hex digits of its SHA-256. Sessions live under
+ * `runs/<project id>/` and resources are named `swipium://project/<project id>/`.
+ */
+SW_API void sw_project_id(const char *root, char out[SW_PROJECT_ID_SIZE]);
 
 /** The library's version string, e.g. "0.1.0". (transfer none) */
 SW_API const char *sw_version(void);
