@@ -14,7 +14,6 @@ bool mcp_catalog_retry_safe(const char *code)
 		return true;
 	if (!strcmp(code, "INVALID_ARGUMENT") || !strcmp(code, "CONSENT_DECLINED") || !strcmp(code, "CONSENT_REFUSED"))
 		return false;
-#ifdef MCP_HAVE_CATALOG
 	char *text = NULL;
 	bool safe = false;
 	if (sw_catalog_lookup(code, &text, NULL) == SW_OK) {
@@ -24,7 +23,4 @@ bool mcp_catalog_retry_safe(const char *code)
 	}
 	sw_free(text);
 	return safe;
-#else
-	return false;
-#endif
 }

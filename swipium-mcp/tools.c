@@ -7,9 +7,7 @@
 extern const struct mcp_tool mcp_tool_qa_status;
 extern const struct mcp_tool mcp_tool_qa_job_status;
 extern const struct mcp_tool mcp_tool_qa_job_cancel;
-#ifdef MCP_HAVE_CATALOG
 extern const struct mcp_tool mcp_tool_qa_explain_blocker;
-#endif
 extern const struct mcp_tool mcp_tool_qa_continue_from_blocker;
 extern const struct mcp_tool mcp_tool_qa_get_artifact;
 /* setup */
@@ -43,9 +41,7 @@ extern const struct mcp_tool mcp_tool_qa_flow_repair;
 /* issues */
 extern const struct mcp_tool mcp_tool_qa_issue_log;
 /* run */
-#ifdef MCP_HAVE_REPORT_ASSEMBLY
 extern const struct mcp_tool mcp_tool_qa_report;
-#endif
 
 #ifdef MCP_TEST_TOOLS
 /* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
@@ -62,9 +58,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_status,
 	&mcp_tool_qa_job_status,
 	&mcp_tool_qa_job_cancel,
-#ifdef MCP_HAVE_CATALOG
 	&mcp_tool_qa_explain_blocker,
-#endif
 	&mcp_tool_qa_continue_from_blocker,
 	&mcp_tool_qa_get_artifact,
 	/* setup */
@@ -92,9 +86,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_wait,
 	/* run */
 	&mcp_tool_qa_smoke,
-#ifdef MCP_HAVE_REPORT_ASSEMBLY
 	&mcp_tool_qa_report,
-#endif
 	/* flows */
 	&mcp_tool_qa_flow_check,
 	&mcp_tool_qa_flow_run,

@@ -1,4 +1,4 @@
-/* store-internal.h: the store's and sessions' private structures, shared by store/ and jobs/. */
+/* store-internal.h: the store's and sessions' private structures, shared by the store's files (sessions, jobs, artifacts). */
 #ifndef SW_STORE_INTERNAL_H
 #define SW_STORE_INTERNAL_H
 

@@ -5,8 +5,6 @@
 
 #include "../mcp.h"
 
-#ifdef MCP_HAVE_REPORT_ASSEMBLY
-
 /* The one place that knows the library's assembly call. (transfer full) */
 static int assemble(sw_session *s, json_t *args, char **report, sw_error **err)
 {
@@ -253,5 +251,3 @@ const struct mcp_tool mcp_tool_qa_report = {
     .annot = MCP_ANNOT_W,
     .handler = qa_report,
 };
-
-#endif

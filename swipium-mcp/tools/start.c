@@ -428,7 +428,6 @@ const struct mcp_tool mcp_tool_qa_job_cancel = {
     .handler = qa_job_cancel,
 };
 
-#ifdef MCP_HAVE_CATALOG
 /* ---- qa_explain_blocker -------------------------------------------------------------------------- */
 
 static const char *who_fixes(const char *owner)
@@ -501,8 +500,6 @@ const struct mcp_tool mcp_tool_qa_explain_blocker = {
     .annot = MCP_ANNOT_RO,
     .handler = qa_explain_blocker,
 };
-
-#endif
 
 /* ---- qa_continue_from_blocker ---------------------------------------------------------------------- */
 
