@@ -273,23 +273,6 @@ static int flow_consent(sw_consent_store *cs, sw_session *s, const struct run_ar
 	return approved;
 }
 
-static char *redact_hook(const char *text, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	char *out = NULL;
-	if (!r || sw_redactor_count(r) == 0 ||
-	    sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
-		return NULL;
-	return out;
-}
-
-static void secret_hook(const char *value, void *ud)
-{
-	sw_redactor *r = sw_session_redactor(ud);
-	if (r)
-		sw_redactor_add_secret(r, value, NULL);
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct run_args a;
@@ -305,8 +288,7 @@ int cmd_run(int argc, char **argv)
 	sw_ctx *ctx = cli_ctx_new();
 	sw_store *store = NULL;
 	sw_session *s = NULL;
-	sw_device *dev = NULL;
-	sw_drive *drive = NULL;
+	sw_drive *drive = NULL; /* owned by the session */
 	sw_consent_store *cs = NULL;
 	sw_error *err = NULL;
 	char *root = NULL, *source = NULL, *out = NULL, *vars_json = NULL;
@@ -371,15 +353,14 @@ int cmd_run(int argc, char **argv)
 		exit_code = a.session ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 		goto out;
 	}
+	/* the session's device, as every frontend binds it: health after each action, budget, redaction, books */
 	json_t *dopts = json_object();
 	if (a.device)
 		json_object_set_new(dopts, "serial", json_string(a.device));
 	char *doj = json_dumps(dopts, JSON_COMPACT);
 	json_decref(dopts);
-	int drc = sw_device_open(ctx, sw_driver_android(), doj, &dev, &err);
+	int drc = sw_drive_bind(ctx, s, doj, &drive, &err);
 	free(doj);
-	if (drc == SW_OK)
-		drc = sw_drive_new(dev, &drive, &err);
 	if (drc != SW_OK) {
 		fprintf(stderr, "swipium run: %s: %s\n", sw_error_failure_code(err), sw_error_message(err));
 		json_t *note =
@@ -392,20 +373,6 @@ int cmd_run(int argc, char **argv)
 		sw_flow_save_report(s, NULL, NULL);
 		goto out;
 	}
-	char *desc = NULL;
-	if (sw_device_describe(dev, &desc, NULL) == SW_OK) {
-		json_t *d = json_loads(desc, 0, NULL);
-		json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
-		char *rj = json_dumps(rec, JSON_COMPACT);
-		sw_session_set_json(s, "device", rj, NULL);
-		sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
-		free(rj);
-		json_decref(rec);
-		json_decref(d);
-		sw_free(desc);
-	}
-	sw_drive_hooks hooks = {secret_hook, NULL, redact_hook, s};
-	sw_drive_set_hooks(drive, &hooks);
 
 	/* every consent goes through the library's gate: SWIPIUM_CONSENT_PREAPPROVE first, then this host */
 	int tty = isatty(STDIN_FILENO) ? open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY) : -1;
@@ -430,7 +397,7 @@ int cmd_run(int argc, char **argv)
 		ro.variables_json = vars_json;
 		ro.session = s;
 		ro.drive = drive;
-		ro.device = dev;
+		ro.device = sw_drive_device(drive);
 		ro.mutations_approved = approved;
 		ro.ctx = ctx;
 		if (sw_flow_run(&ro, &out, &err) != SW_OK) {
@@ -491,9 +458,7 @@ int cmd_run(int argc, char **argv)
 out:
 	sw_error_free(err);
 	sw_consent_store_free(cs);
-	sw_drive_free(drive);
-	sw_device_free(dev);
-	sw_store_free(store);
+	sw_store_free(store); /* with the sessions, their bound devices */
 	sw_ctx_free(ctx);
 	json_decref(target);
 	json_decref(vars);

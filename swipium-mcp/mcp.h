@@ -174,27 +174,15 @@ char *mcp_canonical_json(const json_t *v);
 char **mcp_client_roots(struct mcp_server *s, struct mcp_inflight *call);
 void mcp_strv_free(char **v);
 
-/* ---- binding.c: the session -> bound Android device table (drive, visual and flow tools) ---- */
-/* One session's bound device and its drive state. */
-typedef struct mcp_binding {
-	char sid[64];
-	sw_device *dev;
-	sw_drive *drive;
-	unsigned screenshots; /* qa_screenshot's counter for "screenshot-NNN.png" names */
-} mcp_binding;
+/* ---- binding.c: the session's device (sw_drive_bind) for the drive, device, visual and flow tools ---- */
 /*
- * The session's binding, opening its device on first use: the serial recorded in the session's
- * `device`, else the only online device, which is then recorded (`device` {platform, serial} and
- * `driverKind` "adb"). The drive gets the session's redaction hooks and its budget's
- * maxSnapshotFailures. On failure the call has been answered (NO_DEVICE names the bound serial)
- * and NULL is returned. Worker thread only (handlers run one at a time); (transfer none), valid
- * until the next mcp_binding_* call.
+ * The session's drive, binding its device on first use (sw_drive_bind: the recorded serial, else the only
+ * online device; the session owns it and the drive keeps its books). On failure the call has been answered
+ * (NO_DEVICE names the bound serial) and NULL is returned. Worker thread only; (transfer none).
  */
-mcp_binding *mcp_binding_get(mcp_call *call, sw_session *s);
-/* mcp_binding_get, whose NO_DEVICE next step for the bound serial ends with ", then <then>" when @then is set. */
-mcp_binding *mcp_binding_get_then(mcp_call *call, sw_session *s, const char *then);
-/* Closes the binding of session @sid, if any (its next mcp_binding_get opens the device again). */
-void mcp_binding_drop(const char *sid);
+sw_drive *mcp_drive_get(mcp_call *call, sw_session *s);
+/* mcp_drive_get, whose NO_DEVICE next step for the bound serial ends with ", then <then>" when @then is set. */
+sw_drive *mcp_drive_get_then(mcp_call *call, sw_session *s, const char *then);
 /*
  * When the session's budget is used up, answers the call with {stopped: true, reason} (next: qa_report)
  * and returns true; else returns false and the handler goes on.

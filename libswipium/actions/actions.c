@@ -7,6 +7,7 @@
 
 #include "sw-internal.h"
 #include "../snapshot/snapshot-internal.h"
+#include "actions-internal.h"
 #include <swipium/actions.h>
 #include <swipium/health.h>
 
@@ -28,6 +29,8 @@ struct sw_drive {
 	json_t *keyboard;    /* {shown, frame} */
 	sw_ctx *ctx;         /* borrowed; with session: the health check after every act */
 	sw_session *session; /* borrowed */
+	sw_device *owned_dev; /* the device sw_drive_bind() opened, freed with the drive */
+	unsigned screenshots; /* sw_drive_screenshot_save()'s counter for "screenshot-NNN.png" names */
 };
 
 /* A copy of what an action needs from an element, valid across snapshots. */
@@ -144,6 +147,7 @@ void sw_drive_free(sw_drive *d)
 	sw_snapshot_tracker_free(d->t);
 	free(d->last_xml);
 	json_decref(d->keyboard);
+	sw_device_free(d->owned_dev);
 	free(d);
 }
 
@@ -265,27 +269,18 @@ static int snapshot_now(sw_drive *d, json_t *extra, json_t **res, sw_error **err
 	return rc;
 }
 
-int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_json, sw_error **err)
+const sw__opt sw__drive_snapshot_opts[] = {
+    {"filter", SW__OPT_STRING, false}, {"diff", SW__OPT_BOOL, false}, {"verbose", SW__OPT_BOOL, false}, {NULL}};
+
+int sw__drive_snapshot(sw_drive *d, const json_t *opts, json_t **res, sw_error **err)
 {
-	if (!d || !out_json)
+	if (!d || !res)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "drive and out_json must not be NULL");
-	json_t *opts = NULL;
-	if (options_json && options_json[0]) {
-		opts = json_loads(options_json, 0, NULL);
-		if (!json_is_object(opts)) {
-			json_decref(opts);
-			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-			                     "snapshot options must be an object");
-		}
-	}
-	json_t *res = NULL;
-	int rc = snapshot_now(d, opts, &res, err);
-	json_decref(opts);
+	int rc = sw__options_check(opts, sw__drive_snapshot_opts, "snapshot options", err);
 	if (rc < 0)
 		return rc;
-	*out_json = sw__json_compact(res);
-	json_decref(res);
-	return *out_json ? SW_OK : sw__error_nomem(err);
+	*res = NULL;
+	return snapshot_now(d, (json_t *)opts, res, err);
 }
 
 /*
@@ -717,7 +712,16 @@ static void add_observation(json_t *out, json_t *res, const char *observe_mode)
 	}
 }
 
-int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error **err)
+/* The keys qa_act takes; values the action checks itself (with its own messages) are SW__OPT_ANY. */
+const sw__opt sw__drive_act_opts[] = {
+    {"action", SW__OPT_ANY, false},        {"target", SW__OPT_ANY, false},        {"text", SW__OPT_ANY, false},
+    {"mode", SW__OPT_ANY, false},          {"submit", SW__OPT_BOOL, false},       {"direction", SW__OPT_STRING, false},
+    {"untilVisible", SW__OPT_ANY, false},  {"maxScrolls", SW__OPT_ANY, false},    {"key", SW__OPT_ANY, false},
+    {"url", SW__OPT_ANY, false},           {"durationMs", SW__OPT_NUMBER, false}, {"ignoreOverlay", SW__OPT_BOOL, false},
+    {"for", SW__OPT_ANY, false},           {"observe", SW__OPT_ANY, false},       {"timeoutMs", SW__OPT_ANY, false},
+    {"verbose", SW__OPT_BOOL, false},      {"health", SW__OPT_BOOL, false},       {NULL}};
+
+int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error **err)
 {
 	int rc = SW_OK;
 	json_t *args = NULL, *out = NULL, *res = NULL;
@@ -725,14 +729,20 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 	char *typed = NULL;
 	target_el tgt = {0};
 	bool changed_state = false;
-	if (!d || !args_json || !out_json) {
+	if (!d || !args_in || !out_res) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "drive, args and out_json must not be NULL");
 		goto out;
 	}
-	args = json_loads(args_json, 0, NULL);
-	if (!json_is_object(args)) {
+	if (!json_is_object(args_in)) {
 		rc = invalid(err, "qa_act arguments must be an object");
+		goto out;
+	}
+	if ((rc = sw__options_check(args_in, sw__drive_act_opts, "qa_act arguments", err)) < 0)
+		goto out;
+	args = json_deep_copy(args_in);
+	if (!args) {
+		rc = sw__error_nomem(err);
 		goto out;
 	}
 	static const char *const actions[] = {"tap", "type", "clear", "swipe", "scroll", "press", "open_url", "wait"};
@@ -1043,9 +1053,7 @@ int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error *
 		json_object_set(out, "warnings", warnings);
 	if (json_array_size(notes))
 		json_object_set(out, "notes", notes);
-	*out_json = sw__json_compact(out);
-	if (!*out_json)
-		rc = sw__error_nomem(err);
+	*out_res = json_incref(out);
 out:
 	if (rc < 0 && err && *err && !json_object_get(sw__error_details(*err), "changedState"))
 		mark_state(err, changed_state);
@@ -1143,4 +1151,25 @@ int sw_drive_screenshot(sw_drive *d, int force, unsigned char **png, size_t *png
 	*png_len = len;
 	*meta_json = txt;
 	return SW_OK;
+}
+
+sw_session *sw__drive_session(const sw_drive *d)
+{
+	return d ? d->session : NULL;
+}
+
+void sw__drive_own_device(sw_drive *d, sw_device *dev)
+{
+	if (d)
+		d->owned_dev = dev;
+}
+
+unsigned sw__drive_next_screenshot(sw_drive *d)
+{
+	return d ? ++d->screenshots : 0;
+}
+
+sw_device *sw__drive_dev(const sw_drive *d)
+{
+	return d ? d->dev : NULL;
 }

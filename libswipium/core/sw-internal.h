@@ -132,6 +132,50 @@ int sw__cond_init_monotonic(pthread_cond_t *cond);
 /* Sleeps @ms, resuming after signals. */
 void sw__sleep_ms(int64_t ms);
 
+/* ---- sessions inside the library (store/) ------------------------------ */
+
+/*
+ * One object another module keeps with a session and frees with it (actions/ keeps the bound drive
+ * here). Replacing an attachment frees the old one. Not locked: callers use it from one thread.
+ */
+void *sw__session_attached(struct sw_session *s);
+void sw__session_attach(struct sw_session *s, void *obj, void (*free_fn)(void *));
+/* The typed cores of sw_session_get_json / set_json / append_json (same rules; values borrowed, *out full). */
+int sw__session_get(struct sw_session *s, const char *key, json_t **out, sw_error **err);
+int sw__session_set(struct sw_session *s, const char *key, json_t *value, sw_error **err);
+int sw__session_append(struct sw_session *s, const char *key, json_t *item, sw_error **err);
+
+/* ---- checked options (core/options.c) ---------------------------------- */
+
+/* The JSON type an option must have. SW__OPT_NUMBER takes integers and reals; SW__OPT_ANY takes anything. */
+typedef enum sw__opt_type {
+	SW__OPT_STRING,
+	SW__OPT_BOOL,
+	SW__OPT_INTEGER,
+	SW__OPT_NUMBER,
+	SW__OPT_OBJECT,
+	SW__OPT_ARRAY,
+	SW__OPT_STRING_ARRAY,
+	SW__OPT_ANY,
+} sw__opt_type;
+
+/* One accepted option; a table ends with {NULL}. A NULL value is accepted for every type when @nullable. */
+typedef struct sw__opt {
+	const char *name;
+	sw__opt_type type;
+	bool nullable;
+} sw__opt;
+
+/*
+ * The one options loader: parses @text (NULL or "" is {}) into *out (transfer full) and checks it against
+ * @spec. Not an object, an unknown key or a wrong type fails with SW_EINVAL / INVALID_ARGUMENT naming
+ * every offending key, its expected type and the accepted keys; @what names the options in the message
+ * (e.g. "sw_drive_snapshot options").
+ */
+int sw__options_load(const char *text, const sw__opt *spec, const char *what, json_t **out, sw_error **err);
+/* sw__options_load on a parsed value (borrowed); NULL counts as {}. */
+int sw__options_check(const json_t *opts, const sw__opt *spec, const char *what, sw_error **err);
+
 /* ---- HTTP (core/http.c) ------------------------------------------------ */
 
 /*

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "flow-internal.h"
+#include "../actions/actions-internal.h"
 
 /* Levenshtein similarity in [0, 1] over ASCII-lower-cased bytes (inputs capped at SW_FLOW_EDIT_MAX). */
 static double similarity(const char *a, const char *b)
@@ -110,7 +111,7 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 {
 	int rc = SW_OK;
 	json_t *opts = NULL, *flow = NULL, *errors = NULL, *snap = NULL, *res = NULL, *cands = json_array();
-	char *path = NULL, *text = NULL, *patched = NULL, *from = NULL, *snapj = NULL;
+	char *path = NULL, *text = NULL, *patched = NULL, *from = NULL;
 	if (!session || !drive || !options_json || !result_json) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "session, drive, options and result are required");
@@ -148,9 +149,11 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 	}
 	bool by_id = sw__str_has_prefix(sel, "id=");
 	const char *want = by_id ? sel + 3 : sel;
-	if ((rc = sw_drive_snapshot(drive, "{\"verbose\":true}", &snapj, err)) < 0)
+	json_t *sopts = json_pack("{sb}", "verbose", 1);
+	rc = sopts ? sw__drive_snapshot(drive, sopts, &snap, err) : sw__error_nomem(err);
+	json_decref(sopts);
+	if (rc < 0)
 		goto out;
-	snap = json_loads(snapj, 0, NULL);
 	json_t *e;
 	json_array_foreach(json_object_get(snap, "elements"), i, e)
 	{
@@ -282,7 +285,6 @@ out:
 	json_decref(snap);
 	json_decref(res);
 	json_decref(cands);
-	sw_free(snapj);
 	free(path);
 	free(text);
 	free(patched);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "flow-internal.h"
+#include "../actions/actions-internal.h"
 
 static void nap(long ms)
 {
@@ -98,18 +99,15 @@ static int subst(runner *r, const char *in, char **out, bool *secret, sw_error *
 
 static int act(runner *r, json_t *args, json_t **res, sw_error **err)
 {
-	char *aj = sw__json_compact(args), *out = NULL;
-	json_decref(args);
-	if (!aj)
+	if (!args)
 		return sw__error_nomem(err);
-	int rc = sw_drive_act(r->o->drive, aj, &out, err);
-	free(aj);
+	json_t *j = NULL;
+	int rc = sw__drive_act(r->o->drive, args, &j, err);
+	json_decref(args);
 	if (rc < 0)
 		return rc;
 	if (r->o->session)
 		sw_session_counter_add(r->o->session, "actions", 1, NULL);
-	json_t *j = json_loads(out, 0, NULL);
-	sw_free(out);
 	if (res)
 		*res = j;
 	else
@@ -128,19 +126,14 @@ static json_t *snapshot(runner *r, const char *filter, sw_error **err)
 	json_t *o = json_pack("{sb}", "verbose", 1);
 	if (filter)
 		json_object_set_new(o, "filter", json_string(filter));
-	char *oj = sw__json_compact(o), *out = NULL;
-	json_decref(o);
-	if (!oj) {
+	if (!o) {
 		sw__error_nomem(err);
 		return NULL;
 	}
-	int rc = sw_drive_snapshot(r->o->drive, oj, &out, err);
-	free(oj);
-	if (rc < 0)
-		return NULL;
-	json_t *j = json_loads(out, 0, NULL);
-	sw_free(out);
-	return j;
+	json_t *j = NULL;
+	int rc = sw__drive_snapshot(r->o->drive, o, &j, err);
+	json_decref(o);
+	return rc < 0 ? NULL : j;
 }
 
 static bool ci_contains(const char *hay, const char *needle)

@@ -225,7 +225,7 @@ static const char *const known_keys[] = {
 };
 /* clang-format on */
 
-SW_API int sw_session_get_json(sw_session *s, const char *key, char **out, sw_error **err)
+int sw__session_get(sw_session *s, const char *key, json_t **out, sw_error **err)
 {
 	if (!s || !key || !out)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_get_json: bad arguments");
@@ -236,7 +236,19 @@ SW_API int sw_session_get_json(sw_session *s, const char *key, char **out, sw_er
 	json_t *v = json_object_get(s->state, key);
 	json_t *copy = v ? sw__session_redacted_copy(s, v) : json_null();
 	pthread_mutex_unlock(&s->lock);
-	char *text = copy ? sw__json_compact(copy) : NULL;
+	if (!copy)
+		return sw__error_nomem(err);
+	*out = copy;
+	return SW_OK;
+}
+
+SW_API int sw_session_get_json(sw_session *s, const char *key, char **out, sw_error **err)
+{
+	json_t *copy = NULL;
+	int rc = sw__session_get(s, key, &copy, err);
+	if (rc < 0)
+		return rc;
+	char *text = sw__json_compact(copy);
 	json_decref(copy);
 	if (!text)
 		return sw__error_nomem(err);
@@ -267,13 +279,22 @@ SW_API int sw_session_set_json(sw_session *s, const char *key, const char *value
 {
 	if (!s || !key)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_set_json: bad arguments");
+	json_t *v = parse_value(value_json, err);
+	if (!v)
+		return SW_EINVAL;
+	int rc = sw__session_set(s, key, v, err);
+	json_decref(v);
+	return rc;
+}
+
+int sw__session_set(sw_session *s, const char *key, json_t *v, sw_error **err)
+{
+	if (!s || !key || !v)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_set_json: bad arguments");
 	if (!in_list(key, settable_keys, SW_ARRAY_SIZE(settable_keys)))
 		return sw__error_set(
 		    err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		    "\"%s\" cannot be set directly (identity fields and appended records have their own calls)", key);
-	json_t *v = parse_value(value_json, err);
-	if (!v)
-		return SW_EINVAL;
 	int rc = SW_OK;
 	pthread_mutex_lock(&s->lock);
 	if (!strcmp(key, "fixtures")) {
@@ -299,7 +320,6 @@ SW_API int sw_session_set_json(sw_session *s, const char *key, const char *value
 	if (rc == SW_OK)
 		sw__session_touch(s);
 	pthread_mutex_unlock(&s->lock);
-	json_decref(v);
 	return rc;
 }
 
@@ -353,12 +373,25 @@ SW_API int sw_session_append_json(sw_session *s, const char *key, const char *it
 {
 	if (!s || !key || !item_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_append_json: bad arguments");
-	if (!in_list(key, appendable_keys, SW_ARRAY_SIZE(appendable_keys)))
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-		                     "\"%s\" is not an appendable session list", key);
 	json_t *item = parse_value(item_json, err);
 	if (!item)
 		return SW_EINVAL;
+	int rc = sw__session_append(s, key, item, err);
+	json_decref(item);
+	return rc;
+}
+
+int sw__session_append(sw_session *s, const char *key, json_t *item_in, sw_error **err)
+{
+	if (!s || !key || !item_in)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_append_json: bad arguments");
+	if (!in_list(key, appendable_keys, SW_ARRAY_SIZE(appendable_keys)))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "\"%s\" is not an appendable session list", key);
+	/* the item is changed (at, value) before it is kept: work on a copy */
+	json_t *item = json_deep_copy(item_in);
+	if (!item)
+		return sw__error_nomem(err);
 	int rc = SW_OK;
 	if (json_is_object(item) && !json_object_get(item, "at") && strcmp(key, "inputs") &&
 	    strcmp(key, "generatedValues")) {

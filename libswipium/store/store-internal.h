@@ -41,6 +41,9 @@ struct sw_session {
 	struct sw_redactor *redactor;
 	struct sw_job **jobs;
 	size_t n_jobs, cap_jobs;
+	/* what another module keeps with the session (the bound device's drive), freed with the session */
+	void *attached;
+	void (*attached_free)(void *);
 };
 
 /* ---- store.c ----------------------------------------------------------- */

@@ -362,6 +362,8 @@ static void session_free(sw_session *s)
 {
 	if (!s)
 		return;
+	if (s->attached && s->attached_free)
+		s->attached_free(s->attached);
 	json_decref(s->state);
 	sw__redact_glue_free(s->redactor);
 	free(s->jobs);
@@ -791,4 +793,21 @@ bool sw__store_is_live_dir(sw_store *store, const char *dir)
 		live = !strcmp(store->sessions[i]->dir, dir);
 	pthread_mutex_unlock(&store->lock);
 	return live;
+}
+
+void *sw__session_attached(sw_session *s)
+{
+	return s ? s->attached : NULL;
+}
+
+void sw__session_attach(sw_session *s, void *obj, void (*free_fn)(void *))
+{
+	if (!s)
+		return;
+	void *old = s->attached;
+	void (*old_free)(void *) = s->attached_free;
+	s->attached = obj;
+	s->attached_free = free_fn;
+	if (old && old != obj && old_free)
+		old_free(old);
 }

@@ -13,10 +13,10 @@
 /* The next step a NO_DEVICE answer for the session's own serial ends with. */
 #define WAIT_ONLINE "qa_wait {for: \"device_online\"}"
 
-/* The session's device binding (mcp_binding_get); on failure the call has been answered and NULL is returned. */
-static mcp_binding *bind(mcp_call *call, sw_session *s)
+/* The session's device binding (mcp_drive_get); on failure the call has been answered and NULL is returned. */
+static sw_drive *bind(mcp_call *call, sw_session *s)
 {
-	return mcp_binding_get_then(call, s, WAIT_ONLINE);
+	return mcp_drive_get_then(call, s, WAIT_ONLINE);
 }
 
 /* Answers the call with @err (freed) and, when the device is gone or not ready, drops the session's
@@ -25,7 +25,7 @@ static void fail_device(mcp_call *call, sw_session *s, sw_error *err)
 {
 	const char *code = sw_error_failure_code(err);
 	if (code && (!strcmp(code, "NO_DEVICE") || !strcmp(code, "DEVICE_NOT_READY")))
-		mcp_binding_drop(sw_session_id(s));
+		sw_drive_unbind(s);
 	mcp_fail_err(call, err);
 	sw_error_free(err);
 }
@@ -145,10 +145,10 @@ static void qa_check_health(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_health_check(mcp_call_ctx(call), s, dev, NULL, &out, &err);
@@ -182,10 +182,10 @@ static void qa_clear_overlay(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	char *oj = options_json(args, (const char *const[]){"strategy", NULL});
 	char *out = NULL;
 	sw_error *err = NULL;
@@ -249,7 +249,7 @@ static void qa_wait(mcp_call *call, json_t *args)
 	bool sat = json_is_true(json_object_get(r, "satisfied"));
 	/* the device is back: the next device call opens it afresh rather than reuse a handle from before */
 	if (sat && what && !strcmp(what, "device_online"))
-		mcp_binding_drop(sw_session_id(s));
+		sw_drive_unbind(s);
 	if (!sat)
 		mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"%s\"} to keep waiting", sw_session_id(s), what);
 	ok_fmt(call, r, "Wait done.", "%s: %s after %lld ms", what,
@@ -275,10 +275,10 @@ static void qa_device_info(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	char *oj = options_json(args, (const char *const[]){"listPackages", "packageFilter", NULL});
 	char *out = NULL;
 	sw_error *err = NULL;
@@ -311,10 +311,10 @@ static void qa_orientation(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	char *out = NULL;
 	sw_error *err = NULL;
 	int rc = sw_devctl_orientation(mcp_call_ctx(call), s, dev,
@@ -362,12 +362,12 @@ static void qa_network(mcp_call *call, json_t *args)
 		}
 		action = "status";
 	}
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b) {
 		json_decref(restored);
 		return;
 	}
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	if (!strcmp(action, "offline") || !strcmp(action, "online")) {
 		char *desc = NULL;
 		json_t *d = NULL;
@@ -438,10 +438,10 @@ static void qa_geolocation(mcp_call *call, json_t *args)
 		         "lat must be within -90..90 and lng within -180..180 (decimal degrees).", inv);
 		return;
 	}
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	json_t *affects = json_pack("{s:f,s:f}", "lat", lat, "lng", lng);
 	char *cmd = NULL;
 	if (asprintf(&cmd, "adb emu geo fix %.6f %.6f", lng, lat) < 0)
@@ -486,14 +486,14 @@ static void qa_app_control(mcp_call *call, json_t *args)
 		return;
 	}
 	char *app = session_app(s);
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b) {
 		free(oj);
 		free(app);
 		json_decref(g);
 		return;
 	}
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	const char *consent = json_string_value(json_object_get(g, "consentAction"));
 	if (consent && app) {
 		json_t *affects = json_pack("{s:s,s:O}", "appId", app, "action", json_object_get(args, "action"));
@@ -549,10 +549,10 @@ static void qa_screen_record(mcp_call *call, json_t *args)
 		mcp_fail(call, "SENSITIVE_MODE_REFUSED", "Screen recording is refused in a sensitive session.", NULL);
 		return;
 	}
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	if (!strcmp(action, "start")) {
 		/* a second start is refused before asking anyone */
 		char *st = NULL;
@@ -631,7 +631,7 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Runs one saved flow on the bound device and sets @entry's outcome (and failureCode) from its result. */
-static void smoke_run_flow(sw_session *s, mcp_binding *b, const char *flow, json_t *variables, json_t *entry)
+static void smoke_run_flow(sw_session *s, sw_drive *b, const char *flow, json_t *variables, json_t *entry)
 {
 	char *vars = variables ? json_dumps(variables, JSON_COMPACT) : NULL;
 	sw_flow_run_options fo = SW_FLOW_RUN_OPTIONS_INIT;
@@ -639,8 +639,8 @@ static void smoke_run_flow(sw_session *s, mcp_binding *b, const char *flow, json
 	fo.flow = flow;
 	fo.variables_json = vars;
 	fo.session = s;
-	fo.drive = b->drive;
-	fo.device = b->dev;
+	fo.drive = b;
+	fo.device = sw_drive_device(b);
 	char *rr = NULL;
 	sw_error *err = NULL;
 	if (sw_flow_run(&fo, &rr, &err) == SW_OK) {
@@ -660,7 +660,7 @@ static void smoke_run_flow(sw_session *s, mcp_binding *b, const char *flow, json
 
 /* Runs each saved flow that is safe to run implicitly on the bound device and its drive (the session's
  * redaction hooks); the others are recorded blocked. */
-static json_t *smoke_flows(mcp_call *call, sw_session *s, mcp_binding *b, json_t *variables)
+static json_t *smoke_flows(mcp_call *call, sw_session *s, sw_drive *b, json_t *variables)
 {
 	json_t *res = json_array();
 	char *dir = NULL;
@@ -738,10 +738,10 @@ static void qa_smoke(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = bind(call, s);
+	sw_drive *b = bind(call, s);
 	if (!b)
 		return;
-	sw_device *dev = b->dev;
+	sw_device *dev = sw_drive_device(b);
 	sw_ctx *ctx = mcp_call_ctx(call);
 	char *app = session_app(s);
 	json_t *res = json_object();

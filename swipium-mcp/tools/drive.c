@@ -8,16 +8,6 @@
 
 #include "../mcp.h"
 
-static bool verbose_mode(sw_session *s)
-{
-	char *m = NULL;
-	bool v = false;
-	if (sw_session_get_json(s, "responseMode", &m, NULL) == SW_OK && m)
-		v = strstr(m, "verbose") != NULL;
-	sw_free(m);
-	return v;
-}
-
 /* Appends the element lines to a summary. */
 static void lines_into(char **summary, json_t *lines)
 {
@@ -44,7 +34,7 @@ static void qa_snapshot(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b)
 		return;
 	json_t *opts = json_object();
@@ -52,21 +42,17 @@ static void qa_snapshot(mcp_call *call, json_t *args)
 		json_object_set(opts, "filter", json_object_get(args, "filter"));
 	if (json_is_true(json_object_get(args, "diff")))
 		json_object_set_new(opts, "diff", json_true());
-	if (verbose_mode(s))
-		json_object_set_new(opts, "verbose", json_true());
 	char *oj = json_dumps(opts, JSON_COMPACT);
 	json_decref(opts);
 	char *out = NULL;
 	sw_error *err = NULL;
-	int rc = sw_drive_snapshot(b->drive, oj, &out, &err);
+	int rc = sw_drive_snapshot(b, oj, &out, &err); /* counts snapshot failures; verbose from responseMode */
 	free(oj);
 	if (rc != SW_OK) {
-		sw_session_counter_add(s, "snapshotFailures", 1, NULL);
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;
 	}
-	sw_session_counter_reset(s, "snapshotFailures", NULL);
 	json_t *res = json_loads(out, 0, NULL);
 	sw_free(out);
 	json_t *diff = json_object_get(res, "diff");
@@ -115,13 +101,13 @@ static void qa_inspect(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b)
 		return;
 	const char *ref = json_string_value(json_object_get(args, "ref"));
 	char *out = NULL;
 	sw_error *err = NULL;
-	if (sw_snapshot_inspect(sw_drive_tracker(b->drive), ref, &out, &err) != SW_OK) {
+	if (sw_snapshot_inspect(sw_drive_tracker(b), ref, &out, &err) != SW_OK) {
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;
@@ -154,44 +140,28 @@ static void qa_act(mcp_call *call, json_t *args)
 		return;
 	if (mcp_budget_stopped(call, s))
 		return;
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b)
 		return;
 	json_t *a = json_deep_copy(args);
 	json_object_del(a, "sessionId");
-	if (verbose_mode(s))
-		json_object_set_new(a, "verbose", json_true());
 	char *aj = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	char *out = NULL;
 	sw_error *err = NULL;
-	sw_drive_set_abort(b->drive, mcp_call_abort, call);
-	int rc = sw_drive_act(b->drive, aj, &out, &err);
-	sw_drive_set_abort(b->drive, NULL, NULL);
+	/* the library records the action and keeps the counters (sw_drive_bind) */
+	sw_drive_set_abort(b, mcp_call_abort, call);
+	int rc = sw_drive_act(b, aj, &out, &err);
+	sw_drive_set_abort(b, NULL, NULL);
 	free(aj);
-	/* the action is recorded with its arguments as given: placeholders, never resolved values */
-	json_t *rec = json_deep_copy(args);
-	json_object_del(rec, "sessionId");
-	json_object_set_new(rec, "tool", json_string("qa_act"));
-	if (rc != SW_OK)
-		json_object_set_new(rec, "failureCode", json_string(sw_error_failure_code(err)));
-	char *rj = json_dumps(rec, JSON_COMPACT);
-	sw_session_append_json(s, "recordedActions", rj, NULL);
-	free(rj);
-	json_decref(rec);
 	if (rc != SW_OK) {
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;
 	}
-	sw_session_counter_add(s, "actions", 1, NULL);
 	json_t *res = json_loads(out, 0, NULL);
 	sw_free(out);
 	bool changed = json_is_true(json_object_get(res, "changed"));
-	if (changed)
-		sw_session_counter_reset(s, "noChangeActions", NULL);
-	else
-		sw_session_counter_add(s, "noChangeActions", 1, NULL);
 	const char *action = json_string_value(json_object_get(args, "action"));
 	char *summary = NULL;
 	if (asprintf(&summary, "%s%s%s: %s%s", action, json_object_get(res, "ref") ? " " : "",
@@ -258,45 +228,25 @@ static void qa_screenshot(mcp_call *call, json_t *args)
 	}
 	if (mcp_budget_stopped(call, s))
 		return;
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b)
 		return;
-	unsigned char *png = NULL;
-	size_t len = 0;
 	char *meta = NULL;
 	sw_error *err = NULL;
 	bool force = json_is_true(json_object_get(args, "force"));
-	if (sw_drive_screenshot(b->drive, force, &png, &len, &meta, &err) != SW_OK) {
-		mcp_fail_err(call, err);
-		sw_error_free(err);
-		return;
-	}
-	char name[64];
-	snprintf(name, sizeof(name), "screenshot-%03u.png", ++b->screenshots);
-	char *saved = NULL;
 	const char *label = json_string_value(json_object_get(args, "reason"));
-	int rc = sw_artifact_save(s, "screenshot", name, "image/png", png, len, label, &saved, &err);
-	sw_free(png);
-	if (rc != SW_OK) {
-		sw_free(meta);
+	if (sw_drive_screenshot_save(b, force, label, &meta, &err) != SW_OK) {
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;
 	}
-	sw_session_counter_add(s, "screenshots", 1, NULL);
 	json_t *res = json_loads(meta, 0, NULL);
-	json_t *art = json_loads(saved, 0, NULL);
 	sw_free(meta);
-	sw_free(saved);
-	json_object_set(res, "uri", json_object_get(art, "uri"));
-	if (label)
-		json_object_set_new(res, "reason", json_string(label));
 	char summary[400];
 	snprintf(summary, sizeof(summary), "Screenshot %dx%d saved: %s",
 	         (int)json_integer_value(json_object_get(res, "width")),
 	         (int)json_integer_value(json_object_get(res, "height")),
-	         json_string_value(json_object_get(art, "uri")));
-	json_decref(art);
+	         json_string_value(json_object_get(res, "uri")));
 	mcp_ok(call, res, summary);
 }
 
@@ -585,7 +535,7 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 	char *oj = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	free(apk_real);
-	mcp_binding_drop(sw_session_id(s));
+	sw_drive_unbind(s);
 	if (apk || avd) {
 		/* boot and install can take minutes: a job */
 		struct prepare_job *pj = calloc(1, sizeof(*pj));

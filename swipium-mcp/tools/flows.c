@@ -209,7 +209,7 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 		approved = 1;
 	}
 	free(oj);
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b) {
 		json_decref(p);
 		free(root);
@@ -225,8 +225,8 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 	ro.flow_yaml = json_string_value(json_object_get(args, "flowYaml"));
 	ro.variables_json = vars;
 	ro.session = s;
-	ro.drive = b->drive;
-	ro.device = b->dev;
+	ro.drive = b;
+	ro.device = sw_drive_device(b);
 	ro.mutations_approved = approved;
 	ro.ctx = mcp_call_ctx(call);
 	json_t *res = NULL;
@@ -332,7 +332,7 @@ static void qa_flow_repair(mcp_call *call, json_t *args)
 		mcp_fail(call, "INVALID_ARGUMENT", "Pass flow (a name under .swipium/flows) or flowYaml.", NULL);
 		return;
 	}
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b)
 		return;
 	json_t *o = json_pack("{ss,sO}", "root", sw_session_root(s), "failedStep", json_object_get(args, "failedStep"));
@@ -343,7 +343,7 @@ static void qa_flow_repair(mcp_call *call, json_t *args)
 	char *oj = json_dumps(o, JSON_COMPACT), *out = NULL;
 	json_decref(o);
 	sw_error *err = NULL;
-	int rc = sw_flow_repair(s, b->drive, oj, &out, &err);
+	int rc = sw_flow_repair(s, b, oj, &out, &err);
 	free(oj);
 	if (rc != SW_OK) {
 		mcp_fail_err(call, err);

@@ -60,7 +60,7 @@ static json_t *device_box(json_t *space, json_t *box)
 }
 
 /* tap:true on a match: one coordinate tap through the driver, recorded and budgeted as an action. */
-static void maybe_tap(sw_session *s, mcp_binding *b, json_t *args, json_t *res, json_t *point)
+static void maybe_tap(sw_session *s, sw_drive *b, json_t *args, json_t *res, json_t *point)
 {
 	if (!json_is_true(json_object_get(args, "tap")))
 		return;
@@ -76,27 +76,20 @@ static void maybe_tap(sw_session *s, mcp_binding *b, json_t *args, json_t *res, 
 		return;
 	}
 	sw_free(reason);
-	json_t *act = json_pack("{sss{sOsO}ss}", "action", "tap", "target", "x", json_object_get(point, "x"), "y",
-	                        json_object_get(point, "y"), "observe", "none");
-	char *aj = json_dumps(act, JSON_COMPACT);
+	/* recorded as a qa_visual action and counted by the library */
+	json_t *rec = json_pack("{sssOsO}", "tool", "qa_visual", "mode", json_object_get(args, "mode"), "tapAt", point);
+	char *rj = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
+	json_decref(rec);
 	char *out = NULL;
 	sw_error *err = NULL;
-	int rc = aj ? sw_drive_act(b->drive, aj, &out, &err) : SW_ENOMEM;
-	free(aj);
-	json_t *rec = json_pack("{sssOsO}", "tool", "qa_visual", "mode", json_object_get(args, "mode"), "tapAt", point);
-	if (rc != SW_OK && err)
-		json_object_set_new(rec, "failureCode", json_string(sw_error_failure_code(err)));
-	char *rj = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
-	if (rj)
-		sw_session_append_json(s, "recordedActions", rj, NULL);
+	int rc = rj ? sw_drive_tap_point(b, (int)json_integer_value(json_object_get(point, "x")),
+	                                 (int)json_integer_value(json_object_get(point, "y")), rj, &out, &err)
+	            : SW_ENOMEM;
 	free(rj);
-	json_decref(rec);
-	json_decref(act);
 	if (rc != SW_OK) {
 		json_object_set_new(res, "tapped", json_false());
 		json_object_set_new(res, "tapError", json_string(err ? sw_error_message(err) : "tap failed"));
 	} else {
-		sw_session_counter_add(s, "actions", 1, NULL);
 		json_object_set_new(res, "tapped", json_true());
 	}
 	sw_error_free(err);
@@ -321,12 +314,12 @@ static void qa_visual(mcp_call *call, json_t *args)
 		goto out;
 	if (!strcmp(mode, "find_text") && ocr_gate(call, s, args) != 0)
 		goto out;
-	mcp_binding *b = mcp_binding_get(call, s);
+	sw_drive *b = mcp_drive_get(call, s);
 	if (!b)
 		goto out;
-	sw_drive_set_abort(b->drive, mcp_call_abort, call);
-	int rc = sw_drive_screenshot(b->drive, json_is_true(json_object_get(args, "force")), &png, &len, &meta, &err);
-	sw_drive_set_abort(b->drive, NULL, NULL);
+	sw_drive_set_abort(b, mcp_call_abort, call);
+	int rc = sw_drive_screenshot(b, json_is_true(json_object_get(args, "force")), &png, &len, &meta, &err);
+	sw_drive_set_abort(b, NULL, NULL);
 	if (rc != SW_OK)
 		goto fail_err;
 	sw_session_counter_add(s, "screenshots", 1, NULL);

@@ -34,6 +34,32 @@ typedef struct sw_drive_hooks {
 	void *userdata;
 } sw_drive_hooks;
 
+/**
+ * Binds @s to a device, the one library call every frontend uses: the device
+ * is the one named by @options_json {serial?} (a string; any other key is
+ * INVALID_ARGUMENT), else the serial recorded in the session's `device` (a
+ * session only rebinds to its own device), else the only online device. A
+ * session without a device, or one given another serial, records `device`
+ * {platform, serial} and `driverKind` "adb". The drive gets the session's
+ * redaction hooks (typed secrets are registered, returned text is masked),
+ * its budget's maxSnapshotFailures, and the session with @ctx attached
+ * (sw_drive_set_session: the health check after every act), so
+ * sw_drive_act(), sw_drive_snapshot(), sw_drive_tap_point() and
+ * sw_drive_screenshot_save() keep the session's books themselves.
+ *
+ * The session owns the drive and its device: a second call returns the same
+ * drive (transfer none), valid until sw_drive_unbind() or until the store that
+ * holds @s is freed; @ctx must outlive it. One thread at a time. When
+ * SWIPIUM_DISABLE_DEVICE_DISCOVERY=1 the call fails with NO_DEVICE; a
+ * NO_DEVICE failure of a session bound to a serial carries `boundSerial` in
+ * its details.
+ */
+SW_API int sw_drive_bind(sw_ctx *ctx, sw_session *s, const char *options_json, sw_drive **drive, sw_error **err);
+/** Closes the drive and device bound to @s, if any (the next sw_drive_bind() opens the device again). */
+SW_API void sw_drive_unbind(sw_session *s);
+/** The device behind @d. (transfer none) */
+SW_API sw_device *sw_drive_device(sw_drive *d);
+
 /** Creates drive state on @dev, which must outlive it. */
 SW_API int sw_drive_new(sw_device *dev, sw_drive **out, sw_error **err);
 /** Frees @d (not the device). NULL is accepted. */
@@ -89,6 +115,24 @@ SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_
  */
 SW_API int sw_drive_screenshot(sw_drive *d, int force, unsigned char **png, size_t *png_len, char **meta_json,
                                sw_error **err);
+
+/**
+ * qa_screenshot on a bound drive (sw_drive_bind): refuses with
+ * SENSITIVE_MODE_REFUSED in a sensitive session, captures as
+ * sw_drive_screenshot(), saves the PNG as the session's `screenshot` artifact
+ * "screenshot-NNN.png" (numbered per drive) labelled @reason (nullable) and
+ * counts it. @meta_json: (transfer full) sw_drive_screenshot()'s metadata plus
+ * uri and reason.
+ */
+SW_API int sw_drive_screenshot_save(sw_drive *d, int force, const char *reason, char **meta_json, sw_error **err);
+
+/**
+ * One coordinate tap (observe none) as an action of the session: with a
+ * session attached it is counted and @record_json (nullable; an object such
+ * as {"tool": "qa_visual", ...}) is appended to recordedActions, with
+ * failureCode when the tap failed. @out_json: (transfer full) as sw_drive_act().
+ */
+SW_API int sw_drive_tap_point(sw_drive *d, int x, int y, const char *record_json, char **out_json, sw_error **err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,29 @@
+/* actions-internal.h: the typed drive calls other library modules use (flows), without the session's books. */
+#ifndef SW_ACTIONS_INTERNAL_H
+#define SW_ACTIONS_INTERNAL_H
+
+#include "sw-internal.h"
+#include <swipium/actions.h>
+
+/* The options sw_drive_snapshot() and sw_drive_act() accept (the checked-options tables). */
+extern const sw__opt sw__drive_snapshot_opts[];
+extern const sw__opt sw__drive_act_opts[];
+
+/*
+ * sw_drive_act() on a parsed argument object (borrowed), *res (transfer full): the action and, with a
+ * session attached, the health check after it, but none of the books (recorded actions, counters):
+ * the flow runner keeps its own.
+ */
+int sw__drive_act(sw_drive *d, const json_t *args, json_t **res, sw_error **err);
+/* sw_drive_snapshot() on parsed options (borrowed, nullable), without counting snapshot failures. */
+int sw__drive_snapshot(sw_drive *d, const json_t *opts, json_t **res, sw_error **err);
+/* The session attached to @d, or NULL. */
+sw_session *sw__drive_session(const sw_drive *d);
+/* The device of @d (transfer none). */
+sw_device *sw__drive_dev(const sw_drive *d);
+/* Hands @dev to @d: it is freed with the drive (sw_drive_bind). */
+void sw__drive_own_device(sw_drive *d, sw_device *dev);
+/* The next number of the drive's "screenshot-NNN.png" names (1, 2, ...). */
+unsigned sw__drive_next_screenshot(sw_drive *d);
+
+#endif

@@ -1,0 +1,332 @@
+/* bind.c: a session's device and its books: sw_drive_bind() and the drive calls that keep the session's
+ * counters and recorded actions (qa_act, qa_snapshot, qa_screenshot, qa_visual's tap). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions-internal.h"
+#include <swipium/session.h>
+
+/* ---- redaction hooks ------------------------------------------------------------------ */
+
+/* Masks the session's known secrets in text the drive returns; NULL = unchanged. */
+static char *hook_redact(const char *text, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (!r || sw_redactor_count(r) == 0)
+		return NULL;
+	char *out = NULL;
+	if (sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
+		return NULL;
+	if (!strcmp(out, text)) {
+		sw_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Registers a value the drive typed as a secret of the session. */
+static void hook_secret(const char *value, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (r)
+		sw_redactor_add_secret(r, value, NULL);
+}
+
+/* ---- binding ----------------------------------------------------------------------------- */
+
+/* The serial a session is bound to, from its persisted state. (transfer full, nullable) */
+static char *session_serial(sw_session *s)
+{
+	json_t *dev = NULL;
+	if (sw__session_get(s, "device", &dev, NULL) < 0)
+		return NULL;
+	const char *serial = json_string_value(json_object_get(dev, "serial"));
+	char *copy = serial ? sw__strdup(serial) : NULL;
+	json_decref(dev);
+	return copy;
+}
+
+/* Records the device the session took: device {platform, serial} and driverKind "adb". */
+static void record_device(sw_session *s, sw_device *dev)
+{
+	char *desc = NULL;
+	if (sw_device_describe(dev, &desc, NULL) != SW_OK)
+		return;
+	json_t *d = json_loads(desc, 0, NULL);
+	sw_free(desc);
+	json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
+	json_t *kind = json_string("adb");
+	if (rec && kind) {
+		sw__session_set(s, "device", rec, NULL);
+		sw__session_set(s, "driverKind", kind, NULL);
+	}
+	json_decref(kind);
+	json_decref(rec);
+	json_decref(d);
+}
+
+/* Applies the session's budget.maxSnapshotFailures to the drive's tracker (when dumps go visual-only). */
+static void apply_budget(sw_session *s, sw_drive *drive)
+{
+	json_t *budget = NULL;
+	if (sw__session_get(s, "budget", &budget, NULL) < 0)
+		return;
+	json_t *m = json_object_get(budget, "maxSnapshotFailures");
+	if (json_is_number(m) && json_number_value(m) >= 1)
+		sw_snapshot_tracker_set_max_failures(sw_drive_tracker(drive), (unsigned)json_number_value(m));
+	json_decref(budget);
+}
+
+static void drive_free_attached(void *d)
+{
+	sw_drive_free(d);
+}
+
+static const sw__opt bind_opts[] = {{"serial", SW__OPT_STRING, false}, {NULL}};
+
+SW_API int sw_drive_bind(sw_ctx *ctx, sw_session *s, const char *options_json, sw_drive **out, sw_error **err)
+{
+	if (!ctx || !s || !out)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "ctx, session and out must not be NULL");
+	*out = NULL;
+	json_t *opts = NULL;
+	int rc = sw__options_load(options_json, bind_opts, "sw_drive_bind options", &opts, err);
+	if (rc < 0)
+		return rc;
+	sw_drive *bound = sw__session_attached(s);
+	const char *asked = json_string_value(json_object_get(opts, "serial"));
+	if (bound) {
+		char *serial = asked ? session_serial(s) : NULL;
+		bool same = !asked || (serial && !strcmp(serial, asked));
+		free(serial);
+		if (same) {
+			json_decref(opts);
+			*out = bound;
+			return SW_OK;
+		}
+		sw_drive_unbind(s);
+	}
+	const char *disabled = getenv("SWIPIUM_DISABLE_DEVICE_DISCOVERY");
+	if (disabled && !strcmp(disabled, "1")) {
+		json_decref(opts);
+		return sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE", NULL,
+		                     "Device discovery is disabled (SWIPIUM_DISABLE_DEVICE_DISCOVERY=1).");
+	}
+	char *recorded = session_serial(s);
+	const char *serial = asked ? asked : recorded;
+	json_t *dopts = json_object();
+	if (dopts && serial)
+		json_object_set_new(dopts, "serial", json_string(serial));
+	char *doj = dopts ? sw__json_compact(dopts) : NULL;
+	json_decref(dopts);
+	json_decref(opts);
+	if (!doj) {
+		free(recorded);
+		return sw__error_nomem(err);
+	}
+	sw_device *dev = NULL;
+	sw_drive *drive = NULL;
+	rc = sw_device_open(ctx, sw_driver_android(), doj, &dev, err);
+	free(doj);
+	if (rc == SW_OK)
+		rc = sw_drive_new(dev, &drive, err);
+	if (rc != SW_OK) {
+		sw_device_free(dev);
+		/* a session only rebinds to its own device: say which one it waits for */
+		if (recorded && !asked && err && *err && !strcmp(sw_error_failure_code(*err), "NO_DEVICE")) {
+			json_t *d = sw__error_details(*err);
+			if (d)
+				json_object_set_new(d, "boundSerial", json_string(recorded));
+			else
+				sw__error_take_details(*err, json_pack("{s:s}", "boundSerial", recorded));
+		}
+		free(recorded);
+		return rc;
+	}
+	if (!recorded || (asked && strcmp(asked, recorded) != 0))
+		record_device(s, dev);
+	free(recorded);
+	sw__drive_own_device(drive, dev);
+	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
+	sw_drive_set_hooks(drive, &hooks);
+	sw_drive_set_session(drive, ctx, s);
+	apply_budget(s, drive);
+	sw__session_attach(s, drive, drive_free_attached);
+	*out = drive;
+	return SW_OK;
+}
+
+SW_API void sw_drive_unbind(sw_session *s)
+{
+	if (s && sw__session_attached(s))
+		sw__session_attach(s, NULL, NULL);
+}
+
+/* ---- the books of each drive call ------------------------------------------------------- */
+
+static bool verbose_mode(sw_session *s)
+{
+	json_t *m = NULL;
+	bool v = false;
+	if (sw__session_get(s, "responseMode", &m, NULL) == SW_OK)
+		v = json_is_string(m) && strstr(json_string_value(m), "verbose") != NULL;
+	json_decref(m);
+	return v;
+}
+
+/* Appends one recordedActions entry: @rec (borrowed) plus failureCode when the action failed. */
+static void record_action(sw_session *s, json_t *rec, int rc, sw_error **err)
+{
+	if (!rec)
+		return;
+	if (rc < 0 && err && *err)
+		json_object_set_new(rec, "failureCode", json_string(sw_error_failure_code(*err)));
+	sw__session_append(s, "recordedActions", rec, NULL);
+}
+
+SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error **err)
+{
+	if (!d || !args_json || !out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "drive, args and out_json must not be NULL");
+	json_t *args = json_loads(args_json, 0, NULL);
+	if (!json_is_object(args)) {
+		json_decref(args);
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "qa_act arguments must be an object");
+	}
+	sw_session *s = sw__drive_session(d);
+	json_t *run = args;
+	if (s && !json_object_get(args, "verbose") && verbose_mode(s)) {
+		run = json_copy(args);
+		if (run)
+			json_object_set_new(run, "verbose", json_true());
+	}
+	json_t *res = NULL;
+	int rc = run ? sw__drive_act(d, run, &res, err) : sw__error_nomem(err);
+	if (run != args)
+		json_decref(run);
+	if (s) {
+		/* the action is recorded with its arguments as given: placeholders, never resolved values */
+		json_t *rec = json_copy(args);
+		if (rec)
+			json_object_set_new(rec, "tool", json_string("qa_act"));
+		record_action(s, rec, rc, err);
+		json_decref(rec);
+		if (rc == SW_OK) {
+			sw_session_counter_add(s, "actions", 1, NULL);
+			if (json_is_true(json_object_get(res, "changed")))
+				sw_session_counter_reset(s, "noChangeActions", NULL);
+			else
+				sw_session_counter_add(s, "noChangeActions", 1, NULL);
+		}
+	}
+	json_decref(args);
+	if (rc < 0)
+		return rc;
+	*out_json = sw__json_compact(res);
+	json_decref(res);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+SW_API int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_json, sw_error **err)
+{
+	if (!d || !out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "drive and out_json must not be NULL");
+	json_t *opts = NULL;
+	int rc = sw__options_load(options_json, sw__drive_snapshot_opts, "snapshot options", &opts, err);
+	if (rc < 0)
+		return rc;
+	sw_session *s = sw__drive_session(d);
+	if (s && !json_object_get(opts, "verbose") && verbose_mode(s))
+		json_object_set_new(opts, "verbose", json_true());
+	json_t *res = NULL;
+	rc = sw__drive_snapshot(d, opts, &res, err);
+	json_decref(opts);
+	if (s) {
+		if (rc < 0)
+			sw_session_counter_add(s, "snapshotFailures", 1, NULL);
+		else
+			sw_session_counter_reset(s, "snapshotFailures", NULL);
+	}
+	if (rc < 0)
+		return rc;
+	*out_json = sw__json_compact(res);
+	json_decref(res);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+SW_API int sw_drive_tap_point(sw_drive *d, int x, int y, const char *record_json, char **out_json, sw_error **err)
+{
+	if (!d || !out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "drive and out_json must not be NULL");
+	json_t *rec = NULL;
+	if (record_json) {
+		rec = json_loads(record_json, 0, NULL);
+		if (!json_is_object(rec)) {
+			json_decref(rec);
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "record must be a JSON object");
+		}
+	}
+	json_t *args = json_pack("{ss,s{si,si},ss}", "action", "tap", "target", "x", x, "y", y, "observe", "none");
+	json_t *res = NULL;
+	int rc = args ? sw__drive_act(d, args, &res, err) : sw__error_nomem(err);
+	json_decref(args);
+	sw_session *s = sw__drive_session(d);
+	if (s) {
+		record_action(s, rec, rc, err);
+		if (rc == SW_OK)
+			sw_session_counter_add(s, "actions", 1, NULL);
+	}
+	json_decref(rec);
+	if (rc < 0)
+		return rc;
+	*out_json = sw__json_compact(res);
+	json_decref(res);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+SW_API int sw_drive_screenshot_save(sw_drive *d, int force, const char *reason, char **meta_json, sw_error **err)
+{
+	sw_session *s = sw__drive_session(d);
+	if (!d || !meta_json || !s)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "a drive bound to a session (sw_drive_bind) and meta_json are required");
+	if (sw_session_is_sensitive(s))
+		return sw__error_set(err, SW_EDENIED, "SENSITIVE_MODE_REFUSED", NULL,
+		                     "This session is sensitive: screenshots are refused.");
+	unsigned char *png = NULL;
+	size_t len = 0;
+	char *meta = NULL;
+	int rc = sw_drive_screenshot(d, force, &png, &len, &meta, err);
+	if (rc < 0)
+		return rc;
+	char name[64];
+	snprintf(name, sizeof(name), "screenshot-%03u.png", sw__drive_next_screenshot(d));
+	char *saved = NULL;
+	rc = sw_artifact_save(s, "screenshot", name, "image/png", png, len, reason, &saved, err);
+	sw_free(png);
+	if (rc < 0) {
+		sw_free(meta);
+		return rc;
+	}
+	sw_session_counter_add(s, "screenshots", 1, NULL);
+	json_t *res = json_loads(meta, 0, NULL);
+	json_t *art = json_loads(saved, 0, NULL);
+	sw_free(meta);
+	sw_free(saved);
+	if (res) {
+		json_object_set(res, "uri", json_object_get(art, "uri"));
+		if (reason)
+			json_object_set_new(res, "reason", json_string(reason));
+	}
+	json_decref(art);
+	*meta_json = res ? sw__json_compact(res) : NULL;
+	json_decref(res);
+	return *meta_json ? SW_OK : sw__error_nomem(err);
+}
+
+SW_API sw_device *sw_drive_device(sw_drive *d)
+{
+	return d ? sw__drive_dev(d) : NULL;
+}
