@@ -514,5 +514,64 @@ class McpFlows(Base):
             self.assertNotIn("refused", [m["status"] for m in rows])
 
 
+
+CRASH = """name: checkout crash
+appId: com.example.shop
+steps:
+  - prepareTarget
+  - tap: "Add to cart"
+  - tap: "Checkout"
+  - assertVisible: "Add to cart"
+"""
+
+
+class SameLibraryPath(Base):
+    """`swipium run` and qa_flow_run bind the device through the same library call (sw_drive_bind), so a
+    flow that taps into a crash yields the same health findings (checked after each action) through both."""
+
+    def setUp(self):
+        super().setUp()
+        write(os.path.join(self.project, ".swipium", "flows", "crash.yaml"), CRASH)
+
+    def session_state(self, home, sid):
+        for dirpath, _, files in os.walk(os.path.join(home, ".swipium")):
+            if os.path.basename(dirpath) == sid and "state.json" in files:
+                with open(os.path.join(dirpath, "state.json")) as f:
+                    return json.load(f)
+        self.fail("no state.json for session " + sid)
+
+    def health_findings(self, state):
+        return sorted((f.get("kind"), f.get("failureCode"), f.get("severity"), f.get("layer"))
+                      for f in state.get("findings", []))
+
+    def test_crash_findings_equal_through_cli_and_mcp(self):
+        with VDeviceEnv(app="health") as env:
+            p = self.run_cli(env, "run", "crash", "--root", self.project)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("FAIL  checkout crash at steps[3]", p.stdout)
+            cli_sid = p.stdout.split("; session ")[1].split(";")[0]
+            cli_state = self.session_state(env.server.home, cli_sid)
+            self.assertEqual(cli_state["device"]["serial"], env.serial)
+            self.assertEqual(cli_state["driverKind"], "adb")
+
+            from mcpclient import Server
+            s = Server(env=dict(env.env))
+            s.initialize()
+            r = s.tool("qa_start_session", {"projectRoot": self.project})
+            sid = r["result"]["structuredContent"]["sessionId"]
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flow": "crash"})
+            self.assertTrue(r["result"]["isError"], r)
+            sc = r["result"]["structuredContent"]
+            self.assertEqual(sc["failedAtStep"], 3, sc)
+            s.close()
+            mcp_state = self.session_state(env.server.home, sid)
+
+        cli = self.health_findings(cli_state)
+        self.assertIn(("native_crash", "NATIVE_CRASH", "high", "native"), cli, cli_state.get("findings"))
+        self.assertEqual(cli, self.health_findings(mcp_state))
+        # the same books: every action counted once, the same number through both
+        self.assertEqual(cli_state["counters"]["actions"], mcp_state["counters"]["actions"])
+
+
 if __name__ == "__main__":
     unittest.main()
