@@ -30,8 +30,10 @@ static int usage_error(const char *msg)
 
 static int count_error(const char *flag, const char *got)
 {
-	char msg[512];
-	snprintf(msg, sizeof(msg), "%s expects a non-negative integer (got %.400s)", flag, got);
+	char *shown = sw_text_cap(got, (size_t)-1, 400, SW_CAP_HEAD_TAIL);
+	char msg[1400];
+	sw_text_snprintf(msg, sizeof(msg), "%s expects a non-negative integer (got %s)", flag, shown ? shown : "");
+	sw_free(shown);
 	return usage_error(msg);
 }
 
@@ -99,8 +101,10 @@ int cmd_gc(int argc, char **argv)
 			raw = a + 7;
 		} else {
 			{
-				char msg[512];
-				snprintf(msg, sizeof(msg), "unknown option %.400s", a);
+				char *shown = sw_text_cap(a, (size_t)-1, 400, SW_CAP_HEAD_TAIL);
+				char msg[1400];
+				sw_text_snprintf(msg, sizeof(msg), "unknown option %s", shown ? shown : "");
+				sw_free(shown);
 				return usage_error(msg);
 			}
 		}

@@ -225,7 +225,7 @@ static int host_ask(void *userdata, const char *request_json, char **answer_json
 			ans = answer_text(yes ? "accept" : "decline", yes, NULL, sw_monotonic_ms() - t0);
 	} else {
 		char why[200];
-		snprintf(why, sizeof(why), "no terminal to ask on and no --approve %s", action ? action : "");
+		sw_text_snprintf(why, sizeof(why), "no terminal to ask on and no --approve %s", action ? action : "");
 		ans = answer_text(NULL, false, why, -1);
 	}
 	json_decref(req);
@@ -316,9 +316,13 @@ int cmd_run(int argc, char **argv)
 	out = NULL;
 	for (size_t i = 0; i < a.nvars; i++) {
 		const char *eq = strchr(a.vars[i], '=');
-		char name[256];
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - a.vars[i]), a.vars[i]);
-		json_object_set_new(vars, name, json_string(eq + 1));
+		/* the whole name and value, invalid UTF-8 as U+FFFD (a cut name would set another variable) */
+		char *name = sw_text_cap(a.vars[i], (size_t)(eq - a.vars[i]), SIZE_MAX, SW_CAP_HEAD);
+		char *value = sw_text_cap(eq + 1, (size_t)-1, SIZE_MAX, SW_CAP_HEAD);
+		if (name && value)
+			json_object_set_new(vars, name, json_string(value));
+		sw_free(name);
+		sw_free(value);
 	}
 	vars_json = json_dumps(vars, JSON_COMPACT);
 

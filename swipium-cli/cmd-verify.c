@@ -175,7 +175,7 @@ static void problem(json_t *problems, const char *fmt, const char *a)
 	char buf[512];
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-	snprintf(buf, sizeof(buf), fmt, a ? a : "");
+	sw_text_snprintf(buf, sizeof(buf), fmt, a ? a : "");
 #pragma GCC diagnostic pop
 	json_array_append_new(problems, json_string(buf));
 }

@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdint.h>
+
+#include <swipium/util.h>
+
 #include "jsonrpc.h"
 
 void mcp_reader_init(struct mcp_reader *r, size_t max)
@@ -95,7 +99,7 @@ static void invalid(struct mcp_msg *m, int code, const char *msg)
 {
 	m->kind = MCP_MSG_INVALID;
 	m->err_code = code;
-	snprintf(m->err_message, sizeof(m->err_message), "%s", msg);
+	sw_text_snprintf(m->err_message, sizeof(m->err_message), "%s", msg);
 }
 
 static bool valid_id(const json_t *id)
@@ -108,10 +112,33 @@ void mcp_msg_parse(const char *line, size_t len, struct mcp_msg *m)
 {
 	memset(m, 0, sizeof(*m));
 	json_error_t jerr;
+	/*
+	 * What JSON.parse reads, this server reads: invalid UTF-8 bytes become U+FFFD and an escaped lone
+	 * surrogate becomes \ufffd, so such a request gets its normal answer (with its id) instead of -32700.
+	 */
+	char *fixed = NULL;
+	bool valid = sw_text_is_valid(line, len);
+	if ((!valid || memmem(line, len, "\\u", 2)) && !memchr(line, '\0', len)) {
+		if (valid) {
+			fixed = malloc(len + 1);
+			if (fixed) {
+				memcpy(fixed, line, len);
+				fixed[len] = '\0';
+			}
+		} else {
+			fixed = sw_text_cap(line, len, SIZE_MAX, SW_CAP_HEAD);
+		}
+		if (fixed) {
+			len = strlen(fixed);
+			sw_json_fix_lone_surrogates(fixed, len);
+			line = fixed;
+		}
+	}
 	m->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	sw_free(fixed);
 	if (!m->root) {
 		char msg[160];
-		snprintf(msg, sizeof(msg), "Parse error: %.120s", jerr.text);
+		sw_text_snprintf(msg, sizeof(msg), "Parse error: %s", jerr.text);
 		invalid(m, RPC_PARSE_ERROR, msg);
 		return;
 	}
@@ -177,7 +204,14 @@ char *mcp_json_line(const json_t *v)
 
 json_t *mcp_error_msg(const json_t *id, int code, const char *message, json_t *data)
 {
-	json_t *e = json_pack("{s:i,s:s}", "code", code, "message", message ? message : "error");
+	/* Total: a message that is not valid UTF-8 is sent with U+FFFD, never dropped with the answer. */
+	char *clean = message && !sw_text_is_valid(message, strlen(message))
+	                  ? sw_text_cap(message, (size_t)-1, SIZE_MAX, SW_CAP_HEAD)
+	                  : NULL;
+	json_t *e = json_pack("{s:i,s:s}", "code", code, "message", clean ? clean : message ? message : "error");
+	sw_free(clean);
+	if (!e)
+		e = json_pack("{s:i,s:s}", "code", code, "message", "error");
 	if (e && data)
 		json_object_set_new(e, "data", data);
 	else

@@ -148,6 +148,7 @@ struct mcp_call {
 	struct mcp_request_state *redeemed;
 	json_t *input_required; /* a complete result object to send instead of a CallToolResult */
 	json_t *raw_error;      /* a JSON-RPC error to send instead of a result: {code,message,data} */
+	json_t *scratch;        /* strings handed out by mcp_cap() */
 };
 
 /* Runs a tools/call request on the worker; sends the response unless cancelled. */

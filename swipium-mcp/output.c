@@ -50,7 +50,18 @@ void mcp_send(struct mcp_server *s, json_t *msg)
 
 void mcp_send_result(struct mcp_server *s, const json_t *id, json_t *result)
 {
-	json_t *msg = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id, "result", result ? result : json_object());
+	/* Every request gets exactly one answer: a result that could not be built becomes an internal error. */
+	if (!result) {
+		mcp_log(SW_LOG_ERROR, "a result could not be built", NULL);
+		mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error: the result could not be built", NULL);
+		return;
+	}
+	json_t *msg = json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id ? (json_t *)id : json_null(), "result",
+	                        result);
+	if (!msg) {
+		mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error: the result could not be built", NULL);
+		return;
+	}
 	mcp_send(s, msg);
 }
 

@@ -138,15 +138,17 @@ void mcp_prompts_get(struct mcp_server *s, const json_t *id, json_t *params)
 			mcp_send_error(s, id, RPC_INTERNAL_ERROR, "Internal error: out of memory", NULL);
 			return;
 		}
-		json_t *r = json_pack("{s:s,s:[{s:s,s:{s:s,s:s}}]}", "description", p->description, "messages", "role",
-		                      "user", "content", "type", "text", "text", text);
+		json_t *r = json_pack("{s:s,s:[{s:s,s:{s:s,s:o}}]}", "description", p->description, "messages", "role",
+		                      "user", "content", "type", "text", "text", mcp_json_text(text));
 		free(text);
 		if (s->era == MCP_ERA_STATELESS)
 			json_object_set_new(r, "resultType", json_string("complete"));
 		mcp_send_result(s, id, r);
 		return;
 	}
-	char msg[200];
-	snprintf(msg, sizeof(msg), "Invalid params: prompt %.120s not found", name);
+	char *shown = sw_text_cap(name, (size_t)-1, 120, SW_CAP_HEAD_TAIL);
+	char msg[600];
+	sw_text_snprintf(msg, sizeof(msg), "Invalid params: prompt %s not found", shown ? shown : "");
+	sw_free(shown);
 	mcp_send_error(s, id, RPC_INVALID_PARAMS, msg, NULL);
 }

@@ -131,11 +131,16 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 
 static void not_found(struct mcp_server *s, const json_t *id, const char *uri, const char *why)
 {
+	char *shown = sw_text_cap(uri, (size_t)-1, 1000, SW_CAP_HEAD_TAIL);
+	char *reason = sw_text_cap(why, (size_t)-1, 400, SW_CAP_HEAD_TAIL);
 	char *msg = NULL;
-	if (asprintf(&msg, "Resource not found: %.1000s: %.400s", uri, why) < 0)
+	if (asprintf(&msg, "Resource not found: %s: %s", shown ? shown : "", reason ? reason : "") < 0)
 		msg = NULL;
-	mcp_send_error(s, id, RPC_INVALID_PARAMS, msg ? msg : "Resource not found", json_pack("{s:s}", "uri", uri));
+	mcp_send_error(s, id, RPC_INVALID_PARAMS, msg ? msg : "Resource not found",
+	               json_pack("{s:o}", "uri", mcp_json_text(shown)));
 	free(msg);
+	sw_free(shown);
+	sw_free(reason);
 }
 
 static char *base64(const unsigned char *p, size_t n)
@@ -218,8 +223,12 @@ static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const c
 		const char *sep = strchr(kind, '/');
 		doc = NULL;
 		if (sep) {
-			char k[64];
-			snprintf(k, sizeof(k), "%.*s", (int)(sep - kind) < 63 ? (int)(sep - kind) : 63, kind);
+			/* a kind longer than any known one is simply not found (never cut to a known one) */
+			char k[64] = "";
+			if ((size_t)(sep - kind) < sizeof(k)) {
+				memcpy(k, kind, (size_t)(sep - kind));
+				k[sep - kind] = '\0';
+			}
 			const char *want = sep + 1;
 			static const char *const lists[][2] = {
 			    {"feature", "features"},     {"screen", "screens"},    {"test-suite", "testSuites"},

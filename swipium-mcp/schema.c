@@ -42,10 +42,13 @@ static bool type_matches(const char *want, const json_t *v)
 
 static void join_path(char *out, size_t n, const char *base, const char *key)
 {
+	/* The caller's key is shown capped at 100 characters; the whole path never ends inside a character. */
+	char *k = sw_text_cap(key, (size_t)-1, 100, SW_CAP_HEAD_TAIL);
 	if (base[0])
-		snprintf(out, n, "%s.%.100s", base, key);
+		sw_text_snprintf(out, n, "%s.%s", base, k ? k : "");
 	else
-		snprintf(out, n, "%.100s", key);
+		sw_text_snprintf(out, n, "%s", k ? k : "");
+	sw_free(k);
 }
 
 void mcp_schema_validate(const json_t *schema, const json_t *value, const char *path, json_t *problems)
@@ -129,7 +132,7 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 		json_array_foreach(value, i, item)
 		{
 			char p[256];
-			snprintf(p, sizeof(p), "%s[%zu]", path[0] ? path : "", i);
+			sw_text_snprintf(p, sizeof(p), "%s[%zu]", path[0] ? path : "", i);
 			mcp_schema_validate(items, item, p, problems);
 		}
 	}
@@ -159,8 +162,10 @@ void mcp_schema_validate(const json_t *schema, const json_t *value, const char *
 			else if (json_is_object(addl))
 				mcp_schema_validate(addl, v, p, problems);
 			else if (json_is_false(addl) && path[0]) {
-				char msg[160];
-				snprintf(msg, sizeof(msg), "Unrecognized key '%.100s'", key);
+				char *k = sw_text_cap(key, (size_t)-1, 100, SW_CAP_HEAD_TAIL);
+				char msg[600];
+				sw_text_snprintf(msg, sizeof(msg), "Unrecognized key '%s'", k ? k : "");
+				sw_free(k);
 				problem(problems, p, msg);
 			}
 		}

@@ -173,9 +173,12 @@ static bool check_stateless_version(struct mcp_server *s, const struct mcp_msg *
 		return true; /* lenient: a request without the key is served as 2026-07-28 */
 	if (json_is_string(v) && strcmp(json_string_value(v), MCP_ERA_2026) == 0)
 		return true;
-	char msg[200];
-	snprintf(msg, sizeof(msg), "Unsupported protocol version: %s (supported: %s)",
-	         json_is_string(v) ? json_string_value(v) : "(not a string)", MCP_ERA_2026);
+	char msg[300];
+	char *asked = sw_text_cap(json_is_string(v) ? json_string_value(v) : "(not a string)", (size_t)-1, 64,
+	                          SW_CAP_HEAD_TAIL);
+	sw_text_snprintf(msg, sizeof(msg), "Unsupported protocol version: %s (supported: %s)", asked ? asked : "",
+	                 MCP_ERA_2026);
+	sw_free(asked);
 	mcp_send_error(
 	    s, m->id, RPC_UNSUPPORTED_VERSION, msg,
 	    json_pack("{s:O,s:[s]}", "requested", json_is_string(v) ? v : json_null(), "supported", MCP_ERA_2026));
@@ -524,8 +527,10 @@ static void handle_request(struct mcp_server *s, struct mcp_msg *m)
 		enqueue(s, m);
 		return;
 	}
-	char msg[200];
-	snprintf(msg, sizeof(msg), "Method not found: %.120s", method);
+	char *shown = sw_text_cap(method, (size_t)-1, 120, SW_CAP_HEAD_TAIL);
+	char msg[600];
+	sw_text_snprintf(msg, sizeof(msg), "Method not found: %s", shown ? shown : "");
+	sw_free(shown);
 	mcp_send_error(s, m->id, RPC_METHOD_NOT_FOUND, msg, NULL);
 }
 

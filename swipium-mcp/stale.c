@@ -22,11 +22,11 @@ static const struct {
 
 static void stale(mcp_call *call, const char *removed_call, const char *replacement)
 {
-	char what[512];
-	snprintf(what, sizeof(what), "%s was removed in Swipium 2.0; use %s instead.", removed_call, replacement);
+	char what[1024];
+	sw_text_snprintf(what, sizeof(what), "%s was removed in Swipium 2.0; use %s instead.", removed_call, replacement);
 	mcp_fail(call, "STALE_CLIENT", what,
-	         json_pack("{s:s,s:s,s:s}", "removedCall", removed_call, "replacement", replacement, "clientHint",
-	                   CLIENT_HINT));
+	         json_pack("{s:o,s:o,s:s}", "removedCall", mcp_json_text(removed_call), "replacement",
+	                   mcp_json_text(replacement), "clientHint", CLIENT_HINT));
 	mcp_fail_step(call, "Call %s.", replacement);
 	mcp_fail_step(call, "Restart the MCP client so it reloads the tool list.");
 	mcp_fail_flags(call, false, true);
@@ -47,15 +47,19 @@ bool mcp_stale_check(mcp_call *call, const char *name, json_t *args)
 			return true;
 		}
 		if (!strncmp(action, "wda_", 4)) {
-			char removed_call[160], replacement[200];
-			snprintf(removed_call, sizeof(removed_call), "qa_ios {action: \"%.60s\"}", action);
+			char removed_call[400], replacement[400];
+			char *shown = sw_text_cap(action, (size_t)-1, 60, SW_CAP_HEAD_TAIL);
+			char *rest = sw_text_cap(action + 4, (size_t)-1, 60, SW_CAP_HEAD_TAIL);
+			sw_text_snprintf(removed_call, sizeof(removed_call), "qa_ios {action: \"%s\"}", shown ? shown : "");
 			if (mcp_tool_listed("qa_wda"))
-				snprintf(replacement, sizeof(replacement), "qa_wda {sessionId, action: \"%.60s\"%s}",
-				         action + 4, !strcmp(action, "wda_attach") ? ", device" : "");
+				sw_text_snprintf(replacement, sizeof(replacement), "qa_wda {sessionId, action: \"%s\"%s}",
+				                 rest ? rest : "", !strcmp(action, "wda_attach") ? ", device" : "");
 			else /* no WebDriverAgent here: qa_doctor says what this server can drive */
 				snprintf(replacement, sizeof(replacement),
 				         "qa_doctor {} (this server drives Android emulators; WebDriverAgent actions are not "
 				         "available)");
+			sw_free(shown);
+			sw_free(rest);
 			stale(call, removed_call, replacement);
 			return true;
 		}

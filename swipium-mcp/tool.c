@@ -108,19 +108,58 @@ void mcp_ok(mcp_call *call, json_t *payload, const char *summary)
 	call->answered = true;
 	call->is_error = false;
 	call->payload = payload ? payload : json_object();
-	call->summary = strdup(summary ? summary : "");
+	call->summary = sw_text_cap(summary, (size_t)-1, SIZE_MAX, SW_CAP_HEAD);
+}
+
+json_t *mcp_json_text(const char *s)
+{
+	if (!s)
+		return json_string("");
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *clean = sw_text_cap(s, (size_t)-1, SIZE_MAX, SW_CAP_HEAD);
+	j = json_string(clean ? clean : "");
+	sw_free(clean);
+	return j;
+}
+
+const char *mcp_cap(mcp_call *call, const char *s, size_t max)
+{
+	char *c = sw_text_cap(s, (size_t)-1, max, SW_CAP_HEAD_TAIL);
+	json_t *j = c ? json_string(c) : NULL;
+	sw_free(c);
+	if (!j)
+		return "";
+	if (!call->scratch)
+		call->scratch = json_array();
+	json_array_append_new(call->scratch, j);
+	return json_string_value(j);
+}
+
+/* vasprintf, then capped at @max characters (head and tail kept); never NULL unless out of memory. */
+static char *vcapf(size_t max, const char *fmt, va_list ap)
+{
+	char *raw = NULL;
+	if (vasprintf(&raw, fmt, ap) < 0)
+		return NULL;
+	char *out = sw_text_cap(raw, (size_t)-1, max, SW_CAP_HEAD_TAIL);
+	free(raw);
+	return out;
 }
 
 void mcp_next(mcp_call *call, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *buf = vcapf(1024, fmt, ap);
 	va_end(ap);
+	if (!buf)
+		return;
 	if (!call->next)
 		call->next = json_array();
-	json_array_append_new(call->next, json_string(buf));
+	json_array_append_new(call->next, mcp_json_text(buf));
+	sw_free(buf);
 }
 
 void mcp_keep_whole_summary(mcp_call *call)
@@ -143,8 +182,9 @@ void mcp_fail(mcp_call *call, const char *failure_code, const char *what, json_t
 	}
 	call->answered = true;
 	call->is_error = true;
-	call->failure_code = strdup(failure_code ? failure_code : "UNKNOWN");
-	call->what = strdup(what ? what : "The tool failed.");
+	call->failure_code = sw_text_cap(failure_code ? failure_code : "UNKNOWN", (size_t)-1, CAP_NAME_CHARS,
+	                                 SW_CAP_HEAD_TAIL);
+	call->what = sw_text_cap(what ? what : "The tool failed.", (size_t)-1, CAP_WHAT, SW_CAP_HEAD_TAIL);
 	call->payload = extra ? extra : json_object();
 }
 
@@ -205,17 +245,16 @@ void mcp_fail_err(mcp_call *call, const sw_error *err)
 
 void mcp_fail_step(mcp_call *call, const char *fmt, ...)
 {
-	char *buf = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&buf, fmt, ap);
+	char *buf = vcapf(CAP_WHAT, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!buf)
 		return;
 	if (!call->steps)
 		call->steps = json_array();
-	json_array_append_new(call->steps, json_string(buf));
-	free(buf);
+	json_array_append_new(call->steps, mcp_json_text(buf));
+	sw_free(buf);
 }
 
 void mcp_fail_flags(mcp_call *call, bool changed_state, bool retry_safe)
@@ -227,33 +266,17 @@ void mcp_fail_flags(mcp_call *call, bool changed_state, bool retry_safe)
 void mcp_fail_hint(mcp_call *call, const char *hint)
 {
 	free(call->hint);
-	call->hint = hint ? strdup(hint) : NULL;
+	call->hint = hint ? sw_text_cap(hint, (size_t)-1, CAP_WHAT, SW_CAP_HEAD_TAIL) : NULL;
 }
 
 /* ---- size caps -------------------------------------------------------------------- */
 
-/* Keeps the head and tail of a long string (in UTF-16 units, never splitting UTF-8). */
+/* Keeps the head and tail of a long string around the marker (UTF-16 units, never splitting a character). */
 static json_t *cap_string(const char *s, size_t max)
 {
-	size_t len = strlen(s);
-	if (len <= max)
-		return json_string(s);
-	static const char marker[] = " …[truncated]… ";
-	size_t keep = (max - (sizeof(marker) - 1)) / 2;
-	size_t head = keep, tail = len - keep;
-	while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
-		head--;
-	while (tail < len && ((unsigned char)s[tail] & 0xC0) == 0x80)
-		tail++;
-	char *out = malloc(head + sizeof(marker) + (len - tail) + 1);
-	if (!out)
-		return json_string("");
-	memcpy(out, s, head);
-	memcpy(out + head, marker, sizeof(marker) - 1);
-	memcpy(out + head + sizeof(marker) - 1, s + tail, len - tail);
-	out[head + sizeof(marker) - 1 + len - tail] = '\0';
-	json_t *j = json_string(out);
-	free(out);
+	char *c = sw_text_cap(s, (size_t)-1, max, SW_CAP_HEAD_TAIL);
+	json_t *j = mcp_json_text(c);
+	sw_free(c);
 	return j;
 }
 
@@ -286,7 +309,7 @@ static void cap_strings_deep(json_t *v, size_t max)
 
 static json_t *text_block(const char *text)
 {
-	return json_pack("{s:s,s:s}", "type", "text", "text", text);
+	return json_pack("{s:s,s:o}", "type", "text", "text", mcp_json_text(text));
 }
 
 static char *join_lines_uris(const char *summary, const json_t *payload)
@@ -349,7 +372,7 @@ static json_t *build_success(mcp_call *call)
 	const char *summary = call->summary ? call->summary : "";
 	const char *nl = strchr(summary, '\n');
 	if (call->keep_whole_summary || !nl)
-		json_object_set_new(sc, "summary", json_string(summary));
+		json_object_set_new(sc, "summary", mcp_json_text(summary));
 	else
 		json_object_set_new(sc, "summary", json_stringn(summary, (size_t)(nl - summary)));
 	json_object_set_new(sc, "ok", json_true());
@@ -431,7 +454,7 @@ static json_t *build_error(mcp_call *call)
 	}
 	json_t *sc = json_object();
 	json_object_set_new(sc, "ok", json_false());
-	json_object_set_new(sc, "failureCode", json_string(call->failure_code));
+	json_object_set_new(sc, "failureCode", mcp_json_text(call->failure_code));
 	json_object_set_new(sc, "what", cap_string(call->what, CAP_WHAT));
 	json_object_set_new(sc, "changedState", json_boolean(call->changed_state));
 	json_object_set_new(sc, "retrySafe", json_boolean(retry));
@@ -525,23 +548,30 @@ static bool check_arguments(mcp_call *call, const json_t *schema, json_t *args)
 			json_array_append_new(unknown, json_string(k));
 	}
 	if (json_array_size(unknown)) {
-		char what[600];
-		size_t used = (size_t)snprintf(what, sizeof(what), "%s does not accept ", call->tool->name);
-		size_t i;
-		json_array_foreach(unknown, i, v)
-		{
-			if (i >= 5 || used > sizeof(what) - 150)
-				break;
-			used += (size_t)snprintf(what + used, sizeof(what) - used, "%s\"%.100s\"", i ? ", " : "",
-			                         json_string_value(v));
+		/* Each name is shown capped (it is the caller's text and may be anything), at most five of them. */
+		char *what = NULL;
+		size_t wlen = 0;
+		FILE *f = open_memstream(&what, &wlen);
+		if (f) {
+			fprintf(f, "%s does not accept ", call->tool->name);
+			size_t i;
+			json_array_foreach(unknown, i, v)
+			{
+				if (i >= 5)
+					break;
+				char *name = sw_text_cap(json_string_value(v), (size_t)-1, CAP_NAME_CHARS, SW_CAP_HEAD_TAIL);
+				fprintf(f, "%s\"%s\"", i ? ", " : "", name ? name : "");
+				sw_free(name);
+			}
+			if (json_array_size(unknown) > 5)
+				fprintf(f, " and %zu more", json_array_size(unknown) - 5);
+			fprintf(f, "; nothing ran.");
+			fclose(f);
 		}
-		if (json_array_size(unknown) > 5)
-			used += (size_t)snprintf(what + used, sizeof(what) - used, " and %zu more",
-			                         json_array_size(unknown) - 5);
-		snprintf(what + used, sizeof(what) - used, "; nothing ran.");
 		mcp_fail(call, "INVALID_ARGUMENT", what,
 		         json_pack("{s:o,s:o}", "unknownArguments", unknown, "acceptedParameters",
 		                   accepted_parameters(schema)));
+		free(what);
 		mcp_fail_step(call, "Re-call %s with only the accepted parameters (see acceptedParameters).",
 		              call->tool->name);
 		return false;
@@ -551,12 +581,19 @@ static bool check_arguments(mcp_call *call, const json_t *schema, json_t *args)
 	mcp_schema_validate(schema, args, "", problems);
 	if (json_array_size(problems)) {
 		json_t *first = json_array_get(problems, 0);
-		char what[400];
-		snprintf(what, sizeof(what), "%.150s: %.200s", json_string_value(json_object_get(first, "path")),
-		         json_string_value(json_object_get(first, "message")));
+		char *path = sw_text_cap(json_string_value(json_object_get(first, "path")), (size_t)-1, 150,
+		                         SW_CAP_HEAD_TAIL);
+		char *message = sw_text_cap(json_string_value(json_object_get(first, "message")), (size_t)-1, 200,
+		                            SW_CAP_HEAD_TAIL);
+		char *what = NULL;
+		if (asprintf(&what, "%s: %s", path ? path : "", message ? message : "") < 0)
+			what = NULL;
+		sw_free(path);
+		sw_free(message);
 		mcp_fail(call, "INVALID_ARGUMENT", what,
 		         json_pack("{s:o,s:o}", "invalidArguments", problems, "acceptedParameters",
 		                   accepted_parameters(schema)));
+		free(what);
 		mcp_fail_step(call, "Fix the arguments listed in invalidArguments and call %s again.",
 		              call->tool->name);
 		return false;
@@ -650,6 +687,7 @@ static void call_clear(mcp_call *call)
 	json_decref(call->steps);
 	json_decref(call->input_required);
 	json_decref(call->raw_error);
+	json_decref(call->scratch);
 	free(call->summary);
 	free(call->failure_code);
 	free(call->what);
@@ -695,9 +733,13 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 	if (mcp_stale_check(&call, name, own_args)) {
 		run = false;
 	} else if (!tool) {
-		char text[200];
-		snprintf(text, sizeof(text), "MCP error -32602: Tool %.120s not found", name);
-		json_t *result = json_pack("{s:[o],s:b}", "content", text_block(text), "isError", 1);
+		char *shown = sw_text_cap(name, (size_t)-1, 120, SW_CAP_HEAD_TAIL);
+		char *text = NULL;
+		if (asprintf(&text, "MCP error -32602: Tool %s not found", shown ? shown : "") < 0)
+			text = NULL;
+		sw_free(shown);
+		json_t *result = json_pack("{s:[o],s:b}", "content", text_block(text ? text : "Tool not found"), "isError", 1);
+		free(text);
 		if (stateless)
 			json_object_set_new(result, "resultType", json_string("complete"));
 		mcp_send_result(s, id, result);

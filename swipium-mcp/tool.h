@@ -164,6 +164,19 @@ void mcp_fail_flags(mcp_call *call, bool changed_state, bool retry_safe);
 /* Sets the error's clientHint line. */
 void mcp_fail_hint(mcp_call *call, const char *hint);
 
+/*
+ * Text that is always valid in a result: a JSON string of @s in which invalid UTF-8 became
+ * U+FFFD (NULL is ""). Never NULL unless out of memory. (transfer full)
+ */
+json_t *mcp_json_text(const char *s);
+
+/*
+ * @s capped at @max characters (UTF-16 units) around the "…" marker, never splitting a
+ * character, invalid UTF-8 as U+FFFD; NULL is "". For echoing a caller's or a device's text
+ * inside a summary or a `what`. (transfer none: owned by the call, valid until it returns)
+ */
+const char *mcp_cap(mcp_call *call, const char *s, size_t max);
+
 /* True when @name is listed by this build (suggest only listed tools in next / nextBestAction). */
 bool mcp_tool_listed(const char *name);
 

@@ -53,6 +53,14 @@ int sw__error_setv(sw_error **err, int code, const char *failure_code, const cha
 		*err = &nomem_error;
 		return code;
 	}
+	if (!sw__utf8_valid(msg, strlen(msg))) {
+		/* device output or a name cut by a caller: the message stays valid UTF-8 (U+FFFD) */
+		char *clean = sw__utf8_sanitize(msg, strlen(msg));
+		if (clean) {
+			free(msg);
+			msg = clean;
+		}
+	}
 	e->code = code;
 	e->message = msg;
 	e->failure_code = failure_code ? strdup(failure_code) : NULL;

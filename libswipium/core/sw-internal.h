@@ -92,6 +92,24 @@ size_t sw__utf16_len(const char *s, size_t len);
 /* Byte length of the longest prefix of s holding at most @units UTF-16 units
  * without splitting a character. */
 size_t sw__utf16_prefix_bytes(const char *s, size_t len, size_t units);
+/* Byte offset where the longest suffix of s holding at most @units UTF-16 units
+ * starts, without splitting a character. */
+size_t sw__utf16_suffix_start(const char *s, size_t len, size_t units);
+/*
+ * The one way text is shortened (TOOLS.md §6.5): s[0..len) with every invalid
+ * sequence as U+FFFD, and when it holds more than @max UTF-16 units, cut to
+ * @max units with the marker SW_CAP_MARKER ("…") where text was left out:
+ * between head and tail (SW_CAP_HEAD_TAIL), at the end (SW_CAP_HEAD) or at the
+ * start (SW_CAP_TAIL). Never splits a character. Appends to @b.
+ */
+void sw__buf_cap(sw_buf *b, const char *s, size_t len, size_t max, unsigned mode);
+/* sw__buf_cap into a new string (NULL only when out of memory; NULL @s is ""). */
+char *sw__utf8_cap(const char *s, size_t len, size_t max, unsigned mode);
+/* sw__utf8_cap of a NUL-terminated text (NULL is ""), head and tail kept: for message arguments. Free it. */
+char *sw__cap(const char *s, size_t max);
+/* Escaped lone surrogates (\ud800 without its pair) inside JSON strings become
+ * \ufffd in place (same length), so jansson decodes what JSON.parse accepts. */
+void sw__json_fix_lone_surrogates(char *s, size_t len);
 
 /* ---- files ------------------------------------------------------------- */
 

@@ -198,9 +198,12 @@ static int shell_ok(sw__dc *dc, const char *cmd, sw_error **err)
 	char *out = NULL;
 	int st = 0;
 	int rc = sw__dc_shell(dc, cmd, 15000, &out, &st, err);
-	if (rc == SW_OK && st != 0)
-		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the device refused `%s` (exit %d): %.200s", cmd,
-		                   st, out ? out : "");
+	if (rc == SW_OK && st != 0) {
+		char *said = sw__cap(out, 200);
+		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the device refused `%s` (exit %d): %s", cmd, st,
+		                   said ? said : "");
+		free(said);
+	}
 	sw_free(out);
 	return rc;
 }
@@ -253,9 +256,12 @@ static int read_airplane(sw__dc *dc, int *on, sw_error **err)
 		*on = 1;
 	else if (!strcmp(out, "0") || !strcmp(out, "null"))
 		*on = 0;
-	else
-		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL,
-		                   "unexpected airplane_mode_on value: %.80s", out);
+	else {
+		char *said = sw__cap(out, 80);
+		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL, "unexpected airplane_mode_on value: %s",
+		                   said ? said : "");
+		free(said);
+	}
 	sw_free(out);
 	return rc;
 }
@@ -523,9 +529,13 @@ int sw_devctl_geolocation(sw_ctx *ctx, sw_session *s, sw_device *dev, double lat
 	if (rc == SW_OK) {
 		const char *o = r.out ? r.out : "";
 		if (r.status != 0 || strstr(o, "KO")) {
+			char *said = sw__cap(o, 200), *said_err = sw__cap(r.err, 200);
 			rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE",
 			                   "check that the emulator console port is reachable",
-			                   "the emulator console refused geo fix: %.200s%.200s", o, r.err ? r.err : "");
+			                   "the emulator console refused geo fix: %s%s", said ? said : "",
+			                   said_err ? said_err : "");
+			free(said);
+			free(said_err);
 		}
 		sw__proc_result_clear(&r);
 	}
@@ -639,9 +649,12 @@ static int pm_clear(sw__dc *dc, const char *pkg, sw_error **err)
 	int st = 0;
 	int rc = sw__dc_shell(dc, cmd, 30000, &out, &st, err);
 	free(cmd);
-	if (rc == SW_OK && (st != 0 || !strstr(out, "Success")))
+	if (rc == SW_OK && (st != 0 || !strstr(out, "Success"))) {
+		char *said = sw__cap(out, 200);
 		rc = sw__error_set(err, SW_EDEVICE, "BUNDLE_ID_NOT_FOUND", "check the session's app id with qa_status",
-		                   "pm clear %s failed: %.200s", pkg, out ? out : "");
+		                   "pm clear %s failed: %s", pkg, said ? said : "");
+		free(said);
+	}
 	sw_free(out);
 	return rc;
 }

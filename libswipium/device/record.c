@@ -203,10 +203,12 @@ static int stop_locked(sw_ctx *ctx, sw_session *s, struct recorder *r, bool disc
 			if (rc == SW_OK) {
 				struct stat sb;
 				if (pr.status != 0 || stat(local, &sb) != 0 || sb.st_size == 0) {
+					char *said = sw__cap(pr.out, 200);
 					rc = sw__error_set(err, SW_EIO, "UNKNOWN",
 					                   "the device may have stopped the recording before any frame",
-					                   "could not pull the recording %s: %.200s", r->remote,
-					                   pr.out ? pr.out : "");
+					                   "could not pull the recording %s: %s", r->remote,
+					                   said ? said : "");
+					free(said);
 					unlink(local);
 				}
 				sw__proc_result_clear(&pr);

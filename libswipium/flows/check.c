@@ -318,10 +318,13 @@ static void lint_selector(json_t *w, const json_t *step, const char *sel, const 
 		     "\"%s\" matches a number shown on screen, which changes with data; add a durable id (testID / "
 		     "resource-id) and use id=",
 		     sel);
-	else if (sw__utf16_len(sel, n) > 40)
+	else if (sw__utf16_len(sel, n) > 40) {
+		char *head = sw__utf8_cap(sel, n, 41, SW_CAP_HEAD);
 		warn(w, step, "BRITTLE_LOCATOR",
-		     "the text locator \"%.40s…\" is long and breaks on any copy change; prefer a durable id (id=)",
-		     sel);
+		     "the text locator \"%s\" is long and breaks on any copy change; prefer a durable id (id=)",
+		     head ? head : "");
+		free(head);
+	}
 }
 
 json_t *sw__flow_lint(const json_t *flow, const json_t *errors, const char *platform, bool ci, const char *root,

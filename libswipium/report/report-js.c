@@ -5,75 +5,6 @@
 
 #include "report-internal.h"
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The code unit of a `\uXXXX` escape at p (6 bytes available), or -1. */
-static long escape_unit(const char *p, const char *end)
-{
-	if (end - p < 6 || p[0] != '\\' || p[1] != 'u')
-		return -1;
-	long v = 0;
-	for (int i = 2; i < 6; i++) {
-		int h = hexval(p[i]);
-		if (h < 0)
-			return -1;
-		v = v * 16 + h;
-	}
-	return v;
-}
-
-/*
- * JSON.parse accepts escaped lone surrogates; jansson refuses them. Rewrite
- * each lone one in place as \ufffd (same length), which is what Node writes
- * when such a string reaches a UTF-8 file anyway.
- */
-static void fix_lone_surrogates(char *s, size_t len)
-{
-	char *p = s, *end = s + len;
-	bool in_string = false;
-	while (p < end) {
-		if (!in_string) {
-			if (*p == '"')
-				in_string = true;
-			p++;
-			continue;
-		}
-		if (*p == '"') {
-			in_string = false;
-			p++;
-			continue;
-		}
-		if (*p != '\\') {
-			p++;
-			continue;
-		}
-		long u = escape_unit(p, end);
-		if (u < 0) {
-			p += (end - p >= 2) ? 2 : 1; /* other escape: skip it whole */
-			continue;
-		}
-		if (u >= 0xD800 && u <= 0xDBFF) {
-			long lo = escape_unit(p + 6, end);
-			if (lo >= 0xDC00 && lo <= 0xDFFF) {
-				p += 12;
-				continue;
-			}
-		}
-		if (u >= 0xD800 && u <= 0xDFFF)
-			memcpy(p, "\\ufffd", 6);
-		p += 6;
-	}
-}
-
 /* A canonical array index ("0", "17"; not "01", not beyond 2^32-2). */
 static bool index_key(const char *k, size_t len, unsigned long long *val)
 {
@@ -183,7 +114,7 @@ json_t *sw__report_parse_json(const char *data, size_t len, char **msg)
 		*msg = sw__strdup("out of memory");
 		return NULL;
 	}
-	fix_lone_surrogates(text, tlen);
+	sw__json_fix_lone_surrogates(text, tlen);
 	json_error_t jerr;
 	json_t *root = json_loadb(text, tlen, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, &jerr);
 	free(text);

@@ -18,9 +18,22 @@ static bool inside(const char *root, const char *path)
 
 static int refuse(sw_error **err, const char *what, const char *path)
 {
-	return sw__error_set(err, SW_EDENIED, "VISUAL_PATH_REFUSED",
-	                     "Keep baselines and templates inside the project (symlinks leading out are refused)",
-	                     "%s %.300s resolves outside the project root", what, path);
+	char *shown = sw__cap(path, 300);
+	int rc = sw__error_set(err, SW_EDENIED, "VISUAL_PATH_REFUSED",
+	                       "Keep baselines and templates inside the project (symlinks leading out are refused)",
+	                       "%s %s resolves outside the project root", what, shown ? shown : "");
+	free(shown);
+	return rc;
+}
+
+/* "The project root … does not exist", the path capped (never cut inside a character). */
+static int no_root(sw_error **err, const char *project_root)
+{
+	char *shown = sw__cap(project_root, 300);
+	int rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "The project root %s does not exist",
+	                       shown ? shown : "");
+	free(shown);
+	return rc;
 }
 
 SW_API int sw_visual_baseline_path(const char *project_root, const char *name, int create, char **out, sw_error **err)
@@ -35,16 +48,19 @@ SW_API int sw_visual_baseline_path(const char *project_root, const char *name, i
 		ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
 		     c == '_' || c == '-';
 	}
-	if (!ok)
-		return sw__error_set(err, SW_EDENIED, "VISUAL_PATH_REFUSED",
-		                     "Use 1 to 64 of A-Z a-z 0-9 . _ - not starting with a dot, e.g. \"home-screen\"",
-		                     "The baseline name \"%.80s\" is not allowed (no paths, no leading dot)",
-		                     name ? name : "");
+	if (!ok) {
+		char *shown = sw__cap(name, 80);
+		int bad = sw__error_set(err, SW_EDENIED, "VISUAL_PATH_REFUSED",
+		                        "Use 1 to 64 of A-Z a-z 0-9 . _ - not starting with a dot, e.g. \"home-screen\"",
+		                        "The baseline name \"%s\" is not allowed (no paths, no leading dot)",
+		                        shown ? shown : "");
+		free(shown);
+		return bad;
+	}
 	int rc = SW_OK;
 	char *root = realpath(project_root, NULL), *dir = NULL, *rdir = NULL, *file = NULL, *rfile = NULL;
 	if (!root) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
-		                   "The project root %.300s does not exist", project_root);
+		rc = no_root(err, project_root);
 		goto out;
 	}
 	dir = sw__path_join(root, ".swipium/baselines");
@@ -111,8 +127,7 @@ SW_API int sw_visual_resolve_path(const char *project_root, const char *path, ch
 	int rc = SW_OK;
 	char *root = realpath(project_root, NULL), *abs = NULL, *real = NULL;
 	if (!root) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
-		                   "The project root %.300s does not exist", project_root);
+		rc = no_root(err, project_root);
 		goto out;
 	}
 	abs = path[0] == '/' ? sw__strdup(path) : sw__path_join(root, path);
@@ -130,9 +145,13 @@ SW_API int sw_visual_resolve_path(const char *project_root, const char *path, ch
 		if (!in)
 			rc = refuse(err, "The image", path);
 		else
+		{
+			char *shown = sw__cap(path, 300);
 			rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT",
 			                   "Give a PNG path relative to the project root",
-			                   "The image %.300s does not exist (%s)", path, strerror(e));
+			                   "The image %s does not exist (%s)", shown ? shown : "", strerror(e));
+			free(shown);
+		}
 		goto out;
 	}
 	if (!inside(root, real)) {

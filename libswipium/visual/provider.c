@@ -604,7 +604,9 @@ static int run_provider(json_t *prov, const char *root, const char *image, int w
 	if (rc == SW_OK) {
 		char why[300];
 		if (r.spawn_failed) {
-			snprintf(why, sizeof(why), "cannot run %.100s: %s", argv[0], strerror(r.spawn_errno));
+			char *prog = sw__cap(argv[0], 100);
+			snprintf(why, sizeof(why), "cannot run %s: %s", prog ? prog : "", strerror(r.spawn_errno));
+			free(prog);
 			rc = provider_failed(err, prov, &r, why, red);
 		} else if (r.timed_out) {
 			snprintf(why, sizeof(why), "no answer within %ld ms; it was killed", timeout);

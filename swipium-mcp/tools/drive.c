@@ -115,7 +115,7 @@ static void qa_inspect(mcp_call *call, json_t *args)
 	json_t *res = json_loads(out, 0, NULL);
 	sw_free(out);
 	char summary[600];
-	snprintf(summary, sizeof(summary), "%s", json_string_value(json_object_get(res, "line")));
+	sw_text_snprintf(summary, sizeof(summary), "%s", json_string_value(json_object_get(res, "line")));
 	mcp_ok(call, res, summary);
 }
 
@@ -243,7 +243,7 @@ static void qa_screenshot(mcp_call *call, json_t *args)
 	json_t *res = json_loads(meta, 0, NULL);
 	sw_free(meta);
 	char summary[400];
-	snprintf(summary, sizeof(summary), "Screenshot %dx%d saved: %s",
+	sw_text_snprintf(summary, sizeof(summary), "Screenshot %dx%d saved: %s",
 	         (int)json_integer_value(json_object_get(res, "width")),
 	         (int)json_integer_value(json_object_get(res, "height")),
 	         json_string_value(json_object_get(res, "uri")));
@@ -360,7 +360,7 @@ static void qa_resolve_target(mcp_call *call, json_t *args)
 	free(root);
 	sw_free(source);
 	char summary[700];
-	snprintf(summary, sizeof(summary), "Target: %s", json_string_value(json_object_get(res, "reason")));
+	sw_text_snprintf(summary, sizeof(summary), "Target: %s", json_string_value(json_object_get(res, "reason")));
 	if (s)
 		mcp_next(call, "qa_prepare_target {sessionId: \"%s\"}", sw_session_id(s));
 	else
@@ -519,7 +519,7 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 		json_t *affects =
 		    json_pack("{s:s,s:s*,s:b}", "apk", apk_real, "sha256", sha, "insideProjectRoot", inside);
 		char explain[1200], cmd[1200];
-		snprintf(explain, sizeof(explain), "Install %s%s on the emulator%s%s, then launch it.", apk_real,
+		sw_text_snprintf(explain, sizeof(explain), "Install %s%s on the emulator%s%s, then launch it.", apk_real,
 		         inside ? "" : " (outside the project)", sha ? "; sha256 " : "", sha ? sha : "");
 		snprintf(cmd, sizeof(cmd), "adb install -r %s", apk_real);
 		struct mcp_consent_request req = {"prepare_plan", inside ? "low" : "medium", explain, cmd, affects, s};
@@ -574,7 +574,7 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 	sw_free(out);
 	remember(s, res, app);
 	char summary[300];
-	snprintf(summary, sizeof(summary), "Bound %s%s%s.",
+	sw_text_snprintf(summary, sizeof(summary), "Bound %s%s%s.",
 	         json_string_value(json_object_get(json_object_get(res, "device"), "serial")), app ? "; launched " : "",
 	         app ? app : "");
 	mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));

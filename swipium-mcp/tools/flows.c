@@ -74,13 +74,13 @@ static void qa_flow_check(mcp_call *call, json_t *args)
 	       nw = json_array_size(json_object_get(res, "warnings"));
 	char summary[600];
 	json_t *ci = json_object_get(res, "ci");
-	snprintf(summary, sizeof(summary), "Flow \"%s\": %s, %zu error(s), %zu warning(s)%s",
+	sw_text_snprintf(summary, sizeof(summary), "Flow \"%s\": %s, %zu error(s), %zu warning(s)%s",
 	         json_string_value(json_object_get(res, "name")), ne ? "invalid" : "valid", ne, nw,
 	         ci ? (json_is_true(json_object_get(ci, "ready")) ? "; CI ready" : "; not CI ready") : "");
 	for (size_t i = 0; i < ne && i < 5; i++) {
 		json_t *e = json_array_get(json_object_get(res, "errors"), i);
 		size_t l = strlen(summary);
-		snprintf(summary + l, sizeof(summary) - l, "\n%lld:%lld %s",
+		sw_text_snprintf(summary + l, sizeof(summary) - l, "\n%lld:%lld %s",
 		         (long long)json_integer_value(json_object_get(e, "line")),
 		         (long long)json_integer_value(json_object_get(e, "column")),
 		         json_string_value(json_object_get(e, "message")));
@@ -184,7 +184,7 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 		free(oj);
 		free(root);
 		char summary[300];
-		snprintf(summary, sizeof(summary), "Plan for \"%s\": %zu step(s) on %zu backend(s)%s",
+		sw_text_snprintf(summary, sizeof(summary), "Plan for \"%s\": %zu step(s) on %zu backend(s)%s",
 		         json_string_value(json_object_get(p, "name")), json_array_size(json_object_get(p, "steps")),
 		         json_object_size(json_object_get(p, "backends")),
 		         json_is_true(json_object_get(json_object_get(p, "consent"), "required"))
@@ -265,20 +265,20 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 	const char *name = json_string_value(json_object_get(res, "name"));
 	if (json_is_true(json_object_get(res, "passed"))) {
 		char summary[300];
-		snprintf(summary, sizeof(summary), "Flow \"%s\" passed (%zu step(s))", name,
+		sw_text_snprintf(summary, sizeof(summary), "Flow \"%s\" passed (%zu step(s))", name,
 		         json_array_size(json_object_get(res, "steps")));
 		mcp_next(call, "qa_report {sessionId: \"%s\"} to export the run", sw_session_id(s));
 		mcp_ok(call, res, summary);
 		return;
 	}
 	char code[64];
-	snprintf(code, sizeof(code), "%s",
+	sw_text_snprintf(code, sizeof(code), "%s",
 	         json_string_value(json_object_get(res, "failureCode"))
 	             ? json_string_value(json_object_get(res, "failureCode"))
 	             : "UNKNOWN");
 	char what[900];
 	if (json_object_get(res, "failedAtStep"))
-		snprintf(what, sizeof(what), "Flow \"%s\" %s at %s[%lld] %s: %s", name,
+		sw_text_snprintf(what, sizeof(what), "Flow \"%s\" %s at %s[%lld] %s: %s", name,
 		         json_string_value(json_object_get(res, "outcome")) &&
 		                 !strcmp(json_string_value(json_object_get(res, "outcome")), "blocked")
 		             ? "was blocked"
@@ -288,7 +288,7 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 		         json_string_value(json_object_get(res, "failedKind")),
 		         json_string_value(json_object_get(res, "message")));
 	else
-		snprintf(what, sizeof(what), "Flow \"%s\" did not run: %s", name,
+		sw_text_snprintf(what, sizeof(what), "Flow \"%s\" did not run: %s", name,
 		         json_string_value(json_object_get(res, "message")));
 	json_t *next = json_incref(json_object_get(res, "nextSteps"));
 	json_object_del(res, "nextSteps");
@@ -355,13 +355,13 @@ static void qa_flow_repair(mcp_call *call, json_t *args)
 	json_t *best = json_object_get(res, "best");
 	char summary[600];
 	if (best)
-		snprintf(summary, sizeof(summary), "Best candidate for step %lld: %s (%s confidence)%s",
+		sw_text_snprintf(summary, sizeof(summary), "Best candidate for step %lld: %s (%s confidence)%s",
 		         (long long)json_integer_value(json_object_get(args, "failedStep")),
 		         json_string_value(json_object_get(best, "selector")),
 		         json_string_value(json_object_get(best, "confidence")),
 		         json_is_true(json_object_get(res, "applied")) ? "; the flow file was patched" : "");
 	else
-		snprintf(summary, sizeof(summary), "No candidate for step %lld on the current screen",
+		sw_text_snprintf(summary, sizeof(summary), "No candidate for step %lld on the current screen",
 		         (long long)json_integer_value(json_object_get(args, "failedStep")));
 	mcp_ok(call, res, summary);
 }

@@ -59,20 +59,18 @@ static void qa_issue_log(mcp_call *call, json_t *args)
 	json_t *issue = json_object_get(o, "issue");
 	char summary[400];
 	if (!strcmp(mode, "history"))
-		snprintf(summary, sizeof(summary), "%lld issue(s) shown of %lld in the ledger (%lld suppressed).",
+		sw_text_snprintf(summary, sizeof(summary), "%lld issue(s) shown of %lld in the ledger (%lld suppressed).",
 		         (long long)json_integer_value(json_object_get(o, "count")),
 		         (long long)json_integer_value(json_object_get(o, "total")),
 		         (long long)json_integer_value(json_object_get(o, "suppressed")));
 	else if (!strcmp(mode, "metrics"))
-		snprintf(summary, sizeof(summary), "Issue metrics by %s over %lld issue(s).",
+		sw_text_snprintf(summary, sizeof(summary), "Issue metrics by %s over %lld issue(s).",
 		         json_string_value(json_object_get(o, "groupBy")),
 		         (long long)json_integer_value(json_object_get(o, "issues")));
 	else
-		snprintf(summary, sizeof(summary), "Issue %s \"%.200s\": %s (state %s).",
+		sw_text_snprintf(summary, sizeof(summary), "Issue %s \"%s\": %s (state %s).",
 		         json_string_value(json_object_get(issue, "issueId")),
-		         json_string_value(json_object_get(issue, "title"))
-		             ? json_string_value(json_object_get(issue, "title"))
-		             : "",
+		         mcp_cap(call, json_string_value(json_object_get(issue, "title")), 200),
 		         json_string_value(json_object_get(o, "outcome")),
 		         json_string_value(json_object_get(issue, "state")));
 	free(root);

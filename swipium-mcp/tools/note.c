@@ -72,7 +72,8 @@ static void qa_note(mcp_call *call, json_t *args)
 	if (ledger)
 		log_issue(s, args, o);
 	char summary[400];
-	snprintf(summary, sizeof(summary), "Recorded %s for \"%.200s\"%s%s%s.", outcome, workflow, category ? " (" : "",
+	sw_text_snprintf(summary, sizeof(summary), "Recorded %s for \"%s\"%s%s%s.", outcome, mcp_cap(call, workflow, 200),
+	                 category ? " (" : "",
 	         category ? category : "", category ? ")" : "");
 	json_decref(note);
 	if (mcp_tool_listed("qa_report"))

@@ -98,7 +98,7 @@ static void qa_doctor(mcp_call *call, json_t *args)
 	json_t *rows = json_array();
 	char detail[4600];
 
-	snprintf(detail, sizeof(detail), "libswipium %s (compatible with Swipium %s)", sw_version(),
+	sw_text_snprintf(detail, sizeof(detail), "libswipium %s (compatible with Swipium %s)", sw_version(),
 	         sw_compatible_with());
 	row(rows, "library", "ok", detail, NULL);
 
@@ -107,17 +107,17 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		const char *src = NULL;
 		char *sdk = sdk_dir(&src);
 		bool have_sdk = is_dir(sdk);
-		snprintf(detail, sizeof(detail), "%s (%s)%s", sdk ? sdk : "(no HOME)", src,
+		sw_text_snprintf(detail, sizeof(detail), "%s (%s)%s", sdk ? sdk : "(no HOME)", src,
 		         have_sdk ? "" : ": not found");
 		row(rows, "android-sdk", have_sdk ? "ok" : "warn", detail,
 		    have_sdk ? NULL : "Install the Android SDK or set ANDROID_HOME to it.");
 		char *adb = tool_path(have_sdk ? sdk : NULL, "platform-tools", "adb", false);
-		snprintf(detail, sizeof(detail), "%s",
+		sw_text_snprintf(detail, sizeof(detail), "%s",
 		         adb ? adb : "adb not found on PATH or in the SDK's platform-tools");
 		row(rows, "adb", adb ? "ok" : "error", detail,
 		    adb ? NULL : "Install Android platform-tools (Debian: apt-get install adb) or put adb on PATH.");
 		char *emu = tool_path(have_sdk ? sdk : NULL, "emulator", "emulator", true);
-		snprintf(detail, sizeof(detail), "%s", emu ? emu : "emulator not found in the SDK or on PATH");
+		sw_text_snprintf(detail, sizeof(detail), "%s", emu ? emu : "emulator not found in the SDK or on PATH");
 		row(rows, "emulator", emu ? "ok" : "warn", detail,
 		    emu ? NULL
 		        : "Install the SDK emulator package to boot AVDs; an already running emulator works without "
@@ -153,7 +153,7 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		stale = (ev && strcmp(ev, sw_version()) != 0 && strcmp(ev, sw_compatible_with()) != 0) ||
 		        (json_is_number(etc) && (size_t)json_number_value(etc) != srv->tool_count) ||
 		        (eh && strcmp(eh, srv->schema_hash) != 0);
-		snprintf(detail, sizeof(detail), "server %s, %zu tools, schema %s%s", sw_version(), srv->tool_count,
+		sw_text_snprintf(detail, sizeof(detail), "server %s, %zu tools, schema %s%s", sw_version(), srv->tool_count,
 		         srv->schema_hash, stale ? ": the client's view differs (stale tool list)" : ": matches");
 		row(rows, "client-freshness", stale ? "warn" : "ok", detail,
 		    stale ? "Restart the MCP client so it reloads tools/list." : NULL);
@@ -176,7 +176,7 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		}
 		snprintf(line + used, sizeof(line) - used, "]");
 		char *names = json_dumps(visible, JSON_COMPACT);
-		snprintf(detail, sizeof(detail), "visible Swipium-related variables (names only): %s",
+		sw_text_snprintf(detail, sizeof(detail), "visible Swipium-related variables (names only): %s",
 		         names ? names : "[]");
 		free(names);
 		row(rows, "codex-env", "ok", detail, NULL);
@@ -199,7 +199,7 @@ static void qa_doctor(mcp_call *call, json_t *args)
 	if (codex_obj)
 		json_object_set_new(o, "codex", codex_obj);
 	char summary[300];
-	snprintf(summary, sizeof(summary), "Swipium %s doctor (%s): %s. %zu tools, schema %s.", sw_version(), platform,
+	sw_text_snprintf(summary, sizeof(summary), "Swipium %s doctor (%s): %s. %zu tools, schema %s.", sw_version(), platform,
 	         ready ? "ready" : "not ready", srv->tool_count, srv->schema_hash);
 	if (!ready)
 		mcp_next(call, "Fix the rows with status error (each has a fix), then qa_doctor again");

@@ -205,7 +205,7 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 			code = json_string_value(
 			    json_object_get(json_array_get(json_object_get(result, "blockers"), 0), "failureCode"));
 		char key[160];
-		snprintf(key, sizeof(key), "explained:%s", code ? code : "");
+		sw_text_snprintf(key, sizeof(key), "explained:%s", code ? code : "");
 		if (code && !json_object_get(milestones, key))
 			unexplained_code = code;
 	}
@@ -281,7 +281,7 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	if (goal)
 		json_object_set_new(o, "goal", json_string(goal));
 	char summary[300];
-	snprintf(summary, sizeof(summary), "Session %s: %zu note(s), %zu finding(s); next: %s", sid,
+	sw_text_snprintf(summary, sizeof(summary), "Session %s: %zu note(s), %zu finding(s); next: %s", sid,
 	         json_array_size(notes), json_array_size(findings), json_string_value(json_object_get(nba, "tool")));
 	mcp_ok(call, o, summary);
 	json_decref(jobs);
@@ -365,13 +365,15 @@ static void qa_job_status(mcp_call *call, json_t *args)
 	const char *progress = json_string_value(json_object_get(st, "progress"));
 	const char *error = json_string_value(json_object_get(st, "error"));
 	char summary[700];
-	snprintf(summary, sizeof(summary), "Job %s (%s): %s%s%.300s", job_id,
+	sw_text_snprintf(summary, sizeof(summary), "Job %s (%s): %s%s%s", job_id,
 	         json_string_value(json_object_get(st, "kind")) ? json_string_value(json_object_get(st, "kind"))
 	                                                        : "job",
 	         status ? status : "?", (error || progress) ? " - " : "",
-	         error      ? error
-	         : progress ? progress
-	                    : "");
+	         mcp_cap(call,
+	                 error      ? error
+	                 : progress ? progress
+	                            : "",
+	                 300));
 	bool running = status && !strcmp(status, "running");
 	if (running)
 		mcp_next(call,
@@ -411,7 +413,7 @@ static void qa_job_cancel(mcp_call *call, json_t *args)
 		return;
 	}
 	char summary[200];
-	snprintf(summary, sizeof(summary),
+	sw_text_snprintf(summary, sizeof(summary),
 	         cancelled ? "Job %s cancelled." : "Job %s was not running; nothing to cancel.", job_id);
 	mcp_ok(call, json_pack("{s:s,s:b}", "jobId", job_id, "cancelled", cancelled), summary);
 }
@@ -449,8 +451,8 @@ static void qa_explain_blocker(mcp_call *call, json_t *args)
 	char *text = NULL;
 	sw_error *err = NULL;
 	if (sw_catalog_lookup(code, &text, &err) != SW_OK) {
-		char what[200];
-		snprintf(what, sizeof(what), "Unknown failureCode \"%.100s\".", code);
+		char what[600];
+		sw_text_snprintf(what, sizeof(what), "Unknown failureCode \"%s\".", mcp_cap(call, code, 100));
 		sw_error_free(err);
 		mcp_fail(call, "INVALID_ARGUMENT", what, NULL);
 		mcp_fail_step(call, "Pass the failureCode exactly as a Swipium result gave it (e.g. NO_DEVICE).");
@@ -465,7 +467,7 @@ static void qa_explain_blocker(mcp_call *call, json_t *args)
 			return;
 		}
 		char milestone[160];
-		snprintf(milestone, sizeof(milestone), "explained:%s", code);
+		sw_text_snprintf(milestone, sizeof(milestone), "explained:%s", code);
 		(void)sw_session_mark_milestone(s, milestone, NULL);
 	}
 	const char *owner = json_string_value(json_object_get(e, "owner"));
@@ -478,11 +480,11 @@ static void qa_explain_blocker(mcp_call *call, json_t *args)
 	if (ctx)
 		json_object_set(o, "context", ctx);
 	char summary[400];
-	snprintf(
-	    summary, sizeof(summary), "%s (%s, owner %s): %.200s", code,
+	sw_text_snprintf(
+	    summary, sizeof(summary), "%s (%s, owner %s): %s", code,
 	    json_string_value(json_object_get(e, "bucket")) ? json_string_value(json_object_get(e, "bucket")) : "?",
 	    owner ? owner : "?",
-	    json_string_value(json_object_get(e, "summary")) ? json_string_value(json_object_get(e, "summary")) : "");
+	    mcp_cap(call, json_string_value(json_object_get(e, "summary")), 200));
 	json_decref(e);
 	mcp_ok(call, o, summary);
 }
@@ -601,9 +603,9 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 		json_object_set_new(o, "projectRoot", json_string(project_root));
 	free(project_root);
 	char summary[200];
-	snprintf(summary, sizeof(summary),
-	         "Recorded %zu answer(s) for %.60s; secrets are redacted and kept in memory only.",
-	         json_array_size(accepted), kind);
+	sw_text_snprintf(summary, sizeof(summary),
+	                 "Recorded %zu answer(s) for %s; secrets are redacted and kept in memory only.",
+	                 json_array_size(accepted), mcp_cap(call, kind, 60));
 	mcp_ok(call, o, summary);
 }
 
@@ -648,11 +650,11 @@ static void qa_get_artifact(mcp_call *call, json_t *args)
 	const char *mime = json_string_value(json_object_get(meta, "mime"));
 	char summary[1200];
 	if (!inline_it) {
-		snprintf(summary, sizeof(summary), "%.500s (%s, %lld bytes) at %.500s", uri, mime ? mime : "?",
-		         (long long)json_integer_value(json_object_get(meta, "bytes")),
-		         json_string_value(json_object_get(meta, "path"))
-		             ? json_string_value(json_object_get(meta, "path"))
-		             : "?");
+		sw_text_snprintf(summary, sizeof(summary), "%s (%s, %lld bytes) at %s", mcp_cap(call, uri, 500),
+		                 mime ? mime : "?", (long long)json_integer_value(json_object_get(meta, "bytes")),
+		                 json_string_value(json_object_get(meta, "path"))
+		                     ? mcp_cap(call, json_string_value(json_object_get(meta, "path")), 500)
+		                     : "?");
 		json_object_set_new(meta, "mode", json_string("metadata"));
 		mcp_ok(call, meta, summary);
 		return;
@@ -670,17 +672,22 @@ static void qa_get_artifact(mcp_call *call, json_t *args)
 	json_object_set_new(meta, "mode", json_string("inline"));
 	if (!data) {
 		const char *note = json_string_value(json_object_get(meta, "note"));
-		snprintf(summary, sizeof(summary), "%.500s was not inlined: %.500s", uri, note ? note : "too large");
+		sw_text_snprintf(summary, sizeof(summary), "%s was not inlined: %s", mcp_cap(call, uri, 500),
+		                 note ? mcp_cap(call, note, 500) : "too large");
 		mcp_ok(call, meta, summary);
 		return;
 	}
 	if (is_text) {
-		snprintf(summary, sizeof(summary), "%.500s (%s, %zu bytes shown)", uri, mime ? mime : "text", len);
-		json_t *t = json_stringn(data, len);
+		sw_text_snprintf(summary, sizeof(summary), "%s (%s, %zu bytes shown)", mcp_cap(call, uri, 500),
+		                 mime ? mime : "text", len);
+		char *clean = sw_text_is_valid(data, len) ? NULL : sw_text_cap(data, len, SIZE_MAX, SW_CAP_HEAD);
+		json_t *t = clean ? json_string(clean) : json_stringn(data, len);
+		sw_free(clean);
 		mcp_add_content(call, json_pack("{s:s,s:o}", "type", "text", "text", t ? t : json_string("")));
 	} else {
 		char *b64 = mcp_base64((const unsigned char *)data, len);
-		snprintf(summary, sizeof(summary), "%.500s (%s, %zu bytes inlined)", uri, mime ? mime : "binary", len);
+		sw_text_snprintf(summary, sizeof(summary), "%s (%s, %zu bytes inlined)", mcp_cap(call, uri, 500),
+		                 mime ? mime : "binary", len);
 		if (mime && !strncmp(mime, "image/", 6))
 			mcp_add_content(call, json_pack("{s:s,s:s,s:s}", "type", "image", "data", b64 ? b64 : "",
 			                                "mimeType", mime));

@@ -277,7 +277,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!strcmp(mode, need[i][0]) && !str(args, need[i][1])) {
 			char what[160];
-			snprintf(what, sizeof(what), "mode \"%s\" needs a non-empty \"%s\".", mode, need[i][1]);
+			sw_text_snprintf(what, sizeof(what), "mode \"%s\" needs a non-empty \"%s\".", mode, need[i][1]);
 			mcp_fail(call, "INVALID_ARGUMENT", what, NULL);
 			return;
 		}
@@ -357,14 +357,14 @@ static void qa_visual(mcp_call *call, json_t *args)
 		json_object_set_new(res, "verifiedVisually", json_true());
 		if (!pass)
 			log_issue(s, assertion, label, uri, res);
-		snprintf(summary, sizeof(summary), "Visual assertion recorded as %s: \"%.200s\" (%s).",
-		         pass ? "pass" : "fail", assertion, uri);
+		sw_text_snprintf(summary, sizeof(summary), "Visual assertion recorded as %s: \"%s\" (%s).",
+		                 pass ? "pass" : "fail", mcp_cap(call, assertion, 200), uri);
 	} else if (!strcmp(mode, "baseline")) {
 		bool replaced = access(baseline_path, F_OK) == 0;
 		if (sw_file_write_atomic(baseline_path, png, len, 0, &err) != SW_OK)
 			goto fail_err;
 		char lab[120];
-		snprintf(lab, sizeof(lab), "baseline %s", name);
+		sw_text_snprintf(lab, sizeof(lab), "baseline %s", name);
 		if (!(uri = save_png(call, s, "visual-baseline", png, len, label ? label : lab)))
 			goto out;
 		char rel[100];
@@ -375,7 +375,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 		json_object_set_new(res, "uri", json_string(uri));
 		json_object_set(res, "width", json_object_get(m, "width"));
 		json_object_set(res, "height", json_object_get(m, "height"));
-		snprintf(summary, sizeof(summary), "Baseline \"%s\" %s: %s (%lldx%lld).", name,
+		sw_text_snprintf(summary, sizeof(summary), "Baseline \"%s\" %s: %s (%lldx%lld).", name,
 		         replaced ? "replaced" : "saved", rel,
 		         (long long)json_integer_value(json_object_get(m, "width")),
 		         (long long)json_integer_value(json_object_get(m, "height")));
@@ -403,7 +403,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 				goto fail_err;
 			}
 			char lab[120];
-			snprintf(lab, sizeof(lab), "diff against baseline %s", name);
+			sw_text_snprintf(lab, sizeof(lab), "diff against baseline %s", name);
 			snprintf(prefix, sizeof(prefix), "visual-%s-diff", name);
 			if (!(duri = save_png(call, s, prefix, dpng, dlen, lab))) {
 				json_decref(d);
@@ -434,7 +434,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 			    (long long)json_integer_value(json_object_get(json_object_get(d, "baseline"), "width")),
 			    (long long)json_integer_value(json_object_get(json_object_get(d, "baseline"), "height")));
 		else
-			snprintf(summary, sizeof(summary),
+			sw_text_snprintf(summary, sizeof(summary),
 			         "Diff against \"%s\": %s, %.2f%% of pixels changed (threshold %.2f%%), %zu "
 			         "region(s); diff image %s",
 			         name, json_is_true(json_object_get(d, "pass")) ? "pass" : "FAIL",
@@ -465,7 +465,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 		json_object_set_new(res, "devicePoint", pt);
 		json_object_set_new(res, "screenshotUri", json_string(uri));
 		maybe_tap(s, b, args, res, pt);
-		snprintf(summary, sizeof(summary), "Template %s (score %.3f, min %.2f) at %lld,%lld %lldx%lld%s.",
+		sw_text_snprintf(summary, sizeof(summary), "Template %s (score %.3f, min %.2f) at %lld,%lld %lldx%lld%s.",
 		         json_is_true(json_object_get(res, "found")) ? "found" : "not found",
 		         json_number_value(json_object_get(res, "score")),
 		         json_number_value(json_object_get(res, "minScore")),
@@ -507,8 +507,8 @@ static void qa_visual(mcp_call *call, json_t *args)
 		json_object_set_new(res, "screenshotUri", json_string(uri));
 		if (pt)
 			maybe_tap(s, b, args, res, pt);
-		snprintf(summary, sizeof(summary), "Text \"%.100s\" %s%s.",
-		         json_string_value(json_object_get(res, "query")),
+		sw_text_snprintf(summary, sizeof(summary), "Text \"%s\" %s%s.",
+		         mcp_cap(call, json_string_value(json_object_get(res, "query")), 100),
 		         json_is_true(json_object_get(res, "found")) ? "found" : "not found",
 		         json_is_true(json_object_get(res, "tapped")) ? "; tapped" : "");
 	}

@@ -78,6 +78,65 @@ START_TEST(test_utf8)
 }
 END_TEST
 
+START_TEST(test_text_cap)
+{
+	/* short text: unchanged; invalid bytes become U+FFFD even when nothing is cut */
+	char *s = sw_text_cap("abc", (size_t)-1, 10, SW_CAP_HEAD_TAIL);
+	ck_assert_str_eq(s, "abc");
+	sw_free(s);
+	s = sw_text_cap("a\xC3", 2, 10, SW_CAP_HEAD);
+	ck_assert_str_eq(s, "a\xEF\xBF\xBD");
+	sw_free(s);
+	/* head and tail around the marker, exactly max units */
+	s = sw_text_cap("abcdefghij", (size_t)-1, 5, SW_CAP_HEAD_TAIL);
+	ck_assert_str_eq(s, "ab" SW_CAP_MARKER "ij");
+	sw_free(s);
+	s = sw_text_cap("abcdefghij", (size_t)-1, 4, SW_CAP_HEAD);
+	ck_assert_str_eq(s, "abc" SW_CAP_MARKER);
+	sw_free(s);
+	s = sw_text_cap("abcdefghij", (size_t)-1, 4, SW_CAP_TAIL);
+	ck_assert_str_eq(s, SW_CAP_MARKER "hij");
+	sw_free(s);
+	/* every cut of a non-ASCII text stays valid UTF-8 and within the cap */
+	const char *t = "\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80x\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80";
+	for (unsigned mode = 0; mode < 3; mode++) {
+		for (size_t max = 0; max < 12; max++) {
+			s = sw_text_cap(t, (size_t)-1, max, (enum sw_cap_mode)mode);
+			ck_assert_ptr_nonnull(s);
+			ck_assert(sw__utf8_valid(s, strlen(s)));
+			ck_assert_uint_le(sw__utf16_len(s, strlen(s)), max);
+			sw_free(s);
+		}
+	}
+	/* the emoji (two units) is never split between head and tail */
+	s = sw_text_cap("\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80", (size_t)-1, 4, SW_CAP_HEAD_TAIL);
+	ck_assert_str_eq(s, "\xF0\x9F\x98\x80" SW_CAP_MARKER);
+	sw_free(s);
+	s = sw_text_cap(NULL, 0, 5, SW_CAP_HEAD);
+	ck_assert_str_eq(s, "");
+	sw_free(s);
+	s = sw_text_capf(6, SW_CAP_HEAD, "%s=%d", "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 42);
+	ck_assert_str_eq(s, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9=" SW_CAP_MARKER);
+	sw_free(s);
+	char small[8];
+	ck_assert_uint_eq(sw_text_snprintf(small, sizeof(small), "%s", "ab"), 2);
+	ck_assert_str_eq(small, "ab");
+	sw_text_snprintf(small, sizeof(small), "%s", "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9");
+	ck_assert_str_eq(small, "\xC3\xA9\xC3\xA9" SW_CAP_MARKER);
+	sw_text_snprintf(small, 4, "%s", "a\xC3\xA9\xC3\xA9");
+	ck_assert_str_eq(small, SW_CAP_MARKER);
+	/* an error message cut inside a character by its caller is still valid UTF-8 */
+	sw_error *err = NULL;
+	sw__error_set(&err, SW_EIO, NULL, NULL, "out: %.3s", "\xC3\xA9\xC3\xA9");
+	ck_assert(sw__utf8_valid(sw_error_message(err), strlen(sw_error_message(err))));
+	sw_error_free(err);
+	/* lone escaped surrogates become \ufffd, pairs stay */
+	char j[] = "{\"a\":\"\\ud800x\\ud83d\\ude00\\udc00\"}";
+	sw_json_fix_lone_surrogates(j, strlen(j));
+	ck_assert_str_eq(j, "{\"a\":\"\\ufffdx\\ud83d\\ude00\\ufffd\"}");
+}
+END_TEST
+
 START_TEST(test_js_numbers)
 {
 	static const struct {
@@ -482,6 +541,7 @@ static Suite *core_suite(void)
 	tc = tcase_create("strings");
 	tcase_add_test(tc, test_buf);
 	tcase_add_test(tc, test_utf8);
+	tcase_add_test(tc, test_text_cap);
 	tcase_add_test(tc, test_js_numbers);
 	tcase_add_test(tc, test_json_pretty);
 	tcase_add_test(tc, test_sha256);

@@ -56,14 +56,25 @@ static bool adb_level_error(const sw__proc_result *r)
 	       strstr(e, "failed to start daemon") || sw__str_has_prefix(e, "adb: device");
 }
 
+/* Device output quoted in an error: at most 500 characters, head and tail, never cut inside a character. */
+static void cap_message(char **msg)
+{
+	if (!*msg)
+		return;
+	char *capped = sw__cap(*msg, 500);
+	if (capped) {
+		free(*msg);
+		*msg = capped;
+	}
+}
+
 static int fail_from(const sw__proc_result *r, const char *const *argv, sw_error **err)
 {
 	char *cmd = join_argv(argv);
 	char *msg = sw__strdup(r->err && r->err[0] ? r->err : (r->out ? r->out : ""));
 	if (msg)
 		trim(msg);
-	if (msg && strlen(msg) > 500)
-		msg[500] = '\0';
+	cap_message(&msg);
 	const char *code = sw__android_failure_code(msg);
 	const char *hint = !strcmp(code, "NO_DEVICE") ? "Start the emulator (qa_prepare_target with avd) and try again"
 	                   : !strcmp(code, "DEVICE_NOT_READY")
@@ -140,11 +151,9 @@ static int dev_shell_ok(android_dev *d, const char *cmd, const char *failure_cod
 	if (r.status != 0 || strstr(r.out, "Exception") || strstr(r.err, "Exception") ||
 	    sw__str_has_prefix(r.out, "Error")) {
 		char *msg = sw__strdup(r.err[0] ? r.err : r.out);
-		if (msg) {
+		if (msg)
 			trim(msg);
-			if (strlen(msg) > 500)
-				msg[500] = '\0';
-		}
+		cap_message(&msg);
 		rc = sw__error_set(err, SW_EDEVICE, failure_code, NULL, "adb shell %s failed: %s", cmd,
 		                   msg && msg[0] ? msg : "exit status");
 		if (err && *err)
@@ -806,11 +815,9 @@ static int android_install(void *state, const char *path, sw_error **err)
 	if (r.status != 0 || !strstr(r.out, "Success")) {
 		char *msg =
 		    sw__strdup(strstr(r.out, "Failure") ? strstr(r.out, "Failure") : (r.err[0] ? r.err : r.out));
-		if (msg) {
+		if (msg)
 			trim(msg);
-			if (strlen(msg) > 500)
-				msg[500] = '\0';
-		}
+		cap_message(&msg);
 		rc = sw__error_set(err, SW_EDEVICE, sw__android_install_failure_code(msg), NULL,
 		                   "adb install failed: %s", msg && msg[0] ? msg : "no output");
 		free(msg);

@@ -2,6 +2,7 @@
 #ifndef SWIPIUM_UTIL_H
 #define SWIPIUM_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <swipium/common.h>
@@ -59,6 +60,51 @@ SW_API char *sw_iso_time(int64_t ms, char out[SW_ISO_TIME_SIZE]);
  * `runs/<project id>/` and resources are named `swipium://project/<project id>/`.
  */
 SW_API void sw_project_id(const char *root, char out[SW_PROJECT_ID_SIZE]);
+/** Where sw_text_cap() leaves text out (the marker SW_CAP_MARKER goes there). */
+enum sw_cap_mode {
+	/** Keep the head and the tail around the marker (error texts, TOOLS.md §6.5). */
+	SW_CAP_HEAD_TAIL = 0,
+	/** Keep the head, the marker ends the text. */
+	SW_CAP_HEAD = 1,
+	/** Keep the tail, the marker starts the text (logs). */
+	SW_CAP_TAIL = 2,
+};
+
+/** The marker a capped text carries where it was cut: U+2026 HORIZONTAL ELLIPSIS. */
+#define SW_CAP_MARKER "\xE2\x80\xA6"
+
+/**
+ * The UTF-8-aware way to shorten text for people and protocols: a copy of
+ * s[0..len) (@len (size_t)-1: up to the NUL) in which every invalid UTF-8
+ * sequence became U+FFFD and which, when longer than @max_chars UTF-16 units
+ * (JavaScript's String.length), is cut to exactly @max_chars units including
+ * the marker, placed as @mode says. A character is never split. NULL @s gives
+ * "". Returns NULL only when out of memory; free with sw_free().
+ */
+SW_API char *sw_text_cap(const char *s, size_t len, size_t max_chars, enum sw_cap_mode mode);
+
+/** sw_text_cap() of a printf-style text (never cuts inside a character). Free with sw_free(). */
+SW_API char *sw_text_capf(size_t max_chars, enum sw_cap_mode mode, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/** True when s[0..len) is valid UTF-8 (no overlong forms, no encoded surrogates). */
+SW_API bool sw_text_is_valid(const char *s, size_t len);
+
+/**
+ * snprintf() that never leaves a broken character: the text is formatted,
+ * invalid UTF-8 becomes U+FFFD, and when it does not fit in @size bytes
+ * (with the NUL) it is cut at a character boundary and ends with the marker.
+ * Returns the number of bytes written (without the NUL); @size 0 writes nothing.
+ */
+SW_API size_t sw_text_snprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * Rewrites, in place, every JSON-escaped lone surrogate (\uD800-\uDFFF without
+ * its pair) inside the strings of the JSON text s[0..len) as \uFFFD (the same
+ * length), so a JSON decoder that refuses them (jansson) reads what JSON.parse
+ * reads. Everything else stays byte for byte.
+ */
+SW_API void sw_json_fix_lone_surrogates(char *s, size_t len);
 
 /** The library's version string, e.g. "0.1.0". (transfer none) */
 SW_API const char *sw_version(void);
