@@ -207,6 +207,12 @@ int sw__options_check(const json_t *opts, const sw__opt *spec, const char *what,
  */
 int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body, sw_error **err);
 
+/* ---- drivers (drivers/driver.c) ------------------------------------------ */
+
+struct sw_driver_ops;
+/* Makes @ops findable by sw_driver_find() (tests register their scripted driver). At most 8. */
+void sw__driver_register(const struct sw_driver_ops *ops);
+
 /* ---- context internals ------------------------------------------------- */
 
 struct sw_ctx {

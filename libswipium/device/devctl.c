@@ -43,44 +43,6 @@ static void env_change(sw_session *s, const char *fmt, ...)
 
 /* ---- info / rotation ------------------------------------------------------ */
 
-/* rotation 0..3 from `dumpsys window` (mCurrentRotation=ROTATION_90 or =1), -1 when unknown */
-static int parse_rotation(const char *out)
-{
-	const char *p = out ? strstr(out, "mCurrentRotation=") : NULL;
-	if (!p)
-		return -1;
-	p += strlen("mCurrentRotation=");
-	if (!strncmp(p, "ROTATION_", 9))
-		return atoi(p + 9) / 90 % 4;
-	if (*p >= '0' && *p <= '3')
-		return *p - '0';
-	return -1;
-}
-
-static int read_rotation(sw__dc *dc, int *rotation, int *auto_rotate, sw_error **err)
-{
-	char *out = NULL;
-	int rc = sw__dc_shell(dc, "dumpsys window displays", 15000, &out, NULL, err);
-	if (rc != SW_OK)
-		return rc;
-	*rotation = parse_rotation(out);
-	sw_free(out);
-	if (*rotation < 0) {
-		rc = sw__dc_shell(dc, "dumpsys window", 15000, &out, NULL, err);
-		if (rc != SW_OK)
-			return rc;
-		*rotation = parse_rotation(out);
-		sw_free(out);
-	}
-	out = NULL;
-	rc = sw__dc_shell(dc, "settings get system accelerometer_rotation", 10000, &out, NULL, err);
-	if (rc != SW_OK)
-		return rc;
-	*auto_rotate = !strcmp(out, "1") ? 1 : !strcmp(out, "0") ? 0 : -1;
-	sw_free(out);
-	return SW_OK;
-}
-
 static json_t *rotation_fields(json_t *o, int rotation, int auto_rotate)
 {
 	json_object_set_new(o, "orientation",
@@ -92,200 +54,112 @@ static json_t *rotation_fields(json_t *o, int rotation, int auto_rotate)
 	return o;
 }
 
-static json_t *prop_or_null(json_t *props, const char *key)
-{
-	const char *v = json_string_value(json_object_get(props, key));
-	return v && *v ? json_string(v) : json_null();
-}
-
 int sw_devctl_info(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json,
                    sw_error **err)
 {
+	(void)ctx;
 	(void)s;
 	json_t *opts;
 	int rc = bad_options(options_json, &opts, err);
 	if (rc != SW_OK)
 		return rc;
-	sw__dc dc;
-	rc = sw__dc_from_device(ctx, dev, &dc, err);
-	if (rc != SW_OK) {
-		json_decref(opts);
-		return rc;
-	}
-	char *gp = NULL, *size = NULL, *dens = NULL, *pk = NULL;
-	json_t *props = NULL, *res = NULL;
-	rc = sw__dc_shell(&dc, "getprop", 15000, &gp, NULL, err);
-	if (rc == SW_OK)
-		rc = sw__dc_shell(&dc, "wm size", 10000, &size, NULL, err);
-	if (rc == SW_OK)
-		rc = sw__dc_shell(&dc, "wm density", 10000, &dens, NULL, err);
-	if (rc == SW_OK)
-		rc = sw__dc_shell(&dc, "pm list packages -3", 20000, &pk, NULL, err);
+	char *desc = NULL, *pj = NULL, *pk = NULL;
+	json_t *d = NULL, *p = NULL, *pkgs = NULL, *res = NULL;
 	int rotation = -1, auto_rotate = -1;
+	rc = sw_device_describe(dev, &desc, err);
 	if (rc == SW_OK)
-		rc = read_rotation(&dc, &rotation, &auto_rotate, err);
+		rc = sw_device_properties(dev, &pj, err);
+	if (rc == SW_OK)
+		rc = sw_device_packages(dev, &pk, err);
+	if (rc == SW_OK)
+		rc = sw_device_rotation(dev, &rotation, &auto_rotate, err);
 	if (rc != SW_OK)
 		goto out;
-	props = sw__android_parse_getprop(gp);
-	json_t *abis = json_array();
-	const char *abil = json_string_value(json_object_get(props, "ro.product.cpu.abilist"));
-	if (abil) {
-		char *c = strdup(abil), *save = NULL;
-		for (char *t = c ? strtok_r(c, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
-			json_array_append_new(abis, json_string(t));
-		free(c);
+	d = json_loads(desc, 0, NULL);
+	p = json_loads(pj, 0, NULL);
+	pkgs = json_loads(pk, 0, NULL);
+	if (!json_is_object(p) || !json_is_array(pkgs)) {
+		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the driver answered device properties that are not JSON");
+		goto out;
 	}
-	json_t *locale = prop_or_null(props, "persist.sys.locale");
-	if (json_is_null(locale)) {
-		json_decref(locale);
-		locale = prop_or_null(props, "ro.product.locale");
-	}
-	int w = 0, h = 0;
+	json_t *nat = json_object_get(p, "screen");
 	json_t *screen = json_object();
-	if (sw__android_parse_wm_size(size, &w, &h)) {
-		/* wm size is the natural (portrait) size; the screen turns with the rotation */
+	if (json_is_integer(json_object_get(nat, "width")) && json_is_integer(json_object_get(nat, "height"))) {
+		/* the natural (portrait) size; the screen turns with the rotation */
 		bool land = rotation >= 0 && rotation % 2;
-		json_object_set_new(screen, "width", json_integer(land ? h : w));
-		json_object_set_new(screen, "height", json_integer(land ? w : h));
+		json_object_set(screen, "width", json_object_get(nat, land ? "height" : "width"));
+		json_object_set(screen, "height", json_object_get(nat, land ? "width" : "height"));
 	}
-	const char *dp = dens ? strrchr(dens, ':') : NULL;
-	json_object_set_new(screen, "density", dp ? json_integer(atoi(dp + 1)) : json_null());
-	json_t *pkgs = json_array();
-	size_t count = 0;
+	json_t *dens = json_object_get(nat, "density");
+	json_object_set_new(screen, "density", json_is_integer(dens) ? json_incref(dens) : json_null());
+	json_t *list = json_array();
 	const char *filter = json_string_value(json_object_get(opts, "packageFilter"));
-	char *save = NULL;
-	for (char *t = strtok_r(pk, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(t, "package:", 8))
-			continue;
-		count++;
-		char *name = t + 8;
-		size_t nl = strlen(name);
-		if (nl && name[nl - 1] == '\r')
-			name[nl - 1] = '\0';
-		if (!filter || strstr(name, filter))
-			json_array_append_new(pkgs, json_string(name));
+	size_t i;
+	json_t *v;
+	json_array_foreach(pkgs, i, v)
+	{
+		const char *name = json_string_value(v);
+		if (name && (!filter || strstr(name, filter)))
+			json_array_append(list, v);
 	}
-	res = json_pack("{s:s,s:s,s:b}", "platform", "android", "serial", dc.serial, "emulator",
-	                sw__android_serial_is_emulator(dc.serial) || sw__android_props_are_emulator(props) == 1);
-	json_object_set_new(res, "props",
-	                    json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "manufacturer",
-	                              prop_or_null(props, "ro.product.manufacturer"), "model",
-	                              prop_or_null(props, "ro.product.model"), "sdk",
-	                              prop_or_null(props, "ro.build.version.sdk"), "release",
-	                              prop_or_null(props, "ro.build.version.release"), "abis", abis, "locale", locale,
-	                              "timezone", prop_or_null(props, "persist.sys.timezone")));
+	const char *serial = json_string_value(json_object_get(d, "serial"));
+	const char *platform = json_string_value(json_object_get(d, "platform"));
+	res = json_pack("{s:s,s:s,s:b}", "platform", platform ? platform : sw_device_ops(dev)->name, "serial",
+	                serial ? serial : "", "emulator",
+	                json_is_true(json_object_get(d, "emulator")) || json_is_true(json_object_get(p, "emulator")));
+	json_t *props = json_object();
+	const char *keys[] = {"manufacturer", "model", "sdk", "release", "abis", "locale", "timezone"};
+	for (size_t k = 0; k < SW_ARRAY_SIZE(keys); k++) {
+		json_t *pv = json_object_get(p, keys[k]);
+		json_object_set_new(props, keys[k], pv ? json_incref(pv) : (k == 4 ? json_array() : json_null()));
+	}
+	json_object_set_new(res, "props", props);
 	json_object_set_new(res, "screen", screen);
 	rotation_fields(res, rotation, auto_rotate);
-	json_object_set_new(res, "installedThirdPartyCount", json_integer((json_int_t)count));
+	json_object_set_new(res, "installedThirdPartyCount", json_integer((json_int_t)json_array_size(pkgs)));
 	if (json_is_true(json_object_get(opts, "listPackages")) || filter)
-		json_object_set_new(res, "packages", pkgs);
+		json_object_set_new(res, "packages", list);
 	else
-		json_decref(pkgs);
+		json_decref(list);
 	rc = finish(res, out_json, err);
+	res = NULL;
 out:
-	json_decref(props);
-	sw_free(gp);
-	sw_free(size);
-	sw_free(dens);
+	json_decref(d);
+	json_decref(p);
+	json_decref(pkgs);
+	sw_free(desc);
+	sw_free(pj);
 	sw_free(pk);
 	json_decref(opts);
-	sw__dc_clear(&dc);
-	return rc;
-}
-
-static int shell_ok(sw__dc *dc, const char *cmd, sw_error **err)
-{
-	char *out = NULL;
-	int st = 0;
-	int rc = sw__dc_shell(dc, cmd, 15000, &out, &st, err);
-	if (rc == SW_OK && st != 0) {
-		char *said = sw__cap(out, 200);
-		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "the device refused `%s` (exit %d): %s", cmd, st,
-		                   said ? said : "");
-		free(said);
-	}
-	sw_free(out);
 	return rc;
 }
 
 int sw_devctl_orientation(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *orientation, char **out_json,
                           sw_error **err)
 {
+	(void)ctx;
 	if (!orientation ||
 	    (strcmp(orientation, "portrait") && strcmp(orientation, "landscape") && strcmp(orientation, "auto")))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "orientation must be portrait, landscape or auto");
-	sw__dc dc;
-	int rc = sw__dc_from_device(ctx, dev, &dc, err);
-	if (rc != SW_OK)
-		return rc;
-	if (!strcmp(orientation, "auto")) {
-		rc = shell_ok(&dc, "settings put system accelerometer_rotation 1", err);
-	} else {
-		rc = shell_ok(&dc, "settings put system accelerometer_rotation 0", err);
-		if (rc == SW_OK)
-			rc = shell_ok(&dc,
-			              !strcmp(orientation, "portrait") ? "settings put system user_rotation 0"
-			                                               : "settings put system user_rotation 1",
-			              err);
-	}
+	int rc = sw_device_set_rotation(dev, !strcmp(orientation, "auto") ? -1 : !strcmp(orientation, "portrait") ? 0 : 1,
+	                                err);
 	int rotation = -1, auto_rotate = -1;
 	if (rc == SW_OK)
-		rc = read_rotation(&dc, &rotation, &auto_rotate, err);
+		rc = sw_device_rotation(dev, &rotation, &auto_rotate, err);
 	if (rc == SW_OK) {
-		env_change(s, "orientation set to %s on %s (rotation %d, auto-rotate %s)", orientation, dc.serial,
+		char *serial = sw__dc_serial(dev);
+		env_change(s, "orientation set to %s on %s (rotation %d, auto-rotate %s)", orientation, serial,
 		           rotation, auto_rotate == 1 ? "on" : "off");
+		free(serial);
 		json_t *res = json_pack("{s:s}", "requested", orientation);
 		rotation_fields(res, rotation, auto_rotate);
 		rc = finish(res, out_json, err);
 	}
-	sw__dc_clear(&dc);
 	return rc;
 }
 
 /* ---- network ------------------------------------------------------------------ */
-
-/* 1 airplane mode on, 0 off */
-static int read_airplane(sw__dc *dc, int *on, sw_error **err)
-{
-	char *out = NULL;
-	int rc = sw__dc_shell(dc, "settings get global airplane_mode_on", 10000, &out, NULL, err);
-	if (rc != SW_OK)
-		return rc;
-	if (!strcmp(out, "1"))
-		*on = 1;
-	else if (!strcmp(out, "0") || !strcmp(out, "null"))
-		*on = 0;
-	else {
-		char *said = sw__cap(out, 80);
-		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL, "unexpected airplane_mode_on value: %s",
-		                   said ? said : "");
-		free(said);
-	}
-	sw_free(out);
-	return rc;
-}
-
-static int set_airplane(sw__dc *dc, int on, sw_error **err)
-{
-	char *out = NULL;
-	int st = 0;
-	int rc =
-	    sw__dc_shell(dc, on ? "cmd connectivity airplane-mode enable" : "cmd connectivity airplane-mode disable",
-	                 15000, &out, &st, err);
-	if (rc != SW_OK)
-		return rc;
-	sw_free(out);
-	int now = -1;
-	rc = read_airplane(dc, &now, err);
-	if (rc != SW_OK)
-		return rc;
-	if (st != 0 || now != on)
-		return sw__error_set(err, SW_EDEVICE, "UNKNOWN",
-		                     "this needs Android 11 or later (cmd connectivity airplane-mode)",
-		                     "the device rejected the airplane-mode toggle; nothing was changed");
-	return SW_OK;
-}
 
 static json_t *network_result(json_t *net, int airplane)
 {
@@ -310,19 +184,19 @@ static json_t *network_record(sw_session *s)
 }
 
 /* Puts the original airplane state back. *did is set when something was restored. */
-static int restore_with(sw__dc *dc, sw_session *s, json_t *net, const char *reason, bool *did, sw_error **err)
+static int restore_with(sw_device *dev, const char *serial, sw_session *s, json_t *net, const char *reason, bool *did, sw_error **err)
 {
 	*did = false;
 	if (!json_is_true(json_object_get(net, "changed")) || json_is_true(json_object_get(net, "restored")))
 		return SW_OK;
 	int orig = json_is_true(json_object_get(net, "originalAirplane")) ? 1 : 0;
-	int rc = set_airplane(dc, orig, err);
+	int rc = sw_device_set_airplane_mode(dev, orig, err);
 	if (rc != SW_OK) {
 		const char *why = err && *err ? sw_error_message(*err) : "failed";
 		json_object_set_new(net, "restoreFailed", json_string(why));
 		sw__dc_session_set(s, "network", net, NULL);
 		env_change(s, "network restore (%s) failed: %s; airplane mode may still be %s on %s", reason, why,
-		           orig ? "off" : "on", dc->serial);
+		           orig ? "off" : "on", serial);
 		sw_session_flush(s, NULL);
 		return rc;
 	}
@@ -333,8 +207,8 @@ static int restore_with(sw__dc *dc, sw_session *s, json_t *net, const char *reas
 		json_object_set_new(net, "restoredAt", json_string(now));
 	free(now);
 	sw__dc_session_set(s, "network", net, NULL);
-	env_change(s, "network restored (%s): airplane mode %s again on %s", reason, orig ? "on" : "off", dc->serial);
-	json_t *target = json_pack("{s:s,s:s}", "serial", dc->serial, "network", orig ? "offline" : "online");
+	env_change(s, "network restored (%s): airplane mode %s again on %s", reason, orig ? "on" : "off", serial);
+	json_t *target = json_pack("{s:s,s:s}", "serial", serial, "network", orig ? "offline" : "online");
 	sw__dc_ledger(s, "qa_network", "network_change", "medium", target, "restored", reason);
 	json_decref(target);
 	sw_session_flush(s, NULL);
@@ -348,22 +222,20 @@ int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *ac
 	                strcmp(action, "restore")))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "action must be status, offline, online or restore");
-	sw__dc dc;
-	int rc = sw__dc_from_device(ctx, dev, &dc, err);
-	if (rc != SW_OK)
-		return rc;
+	(void)ctx;
+	char *serial = sw__dc_serial(dev);
 	json_t *net = network_record(s);
 	int airplane = 0;
-	rc = read_airplane(&dc, &airplane, err);
+	int rc = sw_device_airplane_mode(dev, &airplane, err);
 	if (rc != SW_OK)
 		goto out;
 	if (!strcmp(action, "restore")) {
 		bool did = false;
-		rc = restore_with(&dc, s, net, "restore", &did, err);
+		rc = restore_with(dev, serial, s, net, "restore", &did, err);
 		if (rc != SW_OK)
 			goto out;
 		if (did)
-			rc = read_airplane(&dc, &airplane, err);
+			rc = sw_device_airplane_mode(dev, &airplane, err);
 		if (rc != SW_OK)
 			goto out;
 		json_t *r = network_result(net, airplane);
@@ -376,14 +248,14 @@ int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *ac
 	}
 	if (!strcmp(action, "offline") || !strcmp(action, "online")) {
 		int want = !strcmp(action, "offline");
-		rc = set_airplane(&dc, want, err);
+		rc = sw_device_set_airplane_mode(dev, want, err);
 		if (rc != SW_OK)
 			goto out; /* rejected: nothing recorded */
 		if (!json_is_true(json_object_get(net, "changed"))) {
 			/* the original state, recorded once, before anything else is written */
 			json_object_set_new(net, "changed", json_true());
 			json_object_set_new(net, "originalAirplane", json_boolean(airplane));
-			json_object_set_new(net, "serial", json_string(dc.serial));
+			json_object_set_new(net, "serial", json_string(serial));
 		}
 		json_object_set_new(net, "restored", json_false());
 		json_object_del(net, "restoreFailed");
@@ -393,9 +265,9 @@ int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *ac
 		env_change(s,
 		           "network set %s (airplane mode %s) on %s; original state (airplane mode %s) is restored at "
 		           "qa_report",
-		           action, want ? "on" : "off", dc.serial,
+		           action, want ? "on" : "off", serial,
 		           json_is_true(json_object_get(net, "originalAirplane")) ? "on" : "off");
-		json_t *target = json_pack("{s:s,s:s}", "serial", dc.serial, "network", action);
+		json_t *target = json_pack("{s:s,s:s}", "serial", serial, "network", action);
 		sw__dc_ledger(s, "qa_network", "network_change", "medium", target, "executed", NULL);
 		json_decref(target);
 		sw_session_flush(s, NULL);
@@ -404,7 +276,7 @@ int sw_devctl_network(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *ac
 	rc = finish(network_result(net, airplane), out_json, err);
 out:
 	json_decref(net);
-	sw__dc_clear(&dc);
+	free(serial);
 	return rc;
 }
 
@@ -416,17 +288,34 @@ int sw_devctl_network_restore(sw_ctx *ctx, sw_session *s, const char *reason, ch
 	if (!json_is_true(json_object_get(net, "changed")) || json_is_true(json_object_get(net, "restored"))) {
 		res = json_pack("{s:b,s:s}", "restored", 0, "networkRestore", "not-needed");
 	} else {
-		sw__dc dc;
+		/* the device the change was made on (recorded with it), else the session's device */
+		json_t *devrec = sw__dc_session_get(s, "device");
 		const char *serial = json_string_value(json_object_get(net, "serial"));
-		rc = sw__dc_from_session(ctx, s, &dc, err);
-		if (rc == SW_OK && serial && strcmp(serial, dc.serial)) {
-			free(dc.serial);
-			dc.serial = strdup(serial);
-		}
+		if (!serial)
+			serial = json_string_value(json_object_get(devrec, "serial"));
+		char *ser = serial ? sw__strdup(serial) : NULL;
+		json_decref(devrec);
+		sw_device *dev = NULL;
 		bool did = false;
+		if (!ser) {
+			rc = sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE", NULL, "the session has no bound device");
+		} else {
+			rc = sw__dc_open_serial(ctx, s, ser, &dev, err);
+			if (rc != SW_OK) {
+				/* the device is gone: the restore stays pending, and the session says why */
+				const char *why = err && *err ? sw_error_message(*err) : "the device is not reachable";
+				json_object_set_new(net, "restoreFailed", json_string(why));
+				sw__dc_session_set(s, "network", net, NULL);
+				env_change(s, "network restore (%s) failed: %s; airplane mode may still be %s on %s",
+				           reason ? reason : "restore", why,
+				           json_is_true(json_object_get(net, "originalAirplane")) ? "off" : "on", ser);
+				sw_session_flush(s, NULL);
+			}
+		}
 		if (rc == SW_OK)
-			rc = restore_with(&dc, s, net, reason ? reason : "restore", &did, err);
-		sw__dc_clear(&dc);
+			rc = restore_with(dev, ser, s, net, reason ? reason : "restore", &did, err);
+		sw_device_free(dev);
+		free(ser);
 		if (rc != SW_OK)
 			goto out;
 		res = json_pack("{s:b,s:s}", "restored", did, "networkRestore", did ? "restored" : "not-needed");
@@ -507,47 +396,23 @@ int sw_devctl_restore_pending(sw_ctx *ctx, sw_store *store, char **summary_json,
 int sw_devctl_geolocation(sw_ctx *ctx, sw_session *s, sw_device *dev, double lat, double lng, char **out_json,
                           sw_error **err)
 {
+	(void)ctx;
 	if (!isfinite(lat) || !isfinite(lng) || lat < -90 || lat > 90 || lng < -180 || lng > 180)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "lat must be within -90..90 and lng within -180..180 (decimal degrees)");
-	sw__dc dc;
-	int rc = sw__dc_from_device(ctx, dev, &dc, err);
+	int rc = sw_device_geo_fix(dev, lat, lng, err);
 	if (rc != SW_OK)
 		return rc;
-	if (!sw__android_serial_is_emulator(dc.serial)) {
-		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL,
-		                   "setting the location needs an emulator console; %s is not an emulator", dc.serial);
-		sw__dc_clear(&dc);
-		return rc;
-	}
 	char slat[32], slng[32];
 	snprintf(slat, sizeof(slat), "%.6f", lat);
 	snprintf(slng, sizeof(slng), "%.6f", lng);
-	const char *args[] = {"emu", "geo", "fix", slng, slat, NULL};
-	sw__proc_result r;
-	rc = sw__dc_adb(&dc, args, 15000, &r, err);
-	if (rc == SW_OK) {
-		const char *o = r.out ? r.out : "";
-		if (r.status != 0 || strstr(o, "KO")) {
-			char *said = sw__cap(o, 200), *said_err = sw__cap(r.err, 200);
-			rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE",
-			                   "check that the emulator console port is reachable",
-			                   "the emulator console refused geo fix: %s%s", said ? said : "",
-			                   said_err ? said_err : "");
-			free(said);
-			free(said_err);
-		}
-		sw__proc_result_clear(&r);
-	}
-	if (rc == SW_OK) {
-		env_change(s, "location set to %s,%s on %s (emulator console geo fix)", slat, slng, dc.serial);
-		json_t *target = json_pack("{s:s,s:f,s:f}", "serial", dc.serial, "lat", lat, "lng", lng);
-		sw__dc_ledger(s, "qa_geolocation", "geo_set", "medium", target, "executed", NULL);
-		json_decref(target);
-		rc = finish(json_pack("{s:f,s:f,s:b}", "lat", lat, "lng", lng, "set", 1), out_json, err);
-	}
-	sw__dc_clear(&dc);
-	return rc;
+	char *serial = sw__dc_serial(dev);
+	env_change(s, "location set to %s,%s on %s (emulator console geo fix)", slat, slng, serial);
+	json_t *target = json_pack("{s:s,s:f,s:f}", "serial", serial, "lat", lat, "lng", lng);
+	sw__dc_ledger(s, "qa_geolocation", "geo_set", "medium", target, "executed", NULL);
+	json_decref(target);
+	free(serial);
+	return finish(json_pack("{s:f,s:f,s:b}", "lat", lat, "lng", lng, "set", 1), out_json, err);
 }
 
 /* ---- app lifecycle ---------------------------------------------------------- */
@@ -638,27 +503,6 @@ static char *fg_package(sw_device *dev)
 	return pkg;
 }
 
-static int pm_clear(sw__dc *dc, const char *pkg, sw_error **err)
-{
-	char *q = sw__android_shell_quote(pkg);
-	char *cmd = q ? sw__asprintf("pm clear %s", q) : NULL;
-	free(q);
-	if (!cmd)
-		return sw__error_nomem(err);
-	char *out = NULL;
-	int st = 0;
-	int rc = sw__dc_shell(dc, cmd, 30000, &out, &st, err);
-	free(cmd);
-	if (rc == SW_OK && (st != 0 || !strstr(out, "Success"))) {
-		char *said = sw__cap(out, 200);
-		rc = sw__error_set(err, SW_EDEVICE, "BUNDLE_ID_NOT_FOUND", "check the session's app id with qa_status",
-		                   "pm clear %s failed: %s", pkg, said ? said : "");
-		free(said);
-	}
-	sw_free(out);
-	return rc;
-}
-
 static void changed_detail(sw_error **err, bool changed)
 {
 	if (err && *err) {
@@ -684,13 +528,8 @@ int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *option
 		    "run qa_prepare_target (or qa_start_session with the app) so the session knows its app",
 		    "the session has no app id; qa_app_control always works on the session's app");
 	}
-	sw__dc dc;
-	rc = sw__dc_from_device(ctx, dev, &dc, err);
-	if (rc != SW_OK) {
-		free(app);
-		json_decref(opts);
-		return rc;
-	}
+	(void)ctx;
+	char *serial = sw__dc_serial(dev);
 	bool killed = false, changed = false;
 	if (!strcmp(action, "launch") || !strcmp(action, "foreground")) {
 		rc = sw_device_launch(dev, app, err);
@@ -715,13 +554,13 @@ int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *option
 		if (rc == SW_OK)
 			rc = sw_device_launch(dev, app, err);
 	} else if (!strcmp(action, "clear_data") || !strcmp(action, "fresh_start")) {
-		rc = pm_clear(&dc, app, err);
+		rc = sw_device_clear_app_data(dev, app, err);
 		killed = changed = rc == SW_OK;
 		if (rc == SW_OK) {
 			bool ack = json_is_true(json_object_get(opts, "acknowledgeBundleRisk"));
-			env_change(s, "%s: app data of %s wiped on %s%s", action, app, dc.serial,
+			env_change(s, "%s: app data of %s wiped on %s%s", action, app, serial,
 			           ack ? " (acknowledgeBundleRisk)" : "");
-			json_t *target = json_pack("{s:s,s:s}", "appId", app, "serial", dc.serial);
+			json_t *target = json_pack("{s:s,s:s}", "appId", app, "serial", serial);
 			sw__dc_ledger(s, "qa_app_control",
 			              !strcmp(action, "clear_data") ? "app_clear_data" : "app_fresh_start", "high",
 			              target, "executed", NULL);
@@ -735,7 +574,7 @@ int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *option
 		goto out;
 	}
 	if (strcmp(action, "clear_data") && strcmp(action, "fresh_start"))
-		env_change(s, "app %s: %s on %s", action, app, dc.serial);
+		env_change(s, "app %s: %s on %s", action, app, serial);
 	char *fg = fg_package(dev);
 	json_t *res = json_pack("{s:s,s:s,s:b,s:b,s:o,s:o}", "packageName", app, "action", action, "changedState", 1,
 	                        "processKilled", killed, "foreground", fg ? json_string(fg) : json_null(),
@@ -743,7 +582,7 @@ int sw_devctl_app(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *option
 	free(fg);
 	rc = finish(res, out_json, err);
 out:
-	sw__dc_clear(&dc);
+	free(serial);
 	free(app);
 	json_decref(opts);
 	return rc;
@@ -805,29 +644,14 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		                     "for must be device_online, metro_ready, wda_ready or simulator_booted");
 	}
 	bool device = !strcmp(what, "device_online");
-	sw__dc dc = {0};
 	char *serial = NULL;
+	const struct sw_driver_ops *ops = sw__dc_session_driver(s);
 	if (device) {
-		sw_error *e = NULL;
-		if (sw__dc_from_session(ctx, s, &dc, &e) != SW_OK) {
-			/* no bound device yet: any online device counts */
-			if (e && !strcmp(sw_error_failure_code(e), "ADB_NOT_FOUND")) {
-				json_decref(notes);
-				json_decref(opts);
-				sw__error_propagate(err, e);
-				return SW_ENOTFOUND;
-			}
-			sw_error_free(e);
-			dc.adb = sw__android_find_adb(ctx);
-			dc.ctx = ctx;
-			if (!dc.adb) {
-				json_decref(notes);
-				json_decref(opts);
-				return sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", NULL, "adb was not found");
-			}
-		} else {
-			serial = strdup(dc.serial);
-		}
+		/* the session's device, else (no bound device yet) any online device counts */
+		json_t *devrec = sw__dc_session_get(s, "device");
+		const char *ser = json_string_value(json_object_get(devrec, "serial"));
+		serial = ser ? sw__strdup(ser) : NULL;
+		json_decref(devrec);
 	}
 	int64_t t0 = sw_monotonic_ms();
 	bool satisfied = false;
@@ -837,7 +661,21 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		state = json_object();
 		if (device) {
 			json_t *list = NULL;
-			if (sw__android_list_devices(dc.adb, &list, NULL) == SW_OK) {
+			char *lj = NULL;
+			sw_error *le = NULL;
+			if (sw_driver_devices(ops, ctx, &lj, &le) == SW_OK)
+				list = json_loads(lj, 0, NULL);
+			sw_free(lj);
+			if (le && !strcmp(sw_error_failure_code(le), "ADB_NOT_FOUND")) {
+				json_decref(state);
+				json_decref(notes);
+				json_decref(opts);
+				free(serial);
+				sw__error_propagate(err, le);
+				return SW_ENOTFOUND;
+			}
+			sw_error_free(le);
+			if (json_is_array(list)) {
 				size_t i;
 				json_t *d;
 				const char *st = "absent";
@@ -886,7 +724,6 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 			json_decref(notes);
 			json_decref(opts);
 			free(serial);
-			sw__dc_clear(&dc);
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_wait was cancelled");
 		}
 	}
@@ -900,6 +737,5 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		json_decref(notes);
 	json_decref(opts);
 	free(serial);
-	sw__dc_clear(&dc);
 	return finish(res, out_json, err);
 }

@@ -1,21 +1,13 @@
-/* record.c: screen recording: `adb shell screenrecord` in the background, one per session, pulled as an mp4 artifact.
+/* record.c: screen recording through the driver (sw_device_record_start), one per session, kept as an mp4 artifact.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "devctl-internal.h"
-
-extern char **environ;
 
 #define MAX_RECORDERS 16
 #define TIME_LIMIT_S 180
@@ -23,10 +15,10 @@ extern char **environ;
 struct recorder {
 	bool used;
 	char sid[64];
-	pid_t pid;
-	bool exited; /* the adb child has been reaped */
+	sw_recording *rec; /* the driver's recording (outlives the device handle) */
+	long pid;          /* its local capturing process (processes.json), or 0 */
+	bool exited;       /* the capture ended */
 	int64_t started_ms, exited_ms;
-	char remote[128];
 	char serial[128];
 	bool on_failure; /* save: on_failure */
 	sw_store *store;
@@ -40,8 +32,7 @@ static void poll_child(struct recorder *r)
 {
 	if (r->exited)
 		return;
-	int st;
-	if (waitpid(r->pid, &st, WNOHANG) == r->pid) {
+	if (!sw_recording_poll(r->rec)) {
 		r->exited = true;
 		r->exited_ms = sw_monotonic_ms();
 	}
@@ -77,15 +68,15 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
 	const char *save = json_string_value(json_object_get(opts, "save"));
 	if (save && strcmp(save, "always") && strcmp(save, "on_failure"))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "save must be always or on_failure");
-	sw__dc dc;
-	int rc = sw__dc_from_device(ctx, dev, &dc, err);
-	if (rc != SW_OK)
-		return rc;
+	(void)ctx;
+	char *serial = sw__dc_serial(dev);
+	if (!serial)
+		return sw__error_nomem(err);
 	pthread_mutex_lock(&rec_lock);
 	struct recorder *r = find(sid);
 	if (r) {
 		pthread_mutex_unlock(&rec_lock);
-		sw__dc_clear(&dc);
+		free(serial);
 		return sw__error_set(err, SW_EEXISTS, "INVALID_ARGUMENT", "qa_screen_record {action:\"stop\"} first",
 		                     "a recording is already running for this session (one per session)");
 	}
@@ -94,48 +85,33 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
 			r = &recorders[i];
 	if (!r) {
 		pthread_mutex_unlock(&rec_lock);
-		sw__dc_clear(&dc);
+		free(serial);
 		return sw__error_set(err, SW_ELIMIT, "INVALID_ARGUMENT", NULL,
 		                     "too many recordings are running in this server");
 	}
 	memset(r, 0, sizeof(*r));
 	snprintf(r->sid, sizeof(r->sid), "%s", sid);
-	snprintf(r->serial, sizeof(r->serial), "%s", dc.serial);
-	snprintf(r->remote, sizeof(r->remote), "/sdcard/swipium-rec-%s-%ld.mp4", sid, (long)time(NULL));
+	snprintf(r->serial, sizeof(r->serial), "%s", serial);
 	r->on_failure = save && !strcmp(save, "on_failure");
 	r->store = sw_session_store(s);
-	char limit[16];
-	snprintf(limit, sizeof(limit), "%d", TIME_LIMIT_S);
-	const char *argv[] = {dc.adb, "-s", dc.serial, "shell", "screenrecord", "--time-limit", limit, r->remote, NULL};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawnattr_init(&at);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	pid_t pid;
-	int e = posix_spawn(&pid, dc.adb, &fa, &at, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (e != 0) {
+	int rc = sw_device_record_start(dev, TIME_LIMIT_S, &r->rec, &r->pid, err);
+	if (rc != SW_OK) {
+		memset(r, 0, sizeof(*r));
 		pthread_mutex_unlock(&rec_lock);
-		sw__dc_clear(&dc);
-		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "could not start adb screenrecord: %s", strerror(e));
+		free(serial);
+		return rc;
 	}
 	r->used = true;
-	r->pid = pid;
 	r->started_ms = sw_monotonic_ms();
 	json_t *st = status_of(r);
 	pthread_mutex_unlock(&rec_lock);
-	sw_store_process_add(sw_session_store(s), pid, "recording", sid, dc.serial, NULL);
-	sw_session_add_env_change(s, "screen recording started (adb shell screenrecord, auto-stop after 180 s)", NULL);
-	json_t *target = json_pack("{s:s,s:s}", "serial", dc.serial, "file", r->remote);
+	if (r->pid > 0)
+		sw_store_process_add(sw_session_store(s), (int)r->pid, "recording", sid, serial, NULL);
+	sw_session_add_env_change(s, "screen recording started (auto-stop after 180 s)", NULL);
+	json_t *target = json_pack("{s:s,s:s}", "serial", serial, "file", "screen recording");
 	sw__dc_ledger(s, "qa_screen_record", "screen_record", "medium", target, "executed", NULL);
 	json_decref(target);
-	sw__dc_clear(&dc);
+	free(serial);
 	json_object_set_new(st, "save", json_string(r->on_failure ? "on_failure" : "always"));
 	*out_json = json_dumps(st, JSON_COMPACT);
 	json_decref(st);
@@ -148,72 +124,32 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
  */
 static int stop_locked(sw_ctx *ctx, sw_session *s, struct recorder *r, bool discard, json_t **out, sw_error **err)
 {
-	sw__dc dc = {0};
-	dc.ctx = ctx;
-	dc.adb = sw__android_find_adb(ctx);
-	dc.serial = strdup(r->serial);
+	(void)ctx;
 	int rc = SW_OK;
-	if (!dc.adb || !dc.serial) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", NULL, "adb was not found");
-		goto out;
-	}
 	poll_child(r);
 	bool was_capturing = !r->exited;
-	if (!r->exited) {
-		/* screenrecord finishes its file on SIGINT; then the adb client ends */
-		char *o = NULL;
-		sw__dc_shell(&dc, "pkill -INT screenrecord", 10000, &o, NULL, NULL);
-		sw_free(o);
-		for (int i = 0; i < 50 && !r->exited; i++) {
-			usleep(100 * 1000);
-			poll_child(r);
-		}
-		if (!r->exited) {
-			kill(-r->pid, SIGINT);
-			for (int i = 0; i < 20 && !r->exited; i++) {
-				usleep(100 * 1000);
-				poll_child(r);
-			}
-		}
-		if (!r->exited) {
-			kill(-r->pid, SIGKILL);
-			waitpid(r->pid, NULL, 0);
-			r->exited = true;
-			r->exited_ms = sw_monotonic_ms();
-		}
-	}
 	json_t *st = status_of(r);
 	json_object_set_new(st, "recording", json_false());
 	json_object_set_new(st, "capturing", json_false());
 	json_object_set_new(st, "wasCapturing", json_boolean(was_capturing));
-	sw_store_process_remove(r->store, r->pid, NULL);
+	if (r->pid > 0)
+		sw_store_process_remove(r->store, (int)r->pid, NULL);
 	char name[160];
 	snprintf(name, sizeof(name), "screenrecord-%s-%ld.mp4", r->sid, (long)time(NULL));
 	if (discard) {
+		rc = sw_recording_stop(r->rec, NULL, err);
+		r->rec = NULL;
 		json_object_set_new(st, "discarded", json_true());
 		sw_session_add_env_change(s, "screen recording stopped and discarded (save: on_failure, no failure)",
 		                          NULL);
 	} else {
 		char *local = NULL;
 		rc = sw_artifact_path(s, "recording", name, &local, err);
-		if (rc == SW_OK) {
-			const char *args[] = {"pull", r->remote, local, NULL};
-			sw__proc_result pr;
-			rc = sw__dc_adb(&dc, args, 60000, &pr, err);
-			if (rc == SW_OK) {
-				struct stat sb;
-				if (pr.status != 0 || stat(local, &sb) != 0 || sb.st_size == 0) {
-					char *said = sw__cap(pr.out, 200);
-					rc = sw__error_set(err, SW_EIO, "UNKNOWN",
-					                   "the device may have stopped the recording before any frame",
-					                   "could not pull the recording %s: %s", r->remote,
-					                   said ? said : "");
-					free(said);
-					unlink(local);
-				}
-				sw__proc_result_clear(&pr);
-			}
-		}
+		/* the driver stops the capture, and saves it when it has a path */
+		int src = sw_recording_stop(r->rec, rc == SW_OK ? local : NULL, rc == SW_OK ? err : NULL);
+		r->rec = NULL;
+		if (rc == SW_OK)
+			rc = src;
 		if (rc == SW_OK) {
 			char *meta = NULL;
 			rc = sw_artifact_register(s, "recording", name, "video/mp4", "screen recording", &meta, err);
@@ -228,21 +164,11 @@ static int stop_locked(sw_ctx *ctx, sw_session *s, struct recorder *r, bool disc
 		}
 		free(local);
 	}
-	{
-		char *rm = sw__asprintf("rm -f %s", r->remote);
-		char *o = NULL;
-		if (rm)
-			sw__dc_shell(&dc, rm, 10000, &o, NULL, NULL);
-		sw_free(o);
-		free(rm);
-	}
-	if (out)
+	if (out && rc == SW_OK)
 		*out = st;
 	else
 		json_decref(st);
-out:
 	memset(r, 0, sizeof(*r));
-	sw__dc_clear(&dc);
 	return rc;
 }
 
@@ -298,11 +224,7 @@ void sw_devctl_record_stop_all(sw_ctx *ctx, sw_store *store)
 			continue;
 		sw_session *s = NULL;
 		if (sw_store_get_session(r->store, r->sid, &s, NULL) != SW_OK) {
-			poll_child(r);
-			if (!r->exited) {
-				kill(-r->pid, SIGINT);
-				waitpid(r->pid, NULL, 0);
-			}
+			sw_recording_stop(r->rec, NULL, NULL);
 			memset(r, 0, sizeof(*r));
 			continue;
 		}

@@ -1,5 +1,6 @@
 /* driver.c: the device handle: binds a driver's ops table and answers BACKEND_UNSUPPORTED for missing slots. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "sw-internal.h"
 #include <swipium/driver.h>
@@ -54,6 +55,8 @@ static int unsupported(const sw_device *dev, const char *what, sw_error **err)
 }
 
 #define HAS(dev, cap, slot) ((dev) && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
+/* a version 2 slot: never read from a table written for version 1 (it is shorter) */
+#define HAS2(dev, cap, slot) ((dev) && (dev)->ops->version >= 2 && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
 
 int sw_device_describe(sw_device *dev, char **out_json, sw_error **err)
 {
@@ -165,4 +168,177 @@ int sw_device_clear_text(sw_device *dev, size_t chars, sw_error **err)
 	if (!HAS(dev, SW_DRIVER_CAP_INPUT, clear_text))
 		return unsupported(dev, "clear text fields", err);
 	return dev->ops->clear_text(dev->state, chars, err);
+}
+
+/* ---- version 2 ---------------------------------------------------------------- */
+
+int sw_device_properties(sw_device *dev, char **out_json, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_PROPS, properties) || !out_json)
+		return unsupported(dev, "report device properties", err);
+	return dev->ops->properties(dev->state, out_json, err);
+}
+
+int sw_device_packages(sw_device *dev, char **out_json, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_PROPS, packages) || !out_json)
+		return unsupported(dev, "list installed apps", err);
+	return dev->ops->packages(dev->state, out_json, err);
+}
+
+int sw_device_rotation(sw_device *dev, int *rotation, int *auto_rotate, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_ROTATION, rotation) || !rotation || !auto_rotate)
+		return unsupported(dev, "report the rotation", err);
+	return dev->ops->rotation(dev->state, rotation, auto_rotate, err);
+}
+
+int sw_device_set_rotation(sw_device *dev, int rotation, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_ROTATION, set_rotation))
+		return unsupported(dev, "rotate the screen", err);
+	if (rotation < -1 || rotation > 3)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "rotation must be 0..3 or -1 (auto)");
+	return dev->ops->set_rotation(dev->state, rotation, err);
+}
+
+int sw_device_airplane_mode(sw_device *dev, int *on, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_NETWORK, airplane_mode) || !on)
+		return unsupported(dev, "report the network state", err);
+	return dev->ops->airplane_mode(dev->state, on, err);
+}
+
+int sw_device_set_airplane_mode(sw_device *dev, int on, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_NETWORK, set_airplane_mode))
+		return unsupported(dev, "toggle the network", err);
+	return dev->ops->set_airplane_mode(dev->state, on ? 1 : 0, err);
+}
+
+int sw_device_geo_fix(sw_device *dev, double lat, double lng, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_GEO, geo_fix))
+		return unsupported(dev, "set the location", err);
+	return dev->ops->geo_fix(dev->state, lat, lng, err);
+}
+
+int sw_device_log_read(sw_device *dev, const char *since, char **text, size_t *len, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_LOGS, log_read) || !text)
+		return unsupported(dev, "read the device log", err);
+	size_t l = 0;
+	return dev->ops->log_read(dev->state, since, text, len ? len : &l, err);
+}
+
+int sw_device_clock_offset(sw_device *dev, long *offset_s, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_LOGS, clock_offset) || !offset_s)
+		return unsupported(dev, "read the device clock", err);
+	return dev->ops->clock_offset(dev->state, offset_s, err);
+}
+
+int sw_device_clear_app_data(sw_device *dev, const char *app_id, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_APP_DATA, clear_app_data) || !app_id)
+		return unsupported(dev, "clear app data", err);
+	return dev->ops->clear_app_data(dev->state, app_id, err);
+}
+
+int sw_device_setting_get(sw_device *dev, const char *ns, const char *key, char **value, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_SETTINGS, setting_get) || !ns || !key || !value)
+		return unsupported(dev, "read settings", err);
+	*value = NULL;
+	return dev->ops->setting_get(dev->state, ns, key, value, err);
+}
+
+int sw_device_setting_put(sw_device *dev, const char *ns, const char *key, const char *value, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_SETTINGS, setting_put) || !ns || !key || !value)
+		return unsupported(dev, "change settings", err);
+	return dev->ops->setting_put(dev->state, ns, key, value, err);
+}
+
+struct sw_recording {
+	const struct sw_driver_ops *ops;
+	void *rec;
+};
+
+int sw_device_record_start(sw_device *dev, int time_limit_s, sw_recording **out, long *pid, sw_error **err)
+{
+	if (!HAS2(dev, SW_DRIVER_CAP_RECORD, record_start) || !dev->ops->record_poll || !dev->ops->record_stop || !out)
+		return unsupported(dev, "record the screen", err);
+	sw_recording *r = calloc(1, sizeof(*r));
+	if (!r)
+		return sw__error_nomem(err);
+	long p = 0;
+	r->ops = dev->ops;
+	int rc = dev->ops->record_start(dev->state, time_limit_s, &r->rec, &p, err);
+	if (rc < 0) {
+		free(r);
+		return rc;
+	}
+	if (pid)
+		*pid = p;
+	*out = r;
+	return SW_OK;
+}
+
+int sw_recording_poll(sw_recording *rec)
+{
+	return rec ? rec->ops->record_poll(rec->rec) : 0;
+}
+
+int sw_recording_stop(sw_recording *rec, const char *local_path, sw_error **err)
+{
+	if (!rec)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "no recording");
+	int rc = rec->ops->record_stop(rec->rec, local_path, err);
+	free(rec);
+	return rc;
+}
+
+int sw_driver_devices(const struct sw_driver_ops *ops, sw_ctx *ctx, char **out_json, sw_error **err)
+{
+	if (!ops || !out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "ops and out_json must not be NULL");
+	if (ops->version < 2 || !(ops->caps & SW_DRIVER_CAP_DEVICES) || !ops->devices)
+		return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL, "The %s driver cannot list devices",
+		                     ops->name ? ops->name : "device");
+	return ops->devices(ctx, out_json, err);
+}
+
+static const struct sw_driver_ops *registered[8];
+
+void sw__driver_register(const struct sw_driver_ops *ops)
+{
+	for (size_t i = 0; i < SW_ARRAY_SIZE(registered); i++) {
+		if (registered[i] == ops)
+			return;
+		if (!registered[i]) {
+			registered[i] = ops;
+			return;
+		}
+	}
+}
+
+const struct sw_driver_ops *sw_driver_find(const char *name)
+{
+	const struct sw_driver_ops *known[] = {sw_driver_android()};
+	for (size_t i = 0; name && i < SW_ARRAY_SIZE(known); i++)
+		if (known[i]->name && !strcmp(known[i]->name, name))
+			return known[i];
+	for (size_t i = 0; name && i < SW_ARRAY_SIZE(registered) && registered[i]; i++)
+		if (registered[i]->name && !strcmp(registered[i]->name, name))
+			return registered[i];
+	return NULL;
+}
+
+void sw_drivers_shutdown(sw_ctx *ctx)
+{
+	const struct sw_driver_ops *known[] = {sw_driver_android()};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(known); i++)
+		if (known[i]->version >= 2 && known[i]->shutdown)
+			known[i]->shutdown(ctx);
 }

@@ -27,6 +27,8 @@ static const struct kind_info kinds[] = {
     {"app_error_boundary", "high", "app", "ERROR_BOUNDARY"},
     {"webview_error", "high", "app", "ERROR_BOUNDARY"},
     {"unknown_error_surface", "high", "app", "BACKEND_ERROR"},
+    /* the check itself could not look (the device dropped, a read failed): never "healthy" */
+    {"health_unchecked", "medium", "native", "DEVICE_NOT_READY"},
 };
 
 static const struct kind_info *kind_info(const char *kind)
@@ -634,6 +636,26 @@ static void warn(json_t *warnings, const char *what, const sw_error *e)
 	free(w);
 }
 
+/* The first error that says the device itself could not be reached (its code and message). */
+struct lost {
+	char code[64];
+	char *msg;
+};
+
+static bool device_level(const char *code)
+{
+	return code && (!strcmp(code, "NO_DEVICE") || !strcmp(code, "DEVICE_NOT_READY") ||
+	                !strcmp(code, "ADB_NOT_FOUND") || !strcmp(code, "ADB_SERVER_GONE"));
+}
+
+static void note_device_error(struct lost *l, const sw_error *e)
+{
+	if (!e || l->msg || !device_level(sw_error_failure_code(e)))
+		return;
+	snprintf(l->code, sizeof(l->code), "%s", sw_error_failure_code(e));
+	l->msg = sw__strdup(sw_error_message(e));
+}
+
 /* "MM-DD HH:MM:SS.mmm" of @ms (UTC, as the emulator's logcat prints by default). */
 static void logcat_stamp(int64_t ms, char out[40])
 {
@@ -646,29 +668,15 @@ static void logcat_stamp(int64_t ms, char out[40])
 }
 
 /*
- * @host_ms (host epoch ms) on the device's logcat clock: logcat prints the device's local time, so the
- * device's `date` is compared with the host's UTC clock once per check. Without `date`, UTC.
+ * @host_ms (host epoch ms) on the device's log clock: logcat prints the device's local time; the driver
+ * knows the offset (read once per device handle). Without it, UTC.
  */
-static int64_t device_ms(sw__dc *dc, int64_t host_ms)
+static int64_t device_ms(sw_device *dev, int64_t host_ms)
 {
-	char *out = NULL;
-	int st = 0;
-	int64_t r = host_ms;
-	if (sw__dc_shell(dc, "date +%Y-%m-%dT%H:%M:%S", 10000, &out, &st, NULL) == SW_OK && st == 0 && out) {
-		struct tm tm;
-		memset(&tm, 0, sizeof(tm));
-		const char *end = strptime(out, "%Y-%m-%dT%H:%M:%S", &tm);
-		if (end) {
-			time_t dev_local_as_utc = timegm(&tm);
-			time_t now = time(NULL);
-			/* whole quarter-hours only: the clocks themselves are in sync */
-			long off = (long)(dev_local_as_utc - now);
-			long q = (off >= 0 ? off + 450 : off - 450) / 900 * 900;
-			r = host_ms + (int64_t)q * 1000;
-		}
-	}
-	sw_free(out);
-	return r;
+	long off = 0;
+	if (sw_device_clock_offset(dev, &off, NULL) != SW_OK)
+		off = 0;
+	return host_ms + (int64_t)off * 1000;
 }
 
 static void record(sw_session *s, json_t *f, const char *screen)
@@ -702,12 +710,9 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 		json_decref(opts);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
 	}
-	sw__dc dc;
-	int rc = sw__dc_from_device(ctx, dev, &dc, err);
-	if (rc != SW_OK) {
-		json_decref(opts);
-		return rc;
-	}
+	(void)ctx;
+	int rc = SW_OK;
+	struct lost lost = {{0}, NULL};
 	char *app = json_string_value(json_object_get(opts, "appId"))
 	                ? strdup(json_string_value(json_object_get(opts, "appId")))
 	                : sw__dc_session_app(s);
@@ -721,21 +726,13 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 	 */
 	{
 		char *lc = NULL;
+		size_t lcl = 0;
 		sw_error *e = NULL;
-		int st = 0;
-		if (sw__dc_shell(&dc, "logcat -d -b main -b system -b crash -v threadtime", 20000, &lc, &st, &e) ==
-		        SW_OK &&
-		    st != 0) {
-			/* an older logcat without the crash buffer */
-			sw_free(lc);
-			lc = NULL;
-			sw__dc_shell(&dc, "logcat -d -v threadtime", 20000, &lc, &st, &e);
-		}
-		if (lc) {
-			json_t *devrec = sw__dc_session_get(s, "device");
-			const char *marker = json_string_value(json_object_get(devrec, "logcatMarker"));
-			char since[40];
-			logcat_stamp(device_ms(&dc, sw_session_created_at(s)), since);
+		char since[40];
+		logcat_stamp(device_ms(dev, sw_session_created_at(s)), since);
+		json_t *devrec = sw__dc_session_get(s, "device");
+		const char *marker = json_string_value(json_object_get(devrec, "logcatMarker"));
+		if (sw_device_log_read(dev, marker ? NULL : since, &lc, &lcl, &e) == SW_OK) {
 			json_t *lo = json_pack("{s:s}", "since", since);
 			if (app)
 				json_object_set_new(lo, "appId", json_string(app));
@@ -759,10 +756,11 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 			}
 			sw_free(res);
 			free(lot);
-			json_decref(devrec);
 		} else {
 			warn(warnings, "logcat", e);
+			note_device_error(&lost, e);
 		}
+		json_decref(devrec);
 		sw_error_free(e);
 		sw_free(lc);
 	}
@@ -793,13 +791,8 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 				}
 			}
 		} else {
-			if (e && (!strcmp(sw_error_failure_code(e), "NO_DEVICE"))) {
-				rc = SW_EDEVICE;
-				sw__error_propagate(err, e);
-				e = NULL;
-			} else {
-				warn(warnings, "foreground", e);
-			}
+			warn(warnings, "foreground", e);
+			note_device_error(&lost, e);
 		}
 		sw_error_free(e);
 		sw_free(fj);
@@ -831,9 +824,48 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 			free(uot);
 		} else {
 			warn(warnings, "screen dump", e);
+			note_device_error(&lost, e);
 		}
 		sw_error_free(e);
 		sw_free(xml);
+	}
+
+	/* a check that could not look says so: never healthy, and the session keeps a finding for the report */
+	bool all_checked = json_is_true(json_object_get(checked, "foreground")) &&
+	                   json_is_true(json_object_get(checked, "logcat")) && json_is_true(json_object_get(checked, "ui"));
+	bool looked = json_is_true(json_object_get(checked, "foreground")) || json_is_true(json_object_get(checked, "logcat"));
+	if (!all_checked) {
+		sw_buf b = SW_BUF_INIT;
+		sw__buf_puts(&b, "the health check could not look at");
+		const char *parts[] = {"logcat", "foreground", "ui"};
+		const char *names[] = {" the device log", " the foreground app", " the screen"};
+		bool first = true;
+		for (size_t k = 0; k < 3; k++)
+			if (!json_is_true(json_object_get(checked, parts[k]))) {
+				sw__buf_puts(&b, first ? "" : ",");
+				sw__buf_puts(&b, names[k]);
+				first = false;
+			}
+		if (lost.msg) {
+			sw__buf_puts(&b, ": ");
+			sw__buf_puts(&b, lost.msg);
+		}
+		char *d = sw__buf_steal(&b, NULL);
+		json_t *f = finding("health_unchecked", d ? d : "the health check could not look", NULL);
+		free(d);
+		if (f && !looked && lost.msg)
+			record(s, f, NULL); /* the call fails below: the session still keeps it for the report */
+		if (f)
+			json_array_append_new(findings, f);
+	}
+	if (!looked && lost.msg) {
+		/* the device itself is gone: an error, not a verdict */
+		rc = sw__error_set(err, SW_EDEVICE, lost.code,
+		                   !strcmp(lost.code, "ADB_SERVER_GONE") ? "Start adb again (adb start-server), then qa_wait device_online"
+		                                                        : "qa_wait {for: \"device_online\"}, then check health again",
+		                   "the health check could not reach the device: %s", lost.msg);
+		if (err && *err)
+			sw__error_take_details(*err, json_pack("{s:O,s:b}", "checked", checked, "healthy", 0));
 	}
 
 	if (rc == SW_OK) {
@@ -855,7 +887,10 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 				json_array_remove(findings, i);
 		}
 		json_decref(known);
-		bool healthy = json_array_size(findings) == 0;
+		bool healthy = json_array_size(findings) == 0 && all_checked;
+		const char *verdict = !all_checked && json_array_size(findings) == 1 ? "degraded"
+		                      : json_array_size(findings)                    ? "findings"
+		                                                                     : "healthy";
 		json_array_foreach(findings, i, f)
 		{
 			record(s, f, screen);
@@ -864,6 +899,8 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 		json_t *res = json_pack("{s:b,s:O,s:O,s:O,s:O,s:O,s:O}", "healthy", healthy, "findings", findings,
 		                        "foreground", fg, "foregroundIsApp", fg_is_app, "checked", checked, "overlays",
 		                        overlays, "warnings", warnings);
+		if (res)
+			json_object_set_new(res, "verdict", json_string(verdict));
 		if (app && res)
 			json_object_set_new(res, "appId", json_string(app));
 		*out_json = res ? json_dumps(res, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -879,8 +916,8 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 	json_decref(fg_is_app);
 	free(screen);
 	free(app);
+	free(lost.msg);
 	json_decref(opts);
-	sw__dc_clear(&dc);
 	return rc;
 }
 

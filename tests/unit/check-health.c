@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scripted-driver.h"
 #include "sw-internal.h"
 
 static json_t *scan_logcat(const char *log, const char *opts)
@@ -302,6 +307,193 @@ START_TEST(hostile_ui)
 }
 END_TEST
 
+
+/* ---- the whole check on the scripted driver (no adb) ------------------------------------ */
+
+static char tmp[256];
+
+struct rig {
+	sw_ctx *ctx;
+	sw_store *store;
+	sw_session *s;
+	sw_device *dev;
+};
+
+static void rig_up(struct rig *r)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/check-health-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	char home[512];
+	snprintf(home, sizeof(home), "%s/home", tmp);
+	ck_assert_int_eq(mkdir(home, 0700), 0);
+	sd_reset();
+	ck_assert_int_eq(sw_ctx_new(&r->ctx, NULL), SW_OK);
+	ck_assert_int_eq(sw_ctx_set_home(r->ctx, home, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_open(r->ctx, &r->store, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_create(r->store, tmp, "arg", NULL, &r->s, NULL), SW_OK);
+	ck_assert_int_eq(
+	    sw_session_set_json(r->s, "device", "{\"serial\":\"emulator-5554\",\"platform\":\"scripted\"}", NULL), SW_OK);
+	ck_assert_int_eq(sw_session_set_json(r->s, "appId", "\"com.example.app\"", NULL), SW_OK);
+	ck_assert_int_eq(sw_device_open(r->ctx, sd_ops(), NULL, &r->dev, NULL), SW_OK);
+}
+
+static void rig_down(struct rig *r)
+{
+	sw_device_free(r->dev);
+	sw_store_free(r->store);
+	sw_ctx_free(r->ctx);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* "MM-DD HH:MM:SS.000" @ahead seconds from now, UTC (the scripted device's log clock: offset 0). */
+static void stamp(int ahead, char out[32])
+{
+	time_t t = time(NULL) + ahead;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%m-%d %H:%M:%S.000", &tm);
+}
+
+static json_t *check(struct rig *r, sw_error **err)
+{
+	char *out = NULL;
+	int rc = sw_health_check(r->ctx, r->s, r->dev, NULL, &out, err);
+	if (rc != SW_OK)
+		return NULL;
+	json_t *j = json_loads(out, 0, NULL);
+	sw_free(out);
+	ck_assert_ptr_nonnull(j);
+	return j;
+}
+
+static size_t recorded_of_kind(sw_session *s, const char *kind)
+{
+	char *t = NULL;
+	ck_assert_int_eq(sw_session_get_json(s, "findings", &t, NULL), SW_OK);
+	json_t *a = json_loads(t ? t : "[]", 0, NULL);
+	sw_free(t);
+	size_t n = 0, i;
+	json_t *f;
+	json_array_foreach(a, i, f) n += json_string_value(json_object_get(f, "kind")) &&
+	                                !strcmp(json_string_value(json_object_get(f, "kind")), kind);
+	json_decref(a);
+	return n;
+}
+
+START_TEST(check_on_scripted_driver)
+{
+	struct rig r;
+	rig_up(&r);
+	sw_error *err = NULL;
+	json_t *h = check(&r, &err);
+	ck_assert_msg(h != NULL, "%s", err ? sw_error_message(err) : "");
+	ck_assert(json_is_true(json_object_get(h, "healthy")));
+	ck_assert_str_eq(json_string_value(json_object_get(h, "verdict")), "healthy");
+	json_t *c = json_object_get(h, "checked");
+	ck_assert(json_is_true(json_object_get(c, "logcat")) && json_is_true(json_object_get(c, "foreground")) &&
+	          json_is_true(json_object_get(c, "ui")));
+	json_decref(h);
+	ck_assert_ptr_nonnull(strstr(sd.calls, "log_read"));
+	ck_assert_ptr_nonnull(strstr(sd.calls, "foreground"));
+	ck_assert_ptr_nonnull(strstr(sd.calls, "dump_ui"));
+
+	/* a crash after the session started, then the app is gone from the foreground */
+	char t1[32], t2[32];
+	stamp(2, t1);
+	stamp(3, t2);
+	char *log = sw__asprintf("%s  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main\n"
+	                         "%s  4242  4242 E AndroidRuntime: Process: com.example.app, PID: 4242\n"
+	                         "%s  4242  4242 E AndroidRuntime: java.lang.IllegalStateException: boom\n",
+	                         t1, t1, t2);
+	sd.logcat = log;
+	sd.fg_pkg = "com.android.launcher3";
+	h = check(&r, &err);
+	ck_assert_ptr_nonnull(h);
+	ck_assert(json_is_false(json_object_get(h, "healthy")));
+	ck_assert_str_eq(json_string_value(json_object_get(h, "verdict")), "findings");
+	ck_assert_str_eq(code_at(h, 0), "NATIVE_CRASH");
+	ck_assert_ptr_nonnull(strstr(field_at(h, 0, "detail"), "IllegalStateException"));
+	ck_assert_str_eq(code_at(h, 1), "WRONG_FOREGROUND");
+	json_decref(h);
+	ck_assert_uint_eq(recorded_of_kind(r.s, "native_crash"), 1);
+	/* the next check starts from the marker: the crash is not found twice */
+	sd.fg_pkg = "com.example.app";
+	h = check(&r, &err);
+	ck_assert(json_is_true(json_object_get(h, "healthy")));
+	json_decref(h);
+	ck_assert_uint_eq(recorded_of_kind(r.s, "native_crash"), 1);
+	free(log);
+	rig_down(&r);
+}
+END_TEST
+
+START_TEST(a_check_that_could_not_look_is_not_healthy)
+{
+	struct rig r;
+	rig_up(&r);
+	sw_error *err = NULL;
+	/* one read fails: degraded, and the part that was not checked is named */
+	sd.fail_slot = "dump_ui";
+	sd.fail_code = "SNAPSHOT_FAILED";
+	json_t *h = check(&r, &err);
+	ck_assert_ptr_nonnull(h);
+	ck_assert(json_is_false(json_object_get(h, "healthy")));
+	ck_assert_str_eq(json_string_value(json_object_get(h, "verdict")), "degraded");
+	ck_assert(json_is_false(json_object_get(json_object_get(h, "checked"), "ui")));
+	ck_assert_str_eq(field_at(h, 0, "kind"), "health_unchecked");
+	ck_assert_ptr_nonnull(strstr(field_at(h, 0, "detail"), "the screen"));
+	json_decref(h);
+	ck_assert_uint_eq(recorded_of_kind(r.s, "health_unchecked"), 1);
+
+	/* the device dropped: an error naming the device, never "healthy", and the session keeps a finding */
+	sd.fail_slot = NULL;
+	sd.fail_all = true;
+	sd.fail_code = "NO_DEVICE";
+	h = check(&r, &err);
+	ck_assert_ptr_null(h);
+	ck_assert_str_eq(sw_error_failure_code(err), "NO_DEVICE");
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "could not reach the device"));
+	json_t *d = sw__error_details(err);
+	ck_assert(json_is_false(json_object_get(json_object_get(d, "checked"), "logcat")));
+	ck_assert(json_is_false(json_object_get(json_object_get(d, "checked"), "foreground")));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_uint_eq(recorded_of_kind(r.s, "health_unchecked"), 2);
+
+	/* it comes back */
+	sd.fail_all = false;
+	h = check(&r, &err);
+	ck_assert(json_is_true(json_object_get(h, "healthy")));
+	json_decref(h);
+	rig_down(&r);
+}
+END_TEST
+
+START_TEST(clear_overlay_on_scripted_driver)
+{
+	struct rig r;
+	rig_up(&r);
+	sd.keyboard = true;
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_health_clear_overlay(r.ctx, r.s, r.dev, NULL, &out, &err), SW_OK);
+	json_t *j = json_loads(out, 0, NULL);
+	sw_free(out);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "applied")), "hide_keyboard");
+	ck_assert(json_is_true(json_object_get(j, "keyboardHidden")));
+	json_decref(j);
+	ck_assert_ptr_nonnull(strstr(sd.calls, "hide_keyboard"));
+	/* nothing on screen: BACK is not pressed */
+	sd.calls[0] = '\0';
+	ck_assert_int_eq(sw_health_clear_overlay(r.ctx, r.s, r.dev, "{\"strategy\":\"press_back\"}", &out, &err), SW_OK);
+	sw_free(out);
+	ck_assert_ptr_null(strstr(sd.calls, "press_key(back)"));
+	rig_down(&r);
+}
+END_TEST
+
 static Suite *health_suite(void)
 {
 	Suite *s = suite_create("health");
@@ -316,6 +508,12 @@ static Suite *health_suite(void)
 	tcase_add_test(tc, dialogs);
 	tcase_add_test(tc, hostile_ui);
 	suite_add_tcase(s, tc);
+	TCase *td = tcase_create("scripted");
+	tcase_set_timeout(td, 60);
+	tcase_add_test(td, check_on_scripted_driver);
+	tcase_add_test(td, a_check_that_could_not_look_is_not_healthy);
+	tcase_add_test(td, clear_overlay_on_scripted_driver);
+	suite_add_tcase(s, td);
 	return s;
 }
 

@@ -6,27 +6,8 @@
 #include <stddef.h>
 
 #include "sw-internal.h"
+#include "sw-proc.h"
 #include <swipium/driver.h>
-
-/* ---- processes ---------------------------------------------------------- */
-
-typedef struct sw__proc_opts {
-	int timeout_ms;             /* 0: 30 s */
-	size_t max_out;             /* 0: 64 MiB per stream */
-	const volatile int *cancel; /* nullable; non-zero stops and kills the child */
-	bool same_group;            /* keep the child in our process group (a daemon it starts must survive) */
-} sw__proc_opts;
-
-typedef struct sw__proc_result {
-	int status; /* exit status, -1 when killed or signalled */
-	bool timed_out, cancelled, truncated;
-	char *out, *err; /* NUL-terminated */
-	size_t out_len, err_len;
-} sw__proc_result;
-
-/* Runs argv[0] (an absolute path) with argv; fails only when it could not be started. */
-int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_result *res, sw_error **err);
-void sw__proc_result_clear(sw__proc_result *r);
 
 /* ---- tools -------------------------------------------------------------- */
 
@@ -82,5 +63,51 @@ int sw__android_read_props(const char *adb, const char *serial, json_t **out, sw
 bool sw__android_valid_package(const char *s);
 /* adb from PATH, else the SDK. (transfer full, nullable) */
 char *sw__android_find_adb(sw_ctx *ctx);
+
+
+/* ---- the bound device (android.c), and its version 2 slots (control.c) ---- */
+
+typedef struct sw__android_dev {
+	sw_ctx *ctx;
+	char *adb; /* found once, when the device is bound */
+	char *serial;
+	bool emulator;
+	json_t *props;
+	int width, height;
+	bool clock_known; /* clock_offset read once per handle */
+	long clock_offset_s;
+} sw__android_dev;
+
+/*
+ * Runs `adb [-s serial] args...` (no fixed argv table). Fails on adb-level errors (unknown device,
+ * offline, no server) and timeouts; a device command's own non-zero exit comes back in r->status.
+ */
+int sw__android_adb(const char *adb, const char *serial, const char *const *args, int timeout_ms,
+                    sw__proc_result *r, sw_error **err);
+/* `adb -s SERIAL shell CMD`. */
+int sw__android_shell(sw__android_dev *d, const char *cmd, int timeout_ms, sw__proc_result *r, sw_error **err);
+/* A device command that must exit 0 and print no Java exception; else @failure_code. */
+int sw__android_shell_ok(sw__android_dev *d, const char *cmd, const char *failure_code, sw_error **err);
+
+/* The version 2 slots (control.c); see struct sw_driver_ops. */
+int sw__android_properties(void *state, char **out_json, sw_error **err);
+int sw__android_packages(void *state, char **out_json, sw_error **err);
+int sw__android_rotation(void *state, int *rotation, int *auto_rotate, sw_error **err);
+int sw__android_set_rotation(void *state, int rotation, sw_error **err);
+int sw__android_airplane_mode(void *state, int *on, sw_error **err);
+int sw__android_set_airplane_mode(void *state, int on, sw_error **err);
+int sw__android_geo_fix(void *state, double lat, double lng, sw_error **err);
+int sw__android_log_read(void *state, const char *since, char **text, size_t *len, sw_error **err);
+int sw__android_clock_offset(void *state, long *offset_s, sw_error **err);
+int sw__android_record_start(void *state, int time_limit_s, void **rec, long *pid, sw_error **err);
+int sw__android_record_poll(void *rec);
+int sw__android_record_stop(void *rec, const char *local_path, sw_error **err);
+int sw__android_clear_app_data(void *state, const char *app_id, sw_error **err);
+int sw__android_setting_get(void *state, const char *ns, const char *key, char **value, sw_error **err);
+int sw__android_setting_put(void *state, const char *ns, const char *key, const char *value, sw_error **err);
+int sw__android_devices_slot(sw_ctx *ctx, char **out_json, sw_error **err);
+void sw__android_shutdown(sw_ctx *ctx);
+/* rotation 0..3 from `dumpsys window` output (mCurrentRotation=ROTATION_90 or =1), -1 when unknown */
+int sw__android_parse_rotation(const char *out);
 
 #endif

@@ -16,14 +16,7 @@
 #define DUMP_ATTEMPTS 3
 #define DUMP_PATH "/sdcard/window_dump.xml"
 
-typedef struct android_dev {
-	sw_ctx *ctx;
-	char *adb;
-	char *serial;
-	bool emulator;
-	json_t *props;
-	int width, height;
-} android_dev;
+typedef sw__android_dev android_dev;
 
 /* ---- running adb -------------------------------------------------------- */
 
@@ -94,27 +87,31 @@ static int fail_from(const sw__proc_result *r, const char *const *argv, sw_error
  * offline, no server) and timeouts; a device command's own non-zero exit
  * comes back in r->status for the caller to judge.
  */
-static int adb_run(const char *adb, const char *serial, const char *const *args, int timeout_ms, sw__proc_result *r,
+int sw__android_adb(const char *adb, const char *serial, const char *const *args, int timeout_ms, sw__proc_result *r,
                    sw_error **err)
 {
-	const char *argv[16];
-	size_t n = 0;
-	argv[n++] = adb;
+	sw__argv a = SW_ARGV_INIT;
+	sw__argv_add(&a, adb);
 	if (serial) {
-		argv[n++] = "-s";
-		argv[n++] = serial;
+		sw__argv_add(&a, "-s");
+		sw__argv_add(&a, serial);
 	}
-	for (size_t i = 0; args[i] && n < SW_ARRAY_SIZE(argv) - 1; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
+	sw__argv_addv(&a, args);
+	const char *const *argv = sw__argv_finish(&a, err);
+	if (!argv) {
+		sw__argv_free(&a);
+		memset(r, 0, sizeof(*r));
+		return SW_ENOMEM;
+	}
 	sw__proc_opts opts = {.timeout_ms = timeout_ms, .same_group = true};
 	int rc = sw__proc_run(argv, &opts, r, err);
 	if (rc < 0) {
 		sw_error_free(err ? *err : NULL);
 		if (err)
 			*err = NULL;
-		return sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", "Install the Android SDK platform-tools",
-		                     "adb could not be started (%s)", adb);
+		rc = sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", "Install the Android SDK platform-tools",
+		                   "adb could not be started (%s)", adb);
+		goto out;
 	}
 	if (r->timed_out) {
 		char *cmd = join_argv(argv);
@@ -125,27 +122,30 @@ static int adb_run(const char *adb, const char *serial, const char *const *args,
 			sw__error_take_details(*err, json_pack("{ss}", "commandAttempted", cmd));
 		free(cmd);
 		sw__proc_result_clear(r);
-		return rc;
+		goto out;
 	}
 	if (r->status != 0 && (adb_level_error(r) || r->status == 255 || r->status < 0)) {
 		rc = fail_from(r, argv, err);
 		sw__proc_result_clear(r);
-		return rc;
+		goto out;
 	}
-	return SW_OK;
+	rc = SW_OK;
+out:
+	sw__argv_free(&a);
+	return rc;
 }
 
-static int dev_shell(android_dev *d, const char *cmd, int timeout_ms, sw__proc_result *r, sw_error **err)
+int sw__android_shell(sw__android_dev *d, const char *cmd, int timeout_ms, sw__proc_result *r, sw_error **err)
 {
 	const char *args[] = {"shell", cmd, NULL};
-	return adb_run(d->adb, d->serial, args, timeout_ms, r, err);
+	return sw__android_adb(d->adb, d->serial, args, timeout_ms, r, err);
 }
 
 /* Runs a device command that must exit 0 and print no Java exception. */
-static int dev_shell_ok(android_dev *d, const char *cmd, const char *failure_code, sw_error **err)
+int sw__android_shell_ok(sw__android_dev *d, const char *cmd, const char *failure_code, sw_error **err)
 {
 	sw__proc_result r;
-	int rc = dev_shell(d, cmd, ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_shell(d, cmd, ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	if (r.status != 0 || strstr(r.out, "Exception") || strstr(r.err, "Exception") ||
@@ -168,7 +168,7 @@ int sw__android_list_devices(const char *adb, json_t **out, sw_error **err)
 {
 	sw__proc_result r;
 	const char *args[] = {"devices", "-l", NULL};
-	int rc = adb_run(adb, NULL, args, ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_adb(adb, NULL, args, ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	if (r.status != 0) {
@@ -186,7 +186,7 @@ int sw__android_read_props(const char *adb, const char *serial, json_t **out, sw
 {
 	sw__proc_result r;
 	const char *args[] = {"shell", "getprop", NULL};
-	int rc = adb_run(adb, serial, args, ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_adb(adb, serial, args, ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0) {
 		/* a device that is listed but cannot answer is not ready */
 		if (err && *err && strcmp(sw_error_failure_code(*err), "ADB_NOT_FOUND") != 0) {
@@ -501,7 +501,7 @@ static int android_dump_ui(void *state, char **xml, size_t *len, sw_error **err)
 	sw__proc_result r;
 	char last[512] = "no output";
 	for (int attempt = 0; attempt < DUMP_ATTEMPTS; attempt++) {
-		int rc = dev_shell(d, "uiautomator dump " DUMP_PATH, ADB_TIMEOUT_MS, &r, err);
+		int rc = sw__android_shell(d, "uiautomator dump " DUMP_PATH, ADB_TIMEOUT_MS, &r, err);
 		if (rc < 0)
 			return rc;
 		bool ok = r.status == 0 && strstr(r.out, "dumped to") != NULL;
@@ -511,7 +511,7 @@ static int android_dump_ui(void *state, char **xml, size_t *len, sw_error **err)
 		if (!ok)
 			continue; /* "could not get idle state" and friends: try again, bounded */
 		const char *args[] = {"exec-out", "cat " DUMP_PATH, NULL};
-		rc = adb_run(d->adb, d->serial, args, ADB_TIMEOUT_MS, &r, err);
+		rc = sw__android_adb(d->adb, d->serial, args, ADB_TIMEOUT_MS, &r, err);
 		if (rc < 0)
 			return rc;
 		if (r.status == 0 && r.out_len > 0) {
@@ -534,7 +534,7 @@ static int android_screencap(void *state, unsigned char **png, size_t *len, sw_e
 	android_dev *d = state;
 	sw__proc_result r;
 	const char *args[] = {"exec-out", "screencap -p", NULL};
-	int rc = adb_run(d->adb, d->serial, args, ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_adb(d->adb, d->serial, args, ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	if (r.status != 0 || r.out_len < 8 || memcmp(r.out, "\x89PNG\r\n\x1a\n", 8) != 0) {
@@ -559,7 +559,7 @@ static int android_screen_size(void *state, int *w, int *h, sw_error **err)
 		return SW_OK;
 	}
 	sw__proc_result r;
-	int rc = dev_shell(d, "wm size", ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_shell(d, "wm size", ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	bool ok = sw__android_parse_wm_size(r.out, &d->width, &d->height);
@@ -576,14 +576,14 @@ static int android_keyboard(void *state, char **out_json, sw_error **err)
 {
 	android_dev *d = state;
 	sw__proc_result r;
-	int rc = dev_shell(d, "dumpsys input_method", ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_shell(d, "dumpsys input_method", ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	bool shown = sw__android_parse_ime_shown(r.out);
 	sw__proc_result_clear(&r);
 	json_t *frame = json_null();
 	if (shown) {
-		rc = dev_shell(d, "dumpsys window windows", ADB_TIMEOUT_MS, &r, err);
+		rc = sw__android_shell(d, "dumpsys window windows", ADB_TIMEOUT_MS, &r, err);
 		if (rc < 0)
 			return rc;
 		int f[4];
@@ -604,7 +604,7 @@ static int android_foreground(void *state, char **out_json, sw_error **err)
 {
 	android_dev *d = state;
 	sw__proc_result r;
-	int rc = dev_shell(d, "dumpsys window", ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_shell(d, "dumpsys window", ADB_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	char *pkg = NULL, *act = NULL;
@@ -631,14 +631,14 @@ static int android_tap(void *state, int x, int y, int duration_ms, sw_error **er
 		snprintf(cmd, sizeof(cmd), "input swipe %d %d %d %d %d", x, y, x, y, duration_ms);
 	else
 		snprintf(cmd, sizeof(cmd), "input tap %d %d", x, y);
-	return dev_shell_ok(state, cmd, "UNKNOWN", err);
+	return sw__android_shell_ok(state, cmd, "UNKNOWN", err);
 }
 
 static int android_swipe(void *state, int x1, int y1, int x2, int y2, int duration_ms, sw_error **err)
 {
 	char cmd[160];
 	snprintf(cmd, sizeof(cmd), "input swipe %d %d %d %d %d", x1, y1, x2, y2, duration_ms > 0 ? duration_ms : 300);
-	return dev_shell_ok(state, cmd, "UNKNOWN", err);
+	return sw__android_shell_ok(state, cmd, "UNKNOWN", err);
 }
 
 static int android_type_text(void *state, const char *text, sw_error **err)
@@ -657,7 +657,7 @@ static int android_type_text(void *state, const char *text, sw_error **err)
 			rc = sw__error_nomem(err);
 			break;
 		}
-		rc = dev_shell_ok(state, cmd, "UNKNOWN", err);
+		rc = sw__android_shell_ok(state, cmd, "UNKNOWN", err);
 		if (rc < 0 && err && *err) {
 			/* never echo the typed text back in an error */
 			sw_error *e = *err;
@@ -682,7 +682,7 @@ static int android_press_key(void *state, const char *key, sw_error **err)
 		if (!strcmp(keys[i].name, key)) {
 			char cmd[64];
 			snprintf(cmd, sizeof(cmd), "input keyevent %d", keys[i].code);
-			return dev_shell_ok(state, cmd, "UNKNOWN", err);
+			return sw__android_shell_ok(state, cmd, "UNKNOWN", err);
 		}
 	}
 	return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "key is one of back, home, enter",
@@ -692,7 +692,7 @@ static int android_press_key(void *state, const char *key, sw_error **err)
 static int android_clear_text(void *state, size_t chars, sw_error **err)
 {
 	/* MOVE_END, then DEL in batches: one adb call per 100 characters */
-	int rc = dev_shell_ok(state, "input keyevent 123", "UNKNOWN", err);
+	int rc = sw__android_shell_ok(state, "input keyevent 123", "UNKNOWN", err);
 	while (rc == SW_OK && chars > 0) {
 		size_t n = chars > 100 ? 100 : chars;
 		sw_buf b = SW_BUF_INIT;
@@ -702,7 +702,7 @@ static int android_clear_text(void *state, size_t chars, sw_error **err)
 		char *cmd = sw__buf_steal(&b, NULL);
 		if (!cmd)
 			return sw__error_nomem(err);
-		rc = dev_shell_ok(state, cmd, "UNKNOWN", err);
+		rc = sw__android_shell_ok(state, cmd, "UNKNOWN", err);
 		free(cmd);
 		chars -= n;
 	}
@@ -712,7 +712,7 @@ static int android_clear_text(void *state, size_t chars, sw_error **err)
 static int android_hide_keyboard(void *state, sw_error **err)
 {
 	/* ESCAPE closes the soft keyboard without navigating back */
-	return dev_shell_ok(state, "input keyevent 111", "KEYBOARD_NOT_DISMISSIBLE", err);
+	return sw__android_shell_ok(state, "input keyevent 111", "KEYBOARD_NOT_DISMISSIBLE", err);
 }
 
 static int android_open_url(void *state, const char *url, sw_error **err)
@@ -722,7 +722,7 @@ static int android_open_url(void *state, const char *url, sw_error **err)
 	free(q);
 	if (!cmd)
 		return sw__error_nomem(err);
-	int rc = dev_shell_ok(state, cmd, "APP_LAUNCH_FAILED", err);
+	int rc = sw__android_shell_ok(state, cmd, "APP_LAUNCH_FAILED", err);
 	free(cmd);
 	return rc;
 }
@@ -765,7 +765,7 @@ static int android_launch(void *state, const char *app_id, sw_error **err)
 	if (!cmd)
 		return sw__error_nomem(err);
 	sw__proc_result r;
-	int rc = dev_shell(d, cmd, ADB_TIMEOUT_MS, &r, err);
+	int rc = sw__android_shell(d, cmd, ADB_TIMEOUT_MS, &r, err);
 	free(cmd);
 	if (rc < 0)
 		return rc;
@@ -785,7 +785,7 @@ static int android_force_stop(void *state, const char *app_id, sw_error **err)
 	char *cmd = sw__asprintf("am force-stop %s", app_id);
 	if (!cmd)
 		return sw__error_nomem(err);
-	int rc = dev_shell_ok(state, cmd, "UNKNOWN", err);
+	int rc = sw__android_shell_ok(state, cmd, "UNKNOWN", err);
 	free(cmd);
 	return rc;
 }
@@ -800,7 +800,7 @@ static int android_install(void *state, const char *path, sw_error **err)
 		                     "The APK %s does not exist", path ? path : "(none)");
 	sw__proc_result r;
 	const char *args[] = {"install", "-r", path, NULL};
-	int rc = adb_run(d->adb, d->serial, args, INSTALL_TIMEOUT_MS, &r, err);
+	int rc = sw__android_adb(d->adb, d->serial, args, INSTALL_TIMEOUT_MS, &r, err);
 	if (rc < 0) {
 		/* adb prints install failures as "adb: failed to install ...: Failure [...]" */
 		if (err && *err && strstr(sw_error_message(*err), "Failure")) {
@@ -830,7 +830,9 @@ static const struct sw_driver_ops android_ops = {
     .version = SW_DRIVER_OPS_VERSION,
     .name = "android",
     .caps = SW_DRIVER_CAP_DUMP | SW_DRIVER_CAP_SCREENCAP | SW_DRIVER_CAP_INPUT | SW_DRIVER_CAP_OPEN_URL |
-            SW_DRIVER_CAP_APP | SW_DRIVER_CAP_KEYBOARD | SW_DRIVER_CAP_FOREGROUND,
+            SW_DRIVER_CAP_APP | SW_DRIVER_CAP_KEYBOARD | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS |
+            SW_DRIVER_CAP_ROTATION | SW_DRIVER_CAP_NETWORK | SW_DRIVER_CAP_GEO | SW_DRIVER_CAP_LOGS |
+            SW_DRIVER_CAP_RECORD | SW_DRIVER_CAP_APP_DATA | SW_DRIVER_CAP_SETTINGS | SW_DRIVER_CAP_DEVICES,
     .probe = android_probe,
     .release = android_release,
     .describe = android_describe,
@@ -849,6 +851,24 @@ static const struct sw_driver_ops android_ops = {
     .launch = android_launch,
     .force_stop = android_force_stop,
     .clear_text = android_clear_text,
+    /* version 2 (control.c) */
+    .properties = sw__android_properties,
+    .packages = sw__android_packages,
+    .rotation = sw__android_rotation,
+    .set_rotation = sw__android_set_rotation,
+    .airplane_mode = sw__android_airplane_mode,
+    .set_airplane_mode = sw__android_set_airplane_mode,
+    .geo_fix = sw__android_geo_fix,
+    .log_read = sw__android_log_read,
+    .clock_offset = sw__android_clock_offset,
+    .record_start = sw__android_record_start,
+    .record_poll = sw__android_record_poll,
+    .record_stop = sw__android_record_stop,
+    .clear_app_data = sw__android_clear_app_data,
+    .setting_get = sw__android_setting_get,
+    .setting_put = sw__android_setting_put,
+    .devices = sw__android_devices_slot,
+    .shutdown = sw__android_shutdown,
 };
 
 const struct sw_driver_ops *sw_driver_android(void)

@@ -20,10 +20,24 @@ enum sw_driver_cap {
 	SW_DRIVER_CAP_APP = 1u << 4,        /**< install, launch, force_stop */
 	SW_DRIVER_CAP_KEYBOARD = 1u << 5,   /**< keyboard, hide_keyboard */
 	SW_DRIVER_CAP_FOREGROUND = 1u << 6, /**< foreground */
+	/* ---- version 2 ---- */
+	SW_DRIVER_CAP_PROPS = 1u << 7,     /**< properties, packages */
+	SW_DRIVER_CAP_ROTATION = 1u << 8,  /**< rotation, set_rotation */
+	SW_DRIVER_CAP_NETWORK = 1u << 9,   /**< airplane_mode, set_airplane_mode */
+	SW_DRIVER_CAP_GEO = 1u << 10,      /**< geo_fix */
+	SW_DRIVER_CAP_LOGS = 1u << 11,     /**< log_read, clock_offset */
+	SW_DRIVER_CAP_RECORD = 1u << 12,   /**< record_start, record_poll, record_stop */
+	SW_DRIVER_CAP_APP_DATA = 1u << 13, /**< clear_app_data */
+	SW_DRIVER_CAP_SETTINGS = 1u << 14, /**< setting_get, setting_put */
+	SW_DRIVER_CAP_DEVICES = 1u << 15,  /**< devices (no bound device needed) */
 };
 
-/** The version of struct sw_driver_ops described here. Slots are only ever appended. */
-#define SW_DRIVER_OPS_VERSION 1
+/**
+ * The version of struct sw_driver_ops described here. Slots are only ever appended: a table written
+ * for version N has exactly the slots up to the "version N" line below, and the library never reads
+ * a slot past its table's version (version 1 tables keep working, without the version 2 capabilities).
+ */
+#define SW_DRIVER_OPS_VERSION 2
 
 /**
  * One platform driver. Every slot receives the state its probe returned.
@@ -63,6 +77,53 @@ struct sw_driver_ops {
 	int (*force_stop)(void *state, const char *app_id, sw_error **err);
 	/** Deletes @chars characters of the focused field (cursor to the end first). SW_DRIVER_CAP_INPUT. */
 	int (*clear_text)(void *state, size_t chars, sw_error **err);
+
+	/* ---- version 2: what device control and health need ---- */
+
+	/**
+	 * {manufacturer, model, sdk, release, abis[], locale, timezone, emulator, screen{width, height,
+	 * density}}: read now (not cached); screen is the natural (rotation 0) size. Unknown values null.
+	 * SW_DRIVER_CAP_PROPS. (transfer full)
+	 */
+	int (*properties)(void *state, char **out_json, sw_error **err);
+	/** A JSON array of the third-party (user-installed) app ids. SW_DRIVER_CAP_PROPS. (transfer full) */
+	int (*packages)(void *state, char **out_json, sw_error **err);
+	/** The rotation 0..3 (-1 unknown) and whether it follows the sensor (1, 0, -1 unknown). SW_DRIVER_CAP_ROTATION. */
+	int (*rotation)(void *state, int *rotation, int *auto_rotate, sw_error **err);
+	/** Fixes the rotation (0..3), or follows the sensor with -1. SW_DRIVER_CAP_ROTATION. */
+	int (*set_rotation)(void *state, int rotation, sw_error **err);
+	/** 1 when airplane mode is on (the device is offline), 0 otherwise. SW_DRIVER_CAP_NETWORK. */
+	int (*airplane_mode)(void *state, int *on, sw_error **err);
+	/** Turns airplane mode on or off and checks that it took; a refusal changes nothing. SW_DRIVER_CAP_NETWORK. */
+	int (*set_airplane_mode)(void *state, int on, sw_error **err);
+	/** Sets the device's location (decimal degrees). SW_DRIVER_CAP_GEO; BACKEND_UNSUPPORTED when this device cannot. */
+	int (*geo_fix)(void *state, double lat, double lng, sw_error **err);
+	/**
+	 * Device log lines in Android's threadtime format ("MM-DD HH:MM:SS.mmm PID TID L Tag: msg"), at or
+	 * after @since (that format, on the device's log clock; NULL: everything buffered). SW_DRIVER_CAP_LOGS.
+	 * (transfer full)
+	 */
+	int (*log_read)(void *state, const char *since, char **text, size_t *len, sw_error **err);
+	/** Seconds to add to the host's UTC time to get the device's log clock. SW_DRIVER_CAP_LOGS. */
+	int (*clock_offset)(void *state, long *offset_s, sw_error **err);
+	/**
+	 * Starts a screen recording of at most @time_limit_s: an opaque recording, and the pid of the
+	 * local process that captures it (for processes.json; 0 when none). SW_DRIVER_CAP_RECORD.
+	 */
+	int (*record_start)(void *state, int time_limit_s, void **rec, long *pid, sw_error **err);
+	/** 1 while the recording captures, 0 once it ended on its own. Needs no device handle. */
+	int (*record_poll)(void *rec);
+	/** Stops the capture, saves the video to @local_path (NULL: discard), and frees @rec. Needs no device handle. */
+	int (*record_stop)(void *rec, const char *local_path, sw_error **err);
+	/** Wipes the data of @app_id (the app is stopped). SW_DRIVER_CAP_APP_DATA. */
+	int (*clear_app_data)(void *state, const char *app_id, sw_error **err);
+	/** A device setting: @ns system|global|secure; *value NULL when unset. SW_DRIVER_CAP_SETTINGS. (transfer full) */
+	int (*setting_get)(void *state, const char *ns, const char *key, char **value, sw_error **err);
+	int (*setting_put)(void *state, const char *ns, const char *key, const char *value, sw_error **err);
+	/** The attached devices [{serial, state}] without binding one. SW_DRIVER_CAP_DEVICES. (transfer full) */
+	int (*devices)(sw_ctx *ctx, char **out_json, sw_error **err);
+	/** Stops what the driver started in the background for this process (a tool daemon); may be NULL. */
+	void (*shutdown)(sw_ctx *ctx);
 };
 
 /** The Android driver (adb). (transfer none) */
@@ -109,6 +170,42 @@ SW_API int sw_device_launch(sw_device *dev, const char *app_id, sw_error **err);
 SW_API int sw_device_force_stop(sw_device *dev, const char *app_id, sw_error **err);
 /** Deletes @chars characters of the focused field, from its end. */
 SW_API int sw_device_clear_text(sw_device *dev, size_t chars, sw_error **err);
+
+/* ---- version 2 calls (SW_EUNSUPPORTED / BACKEND_UNSUPPORTED without the capability) ---- */
+
+/** See struct sw_driver_ops.properties. (transfer full) */
+SW_API int sw_device_properties(sw_device *dev, char **out_json, sw_error **err);
+/** The third-party app ids as a JSON array. (transfer full) */
+SW_API int sw_device_packages(sw_device *dev, char **out_json, sw_error **err);
+SW_API int sw_device_rotation(sw_device *dev, int *rotation, int *auto_rotate, sw_error **err);
+/** 0..3 fixes the rotation; -1 follows the sensor. */
+SW_API int sw_device_set_rotation(sw_device *dev, int rotation, sw_error **err);
+SW_API int sw_device_airplane_mode(sw_device *dev, int *on, sw_error **err);
+SW_API int sw_device_set_airplane_mode(sw_device *dev, int on, sw_error **err);
+SW_API int sw_device_geo_fix(sw_device *dev, double lat, double lng, sw_error **err);
+/** Log lines since @since (nullable). (transfer full) */
+SW_API int sw_device_log_read(sw_device *dev, const char *since, char **text, size_t *len, sw_error **err);
+SW_API int sw_device_clock_offset(sw_device *dev, long *offset_s, sw_error **err);
+SW_API int sw_device_clear_app_data(sw_device *dev, const char *app_id, sw_error **err);
+/** (transfer full; *value NULL when unset) */
+SW_API int sw_device_setting_get(sw_device *dev, const char *ns, const char *key, char **value, sw_error **err);
+SW_API int sw_device_setting_put(sw_device *dev, const char *ns, const char *key, const char *value, sw_error **err);
+
+/** A screen recording that outlives the device handle that started it. */
+typedef struct sw_recording sw_recording;
+/** Starts a recording of at most @time_limit_s; *pid (nullable) gets the local capturing process or 0. */
+SW_API int sw_device_record_start(sw_device *dev, int time_limit_s, sw_recording **out, long *pid, sw_error **err);
+/** 1 while capturing, 0 once it ended on its own. */
+SW_API int sw_recording_poll(sw_recording *rec);
+/** Stops, saves to @local_path (NULL: discards) and frees @rec (always, even on failure). */
+SW_API int sw_recording_stop(sw_recording *rec, const char *local_path, sw_error **err);
+
+/** The devices @ops can see, without binding one: [{serial, state}]. (transfer full) */
+SW_API int sw_driver_devices(const struct sw_driver_ops *ops, sw_ctx *ctx, char **out_json, sw_error **err);
+/** The built-in driver called @name ("android"), or NULL. (transfer none) */
+SW_API const struct sw_driver_ops *sw_driver_find(const char *name);
+/** Calls every built-in driver's shutdown slot (stops a tool daemon this process started). Call once at exit. */
+SW_API void sw_drivers_shutdown(sw_ctx *ctx);
 
 /* ---- Android specifics (no device needed) ------------------------------- */
 

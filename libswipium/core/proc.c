@@ -1,0 +1,416 @@
+/* proc.c: the one runner of child processes: argv only (never a shell), pipes, stdin, a deadline, cancellation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sw-proc.h"
+
+extern char **environ;
+
+/* ---- argv ------------------------------------------------------------------ */
+
+static void argv_push(sw__argv *a, char *s)
+{
+	if (!s || a->failed) {
+		a->failed = true;
+		free(s);
+		return;
+	}
+	if (a->n + 2 > a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 16;
+		char **nv = realloc(a->v, nc * sizeof(*nv));
+		if (!nv) {
+			a->failed = true;
+			free(s);
+			return;
+		}
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+void sw__argv_add(sw__argv *a, const char *s)
+{
+	argv_push(a, s ? sw__strdup(s) : NULL);
+}
+
+void sw__argv_addf(sw__argv *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	argv_push(a, s);
+}
+
+void sw__argv_addv(sw__argv *a, const char *const *list)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		sw__argv_add(a, list[i]);
+}
+
+const char *const *sw__argv_finish(sw__argv *a, sw_error **err)
+{
+	if (a->failed || !a->v) {
+		if (!a->failed && !a->v)
+			sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "an empty command line");
+		else
+			sw__error_nomem(err);
+		return NULL;
+	}
+	return (const char *const *)a->v;
+}
+
+void sw__argv_free(sw__argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+void sw__proc_result_clear(sw__proc_result *r)
+{
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+/* In the child: only async-signal-safe calls from here on. @in_fd < 0: /dev/null. */
+static void child_exec(const char *const argv[], const sw__proc_opts *o, int in_fd, int out_fd, int err_fd,
+                       int report_fd, bool new_group, bool new_session)
+{
+	if (new_session)
+		setsid();
+	else if (new_group)
+		setpgid(0, 0);
+	int fd0 = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
+	if (fd0 >= 0 && fd0 != 0)
+		dup2(fd0, 0);
+	dup2(out_fd, 1);
+	dup2(err_fd, 2);
+	if (o && o->cwd && chdir(o->cwd) < 0) {
+		int e = errno;
+		ssize_t w = write(report_fd, &e, sizeof(e));
+		(void)w;
+		_exit(126);
+	}
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != report_fd)
+			close(fd);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	char *const *envp = o && o->envp ? o->envp : environ;
+	if (o && o->search_path && !strchr(argv[0], '/'))
+		execvpe(argv[0], (char *const *)argv, envp);
+	else
+		execve(argv[0], (char *const *)argv, envp);
+	int e = errno;
+	ssize_t w = write(report_fd, &e, sizeof(e));
+	(void)w;
+	_exit(127);
+}
+
+static int check_argv(const char *const argv[], const sw__proc_opts *opts, sw_error **err)
+{
+	if (!argv || !argv[0] || !argv[0][0])
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "no command to run");
+	if (argv[0][0] != '/' && !(opts && opts->search_path))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "a tool must be run by its absolute path");
+	return SW_OK;
+}
+
+static bool should_stop(const sw__proc_opts *o)
+{
+	return o && ((o->cancel && *o->cancel) || (o->abort_fn && o->abort_fn(o->abort_ud)));
+}
+
+int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_result *res, sw_error **err)
+{
+	int rc = SW_OK;
+	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1}, in_p[2] = {-1, -1};
+	sw_buf out = SW_BUF_INIT, errb = SW_BUF_INIT;
+	pid_t pid = -1;
+	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 30000;
+	size_t max_out = opts && opts->max_out ? opts->max_out : (size_t)64 * 1024 * 1024;
+	bool own_group = !(opts && opts->same_group);
+	bool feed = opts && opts->in;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = check_argv(argv, opts, err)) != SW_OK)
+		return rc;
+	if (pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 || pipe2(rep_p, O_CLOEXEC) < 0 ||
+	    (feed && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_p) < 0)) {
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child_exec(argv, opts, feed ? in_p[1] : -1, out_p[1], err_p[1], rep_p[1], own_group, false);
+	if (own_group)
+		setpgid(pid, pid); /* also from here, so the group exists before any kill */
+	close(out_p[1]);
+	close(err_p[1]);
+	close(rep_p[1]);
+	out_p[1] = err_p[1] = rep_p[1] = -1;
+	if (feed) {
+		close(in_p[1]);
+		in_p[1] = -1;
+		fcntl(in_p[0], F_SETFL, fcntl(in_p[0], F_GETFL) | O_NONBLOCK);
+	}
+
+	int exec_errno = 0;
+	ssize_t got = read(rep_p[0], &exec_errno, sizeof(exec_errno));
+	if (got == (ssize_t)sizeof(exec_errno)) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+		rc = sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0],
+		                   strerror(exec_errno));
+		goto out;
+	}
+
+	int64_t deadline = sw_monotonic_ms() + timeout_ms;
+	bool open_out = true, open_err = true;
+	size_t in_off = 0;
+	if (feed && opts->in_len == 0) {
+		shutdown(in_p[0], SHUT_WR);
+		feed = false;
+	}
+	int status = 0;
+	bool reaped = false;
+	while (open_out || open_err || !reaped) {
+		if (should_stop(opts)) {
+			res->cancelled = true;
+			break;
+		}
+		int64_t left = deadline - sw_monotonic_ms();
+		if (left <= 0) {
+			res->timed_out = true;
+			break;
+		}
+		if (!open_out && !open_err) {
+			/* both pipes closed: wait for the exit, still watching the deadline and the abort flag */
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			if (w == pid) {
+				reaped = true;
+				break;
+			}
+			if (w < 0 && errno != EINTR)
+				break;
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		struct pollfd pfd[3];
+		nfds_t n = 0;
+		int idx_out = -1, idx_err = -1, idx_in = -1;
+		if (open_out) {
+			idx_out = (int)n;
+			pfd[n++] = (struct pollfd){out_p[0], POLLIN, 0};
+		}
+		if (open_err) {
+			idx_err = (int)n;
+			pfd[n++] = (struct pollfd){err_p[0], POLLIN, 0};
+		}
+		if (feed) {
+			idx_in = (int)n;
+			pfd[n++] = (struct pollfd){in_p[0], POLLOUT, 0};
+		}
+		int pr = poll(pfd, n, left > 50 ? 50 : (int)left);
+		if (pr < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (idx_in >= 0 && (pfd[idx_in].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t k = send(in_p[0], opts->in + in_off, opts->in_len - in_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (k > 0)
+				in_off += (size_t)k;
+			if (k < 0 && errno != EAGAIN && errno != EINTR)
+				in_off = opts->in_len; /* the child stopped reading */
+			if (in_off >= opts->in_len) {
+				shutdown(in_p[0], SHUT_WR);
+				feed = false;
+			}
+		}
+		for (int which = 0; which < 2; which++) {
+			int i = which == 0 ? idx_out : idx_err;
+			if (i < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char chunk[65536];
+			ssize_t r = read(pfd[i].fd, chunk, sizeof(chunk));
+			if (r <= 0) {
+				if (r < 0 && (errno == EINTR || errno == EAGAIN))
+					continue;
+				if (which == 0)
+					open_out = false;
+				else
+					open_err = false;
+				continue;
+			}
+			sw_buf *dst = which == 0 ? &out : &errb;
+			if (dst->len + (size_t)r > max_out) {
+				res->truncated = true;
+				size_t room = max_out > dst->len ? max_out - dst->len : 0;
+				sw__buf_append(dst, chunk, room);
+			} else {
+				sw__buf_append(dst, chunk, (size_t)r);
+			}
+		}
+		if (res->truncated && opts && opts->kill_on_overflow)
+			break;
+	}
+	if (!reaped) {
+		if (res->timed_out || res->cancelled || res->truncated || open_out || open_err) {
+			if (own_group)
+				kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (own_group)
+		kill(-pid, SIGKILL); /* descendants left in the group must not outlive the call */
+	pid = -1;
+	if (res->timed_out || res->cancelled) {
+		res->status = -1;
+		res->signal = SIGKILL;
+	} else if (WIFEXITED(status)) {
+		res->status = WEXITSTATUS(status);
+	} else {
+		res->status = -1;
+		res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	}
+	if (out.failed || errb.failed) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	res->out = sw__buf_steal(&out, &res->out_len);
+	res->err = sw__buf_steal(&errb, &res->err_len);
+	if (!res->out || !res->err) {
+		sw__proc_result_clear(res);
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (out_p[i] >= 0)
+			close(out_p[i]);
+		if (err_p[i] >= 0)
+			close(err_p[i]);
+		if (rep_p[i] >= 0)
+			close(rep_p[i]);
+		if (in_p[i] >= 0)
+			close(in_p[i]);
+	}
+	sw__buf_free(&out);
+	sw__buf_free(&errb);
+	return rc;
+}
+
+/* ---- background ------------------------------------------------------------------ */
+
+int sw__proc_spawn(const char *const argv[], const sw__proc_opts *opts, int out_fd, pid_t *pid_out, sw_error **err)
+{
+	int rc = check_argv(argv, opts, err);
+	if (rc != SW_OK)
+		return rc;
+	int rep_p[2] = {-1, -1};
+	int nul = -1;
+	if (pipe2(rep_p, O_CLOEXEC) < 0)
+		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot create a pipe: %s", strerror(errno));
+	if (out_fd < 0)
+		out_fd = nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	pid_t pid = fork();
+	if (pid < 0) {
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child_exec(argv, opts, -1, out_fd, out_fd, rep_p[1], true, true);
+	close(rep_p[1]);
+	rep_p[1] = -1;
+	int e = 0;
+	if (read(rep_p[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		rc = sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0], strerror(e));
+		goto out;
+	}
+	*pid_out = pid;
+out:
+	if (nul >= 0)
+		close(nul);
+	for (int i = 0; i < 2; i++)
+		if (rep_p[i] >= 0)
+			close(rep_p[i]);
+	return rc;
+}
+
+bool sw__proc_ended(pid_t pid, int *status)
+{
+	int st = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &st, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (w == pid || (w < 0 && errno == ECHILD)) {
+		if (status)
+			*status = w == pid ? st : -1;
+		return true;
+	}
+	return false;
+}
+
+int sw__proc_stop(pid_t pid, int first_sig, int grace_ms)
+{
+	if (pid <= 0)
+		return -1;
+	int st = 0;
+	if (sw__proc_ended(pid, &st)) {
+		kill(-pid, SIGKILL); /* what it left in its group */
+		return st;
+	}
+	kill(-pid, first_sig);
+	kill(pid, first_sig);
+	int64_t deadline = sw_monotonic_ms() + (grace_ms > 0 ? grace_ms : 0);
+	while (sw_monotonic_ms() < deadline) {
+		if (sw__proc_ended(pid, &st)) {
+			kill(-pid, SIGKILL);
+			return st;
+		}
+		struct timespec ts = {0, 20 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return st;
+}
