@@ -554,6 +554,125 @@ class HealthApp(unittest.TestCase):
             self.assertIn("'crash' must be java or native", r.stderr.decode())
 
 
+def read_stats(path):
+    import json
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+class LatencyAndSignals(unittest.TestCase):
+    """The latency profile, the per-invocation stats, and the signals an act loop reads (frames, logcat since)."""
+
+    def test_stats_count_invocations_bytes_and_modelled_cost(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            stats = os.path.join(tmp, "stats.jsonl")
+            with VDeviceEnv(app="login", device_args=["--stats", stats]) as env:
+                env.shell("input tap 10 10")
+                xml = env.adb("exec-out", "uiautomator dump /dev/tty").stdout
+                env.shell("dumpsys gfxinfo %s; logcat -c" % LOGIN)
+                lines = read_stats(stats)
+                cmds = [(l["service"], l["cmd"]) for l in lines]
+                self.assertIn(("shell", "input tap 10 10"), cmds)
+                self.assertIn(("exec", "uiautomator dump /dev/tty"), cmds)
+                tapl = [l for l in lines if l["cmd"] == "input tap 10 10"][0]
+                dumpl = [l for l in lines if l["cmd"] == "uiautomator dump /dev/tty"][0]
+                both = [l for l in lines if l["cmd"].startswith("dumpsys gfxinfo")][0]
+                self.assertEqual(tapl["modelMs"], 630.0)  # 30 ms round trip + 600 ms input
+                self.assertEqual(dumpl["bytes"], len(xml))
+                self.assertAlmostEqual(dumpl["modelMs"], 2130.0 + len(xml) / 10000.0, delta=0.2)
+                self.assertGreaterEqual(both["modelMs"], 30.0 + 100.0 + 50.0)  # one invocation, two programs
+                self.assertFalse(tapl["latency"])
+                self.assertEqual([l["seq"] for l in lines], list(range(1, len(lines) + 1)))
+
+    def test_latency_profile_sleeps_the_scaled_cost(self):
+        with VDeviceEnv(app="login", device_args=["--latency", "emulator:0.05"]) as env:
+            t0 = time.monotonic()
+            env.adb("exec-out", "uiautomator dump /dev/tty")
+            slow = time.monotonic() - t0
+            t0 = time.monotonic()
+            env.shell("true")
+            fast = time.monotonic() - t0
+            self.assertGreaterEqual(slow, 2.13 * 0.05)  # the dump's 2130 ms, scaled
+            self.assertLess(fast, slow)
+        for bad in ("bogus", "emulator:0", "emulator:x", "emulator:11"):
+            r = subprocess.run([find_vdevice(), "--app", os.path.join(APPS_DIR, "login.yaml"), "--latency", bad,
+                                "--announce", "none"], capture_output=True, text=True, timeout=30)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--latency must be", r.stderr)
+
+    def test_frame_counter_and_a_screen_that_never_settles(self):
+        with VDeviceEnv(app="login") as env:
+            env.shell("monkey -p %s -c android.intent.category.LAUNCHER 1" % LOGIN)
+
+            def frames():
+                out = env.shell("dumpsys gfxinfo %s | grep 'Total frames'" % LOGIN)[1]
+                return int(re.search(r"Total frames rendered: (\d+)", out).group(1))
+
+            a = frames()
+            self.assertEqual(frames(), a)  # an idle screen renders nothing
+            self.assertEqual(dump(env.device).tag, "hierarchy")
+            self.assertEqual(frames(), a)
+            env.shell("input tap 5 5")
+            self.assertGreater(frames(), a)
+            self.assertIn("No process found for: com.example.other", env.shell("dumpsys gfxinfo com.example.other")[1])
+            env.shell("setprop debug.vdevice.animating 1")
+            b = frames()
+            self.assertGreater(frames(), b)
+            d1 = env.adb("exec-out", "uiautomator dump /dev/tty").stdout
+            d2 = env.adb("exec-out", "uiautomator dump /dev/tty").stdout
+            self.assertNotEqual(d1, d2)
+            self.assertIn(b"android.widget.ProgressBar", d2)
+            ET.fromstring(d2.split(b"UI hierchary")[0])
+            env.shell("setprop debug.vdevice.animating 0")
+            self.assertEqual(env.adb("exec-out", "uiautomator dump /dev/tty").stdout,
+                             env.adb("exec-out", "uiautomator dump /dev/tty").stdout)
+
+    def test_served_dump_file_and_override_size(self):
+        with VDeviceEnv(app="login") as env:
+            land = ('<?xml version=\'1.0\' encoding=\'UTF-8\' standalone=\'yes\' ?><hierarchy rotation="1">'
+                    '<node index="0" text="" class="android.widget.FrameLayout" package="com.example.login" '
+                    'bounds="[0,0][2400,1080]"><node index="0" text="Far right" class="android.widget.Button" '
+                    'package="com.example.login" clickable="true" bounds="[2000,500][2300,600]" /></node></hierarchy>')
+            with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+                f.write(land)
+            try:
+                self.assertEqual(env.adb("push", f.name, "/sdcard/land.xml").returncode, 0)
+            finally:
+                os.unlink(f.name)
+            env.shell("setprop debug.vdevice.dump_file /sdcard/land.xml")
+            root = dump(env.device)
+            self.assertEqual(root.get("rotation"), "1")
+            self.assertEqual(nodes(root, text="Far right")[0].get("bounds"), "[2000,500][2300,600]")
+            env.shell("setprop debug.vdevice.dump_file /sdcard/missing.xml")
+            self.assertIn("null root node", env.shell("uiautomator dump")[2])
+            env.shell("setprop debug.vdevice.dump_file none")
+            self.assertEqual(dump(env.device).get("rotation"), "0")
+            self.assertEqual(env.shell("wm size 720x1600")[0], 0)
+            self.assertEqual(env.shell("wm size")[1], "Physical size: 1080x2400\nOverride size: 720x1600\n")
+            self.assertEqual(env.shell("wm size 12")[0], 255)
+            env.shell("wm size reset")
+            self.assertEqual(env.shell("wm size")[1], "Physical size: 1080x2400\n")
+
+    def test_logcat_since_a_time_and_a_buffer_that_wraps(self):
+        with VDeviceEnv(app="health") as env:
+            lines = [l for l in env.shell("logcat -d")[1].splitlines() if not l.startswith("-----")]
+            stamp = lines[-1][:18]
+            since = env.shell("logcat -d -T '%s'" % stamp)[1].splitlines()
+            self.assertEqual(since[0], "--------- beginning of main")
+            self.assertTrue(all(l[:18] >= stamp for l in since[1:]))
+            self.assertIn(lines[-1], since)
+            self.assertEqual(env.shell("logcat -d -T '12-31 23:59:59.999'")[1], "--------- beginning of main\n")
+            self.assertEqual(env.shell("logcat -d -T 'garbage: x'")[0], 1)
+            # several MB of chatter in a 1 MiB ring buffer: the oldest lines are gone, the size holds
+            env.shell("setprop debug.vdevice.logcat_max 1048576")
+            env.shell("setprop debug.vdevice.logcat_spam 3000000")
+            r = env.adb("exec-out", "logcat -d")
+            self.assertLessEqual(len(r.stdout), 1048576 + 64)
+            self.assertGreater(len(r.stdout), 900000)
+            self.assertNotIn(lines[0].encode(), r.stdout)
+            self.assertEqual(env.shell("setprop debug.vdevice.logcat_max 12")[0], 1)
+
+
 class HostileConditions(unittest.TestCase):
     def test_dump_modes(self):
         with VDeviceEnv(app="login", device_args=["--dump", "garbage"]) as env:

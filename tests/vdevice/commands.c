@@ -400,6 +400,28 @@ static void huge_nodes(struct vd_buf *xml, long n)
 	vd_buf_free(&tail);
 }
 
+/* An animating screen: a progress node whose description changes with every frame, inside the root node. */
+static void animate(struct vd_device *d, struct vd_buf *xml)
+{
+	d->frames += 3;
+	const char *close = "</node></hierarchy>";
+	char *at = xml->data ? strstr(xml->data, close) : NULL;
+	if (!at)
+		return;
+	struct vd_buf tail = {0};
+	vd_buf_puts(&tail, at);
+	xml->len = (size_t)(at - xml->data);
+	xml->data[xml->len] = '\0';
+	vd_buf_printf(xml,
+	              "<node index=\"99\" text=\"\" resource-id=\"\" class=\"android.widget.ProgressBar\" package=\"%s\" "
+	              "content-desc=\"Loading, frame %ld\" checkable=\"false\" checked=\"false\" clickable=\"false\" "
+	              "enabled=\"true\" focusable=\"false\" focused=\"false\" scrollable=\"false\" long-clickable=\"false\" "
+	              "password=\"false\" selected=\"false\" bounds=\"[492,2100][588,2196]\" />",
+	              vd_app_main_package(d->app), d->frames);
+	vd_buf_append(xml, tail.data, tail.len);
+	vd_buf_free(&tail);
+}
+
 static int c_uiautomator(struct vd_cmd *c)
 {
 	if (c->argc < 2 || strcmp(c->argv[1], "dump") != 0) {
@@ -431,9 +453,20 @@ static int c_uiautomator(struct vd_cmd *c)
 		                  "<node index=\"0\" text=\"\x01\x02garbage\" bounds=\"[0,0][10\xff\xfe<<<<&&;;\n");
 		break;
 	default:
-		vd_app_dump_xml(c->d->app, c->d, &xml);
+		if (c->d->dump_file) {
+			struct vd_file *f = vd_fs_get(&c->d->fs, c->d->dump_file);
+			if (!f) {
+				ERR(c, "ERROR: null root node returned by UiTestAutomationBridge.\n");
+				return 0;
+			}
+			vd_buf_append(&xml, f->data, f->len);
+		} else {
+			vd_app_dump_xml(c->d->app, c->d, &xml);
+		}
 		if (mode == VD_DUMP_HUGE)
 			huge_nodes(&xml, c->d->opt.huge_nodes);
+		if (c->d->animating)
+			animate(c->d, &xml);
 	}
 	write_file_or_out(c, path, xml.data ? xml.data : "", xml.len);
 	vd_buf_free(&xml);
@@ -555,7 +588,18 @@ static int input_usage(struct vd_cmd *c)
 	return 1;
 }
 
+static int input_run(struct vd_cmd *c);
+
+/* Every input event makes the app draw a few frames (a ripple, a cursor, a transition). */
 static int c_input(struct vd_cmd *c)
+{
+	int r = input_run(c);
+	if (r == 0)
+		c->d->frames += 4;
+	return r;
+}
+
+static int input_run(struct vd_cmd *c)
 {
 	static const char *const sources[] = {"touchscreen",     "keyboard", "mouse",  "touchpad",  "gamepad",
 	                                      "touchnavigation", "joystick", "stylus", "trackball", "dpad"};
@@ -971,6 +1015,26 @@ static int c_dumpsys(struct vd_cmd *c)
 		vd_app_dumpsys_input_method(c->d->app, &b);
 	} else if (strcmp(svc, "package") == 0 && c->argc > 2) {
 		vd_app_dumpsys_package(c->d->app, c->argv[c->argc - 1], &b);
+	} else if (strcmp(svc, "gfxinfo") == 0) {
+		const char *fg, *act;
+		vd_app_foreground(c->d->app, &fg, &act);
+		const char *pkg = c->argc > 2 ? c->argv[2] : NULL;
+		if (c->d->animating)
+			c->d->frames += 2;
+		vd_buf_puts(&b, "Applications Graphics Acceleration Info:\nUptime: 8123456 Realtime: 8123456\n");
+		if (!pkg || strcmp(pkg, fg) == 0) {
+			long janky = c->d->frames / 20;
+			vd_buf_printf(&b,
+			              "\n** Graphics info for pid 4242 [%s] **\n\nStats since: 8000000000000ns\n"
+			              "Total frames rendered: %ld\nJanky frames: %ld (%.2f%%)\n"
+			              "50th percentile: 7ms\n90th percentile: 11ms\n95th percentile: 14ms\n"
+			              "99th percentile: 25ms\nNumber Missed Vsync: 0\nNumber High input latency: 0\n"
+			              "Number Slow UI thread: %ld\nNumber Slow bitmap uploads: 0\nNumber Slow issue draw commands: 0\n",
+			              fg, c->d->frames, janky, c->d->frames ? 100.0 * (double)janky / (double)c->d->frames : 0.0,
+			              janky);
+		} else {
+			vd_buf_printf(&b, "\nNo process found for: %s\n", pkg);
+		}
 	} else if (strcmp(svc, "battery") == 0) {
 		vd_buf_puts(&b,
 		            "Current Battery Service state:\n  AC powered: true\n  USB powered: false\n  status: 2\n"
@@ -993,7 +1057,25 @@ static int c_wm(struct vd_cmd *c)
 {
 	const char *sub = c->argc > 1 ? c->argv[1] : "";
 	if (strcmp(sub, "size") == 0) {
+		int w, h;
+		char x;
+		if (c->argc > 2 && strcmp(c->argv[2], "reset") == 0) {
+			c->d->override_w = c->d->override_h = 0;
+			return 0;
+		}
+		if (c->argc > 2) {
+			if (sscanf(c->argv[2], "%d%c%d", &w, &x, &h) != 3 || x != 'x' || w < 1 || h < 1 || w > 10000 ||
+			    h > 10000) {
+				ERR(c, "Error: bad size %s\n", c->argv[2]);
+				return 255;
+			}
+			c->d->override_w = w;
+			c->d->override_h = h;
+			return 0;
+		}
 		OUT(c, "Physical size: %dx%d\n", VD_SCREEN_W, VD_SCREEN_H);
+		if (c->d->override_w > 0)
+			OUT(c, "Override size: %dx%d\n", c->d->override_w, c->d->override_h);
 		return 0;
 	}
 	if (strcmp(sub, "density") == 0) {
@@ -1154,6 +1236,7 @@ static int c_logcat(struct vd_cmd *c)
 {
 	bool dump = false;
 	long tail = -1;
+	const char *since = NULL;
 	for (int i = 1; i < c->argc; i++) {
 		const char *a = c->argv[i];
 		if (strcmp(a, "-c") == 0) {
@@ -1164,8 +1247,17 @@ static int c_logcat(struct vd_cmd *c)
 			dump = true;
 		else if ((strcmp(a, "-t") == 0 || strcmp(a, "-T") == 0) && i + 1 < c->argc) {
 			dump = true;
-			if (!vd_shell_parse_number(c->argv[++i], &tail))
+			const char *v = c->argv[++i];
+			if (strchr(v, ':')) {
+				/* 'MM-DD hh:mm:ss.mmm': the lines since that time (the buffer is in time order) */
+				if (strlen(v) < 14 || v[2] != '-' || v[5] != ' ') {
+					ERR(c, "unknown time format: %s\n", v);
+					return 1;
+				}
+				since = v;
+			} else if (!vd_shell_parse_number(v, &tail)) {
 				tail = -1;
+			}
 		} else if ((strcmp(a, "-v") == 0 || strcmp(a, "-b") == 0 || strcmp(a, "--pid") == 0) && i + 1 < c->argc)
 			i++;
 	}
@@ -1174,6 +1266,13 @@ static int c_logcat(struct vd_cmd *c)
 		dump = true;
 	}
 	const char *p = c->d->logcat.data ? c->d->logcat.data : "";
+	if (since) {
+		size_t n = strlen(since) < 18 ? strlen(since) : 18;
+		while (*p && strncmp(p, since, n) < 0) {
+			const char *nl = strchr(p, '\n');
+			p = nl ? nl + 1 : p + strlen(p);
+		}
+	}
 	if (tail >= 0) {
 		/* keep the last @tail lines: walk back over that many line ends */
 		const char *q = p + c->d->logcat.len;
@@ -1279,8 +1378,13 @@ int vd_command_run(struct vd_cmd *c)
 	const char *base = strrchr(name, '/');
 	if (base && (strncmp(name, "/system/bin/", 12) == 0 || strncmp(name, "/system/xbin/", 13) == 0))
 		name = base + 1;
-	for (size_t i = 0; i < VD_ARRAY_SIZE(commands); i++)
+	size_t before = c->out->len + c->err->len;
+	int status = -1;
+	for (size_t i = 0; i < VD_ARRAY_SIZE(commands) && status < 0; i++)
 		if (strcmp(commands[i].name, name) == 0)
-			return commands[i].fn(c);
-	return not_found(c);
+			status = commands[i].fn(c);
+	if (status < 0)
+		status = not_found(c);
+	vd_latency_charge(c->d, c->argc, c->argv, c->out->len + c->err->len - before);
+	return status;
 }

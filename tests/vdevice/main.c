@@ -26,7 +26,8 @@
 
 #define MAX_ADB_CONNS 8
 #define MAX_CONSOLES 8
-#define MAX_LOGCAT (1024u * 1024u)
+#define DEFAULT_LOGCAT (2u * 1024u * 1024u) /* an API 29-33 emulator's main buffer */
+#define MAX_LOGCAT (64u * 1024u * 1024u)
 #define MAX_CONSOLE_OUT (1024u * 1024u)
 
 struct console_conn {
@@ -53,11 +54,15 @@ static void usage(FILE *f)
 	      "  --dump-count N         only the first N dumps use --dump's mode, then dumps are normal\n"
 	      "  --sticky-keyboard      BACK and ESCAPE do not hide the soft keyboard\n"
 	      "  (tests may change these at run time: adb shell setprop debug.vdevice.dump|dump_count|\n"
-	      "   sticky_keyboard|huge_nodes VALUE)\n"
+	      "   sticky_keyboard|huge_nodes|animating|dump_file|logcat_max|logcat_spam VALUE)\n"
 	      "  --boot-after N         sys.boot_completed stays unset for the first N reads\n"
 	      "  --token-file FILE      console auth token (default ~/.emulator_console_auth_token)\n"
 	      "  --model NAME           ro.product.model\n"
 	      "  --avd-name NAME        AVD name (console `avd name`, ro.boot.qemu.avd_name)\n"
+	      "  --latency PROFILE      off (default) or emulator[:SCALE]: every command sleeps the cost it has on\n"
+	      "                         an x86_64 emulator, times SCALE (default 1); default $VDEVICE_LATENCY\n"
+	      "  --stats FILE           append one JSON line per adb invocation (command, bytes, modelled ms);\n"
+	      "                         default $VDEVICE_STATS\n"
 	      "  --verbose              log protocol events to stderr\n",
 	      f);
 }
@@ -204,7 +209,24 @@ bool vd_device_control(struct vd_device *d, const char *name, const char *value)
 		d->opt.huge_nodes = n;
 	else if (strcmp(name, "sticky_keyboard") == 0 && number && n <= 1)
 		d->sticky_keyboard = n == 1;
-	else if (strcmp(name, "offline_ms") == 0 && number) {
+	else if (strcmp(name, "animating") == 0 && number && n <= 1)
+		d->animating = n == 1;
+	else if (strcmp(name, "dump_file") == 0) {
+		/* a dump pushed to the device's storage is served as the hierarchy ("" or "none": the model's) */
+		free(d->dump_file);
+		d->dump_file = *value && strcmp(value, "none") != 0 ? vd_strdup(value) : NULL;
+	} else if (strcmp(name, "logcat_max") == 0 && *value && !*end && n >= 4096 && n <= (long)MAX_LOGCAT)
+		d->logcat_max = (size_t)n;
+	else if (strcmp(name, "logcat_spam") == 0 && *value && !*end && n > 0 && n <= (long)MAX_LOGCAT) {
+		/* @n bytes of chatter from another process: a busy device whose buffer fills and wraps */
+		size_t added = 0;
+		for (long k = 0; added < (size_t)n; k++) {
+			char msg[96];
+			int m = snprintf(msg, sizeof(msg), "background sync tick %ld: nothing to report, all caches warm", k);
+			vd_device_log(d, 'D', "Chatty", "%s", msg);
+			added += (size_t)m + 44; /* the threadtime header, the message and the newline */
+		}
+	} else if (strcmp(name, "offline_ms") == 0 && number) {
 		/* the device drops off adb now and stays away for @n ms, keeping its state (a network blip) */
 		clock_gettime(CLOCK_MONOTONIC, &d->offline_until);
 		d->offline_until.tv_sec += n / 1000;
@@ -240,7 +262,8 @@ void vd_device_log(struct vd_device *d, char level, const char *tag, const char 
 	vd_buf_vprintf(&d->logcat, fmt, ap);
 	va_end(ap);
 	vd_buf_puts(&d->logcat, "\n");
-	while (d->logcat.len > MAX_LOGCAT) {
+	size_t max = d->logcat_max ? d->logcat_max : DEFAULT_LOGCAT;
+	while (d->logcat.len > max) {
 		char *nl = memchr(d->logcat.data, '\n', d->logcat.len);
 		vd_buf_consume(&d->logcat, nl ? (size_t)(nl - d->logcat.data) + 1 : d->logcat.len);
 	}
@@ -352,6 +375,8 @@ int main(int argc, char **argv)
 	    {"avd-name", required_argument, NULL, 'n'},
 	    {"dump-count", required_argument, NULL, 'c'},
 	    {"sticky-keyboard", no_argument, NULL, 'k'},
+	    {"latency", required_argument, NULL, 'L'},
+	    {"stats", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -362,6 +387,13 @@ int main(int argc, char **argv)
 	o->huge_nodes = 5000;
 	const char *env_port = getenv("ANDROID_ADB_SERVER_PORT");
 	o->adb_server_port = env_port && *env_port ? (int)parse_long(env_port, "ANDROID_ADB_SERVER_PORT") : 5037;
+	o->latency_scale = 1.0;
+	if (!vd_latency_parse(getenv("VDEVICE_LATENCY"), o)) {
+		fprintf(stderr, "vdevice: VDEVICE_LATENCY must be off, emulator or emulator:SCALE (0 < SCALE <= 10)\n");
+		return 2;
+	}
+	if (getenv("VDEVICE_STATS") && *getenv("VDEVICE_STATS"))
+		o->stats_path = getenv("VDEVICE_STATS");
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -387,6 +419,13 @@ int main(int argc, char **argv)
 			break;
 		case 'c': dev.dump_count = parse_long(optarg, "--dump-count"); break;
 		case 'k': dev.sticky_keyboard = true; break;
+		case 'L':
+			if (!vd_latency_parse(optarg, o)) {
+				fprintf(stderr, "vdevice: --latency must be off, emulator or emulator:SCALE (0 < SCALE <= 10)\n");
+				return 2;
+			}
+			break;
+		case 'S': o->stats_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -594,6 +633,9 @@ out:
 	vd_app_free(dev.app);
 	vd_fs_clear(&dev.fs);
 	vd_buf_free(&dev.logcat);
+	free(dev.dump_file);
+	if (dev.stats)
+		fclose(dev.stats);
 	vd_props_free();
 	free(dev.serial);
 	return status;

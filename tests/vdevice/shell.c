@@ -24,6 +24,7 @@ void vd_out_write(struct vd_out *o, int fd, const void *data, size_t n)
 {
 	if (!o || !o->buf || n == 0)
 		return;
+	o->bytes += n;
 	if (o->v2) {
 		unsigned char h[5] = {(unsigned char)fd, (unsigned char)n, (unsigned char)(n >> 8),
 		                      (unsigned char)(n >> 16), (unsigned char)(n >> 24)};

@@ -56,6 +56,7 @@ struct stream {
 	bool interactive;
 	bool pty;
 	struct vd_buf line;
+	const char *service; /* "shell", "exec" or "sync": how the stats file names the invocation */
 };
 
 struct vd_conn {
@@ -230,6 +231,7 @@ static void run_command(struct vd_conn *c, struct stream *s, const char *cmd)
 	if (!count_command(c))
 		return;
 	vd_log("command: %s", cmd);
+	vd_latency_begin(c->dev);
 	if (vd_shell_is_streamed_install(cmd, &size)) {
 		s->installing = true;
 		s->install_left = size;
@@ -243,12 +245,14 @@ static void run_command(struct vd_conn *c, struct stream *s, const char *cmd)
 			return;
 	}
 	finish_command(s, vd_shell_run(c->dev, cmd, &out));
+	vd_latency_end(c->dev, s->service, cmd, out.bytes);
 	if (c->dev->drop_connections)
 		c->dead = true;
 	return;
 install_done:
 	s->installing = false;
 	finish_command(s, vd_shell_finish_install(c->dev, s->install_data.data, s->install_data.len, &out));
+	vd_latency_end(c->dev, s->service, "install", out.bytes);
 }
 
 static void interactive_prompt(struct vd_conn *c, struct stream *s)
@@ -276,6 +280,7 @@ static void stdin_bytes(struct vd_conn *c, struct stream *s, const char *data, s
 			s->installing = false;
 			finish_command(
 			    s, vd_shell_finish_install(c->dev, s->install_data.data, s->install_data.len, &out));
+			vd_latency_end(c->dev, s->service, "install", out.bytes + s->install_data.len);
 		}
 		return;
 	}
@@ -306,8 +311,12 @@ static void stdin_bytes(struct vd_conn *c, struct stream *s, const char *data, s
 			finish_command(s, atoi(line + 4) & 0xff);
 			break;
 		}
-		if (line[0] && count_command(c))
+		if (line[0] && count_command(c)) {
+			vd_latency_begin(c->dev);
+			size_t before = out.bytes;
 			vd_shell_run(c->dev, line, &out);
+			vd_latency_end(c->dev, s->service, line, out.bytes - before);
+		}
 		vd_buf_reset(&s->line);
 		if (c->dead)
 			return;
@@ -320,6 +329,7 @@ static void stdin_eof(struct vd_conn *c, struct stream *s)
 	if (s->deferred) {
 		struct vd_out out = {.buf = &s->out, .v2 = s->kind == STREAM_SHELL_V2};
 		finish_command(s, vd_shell_run_input(c->dev, s->deferred, s->stdin_data.data, s->stdin_data.len, &out));
+		vd_latency_end(c->dev, s->service, s->deferred, out.bytes);
 		free(s->deferred);
 		s->deferred = NULL;
 		vd_buf_free(&s->stdin_data);
@@ -428,10 +438,14 @@ static void on_open(struct vd_conn *c, uint32_t remote_id, const char *svc)
 	s->remote_id = remote_id;
 	s->kind = kind;
 	s->pty = pty;
+	s->service = kind == STREAM_SYNC ? "sync" : (strncmp(svc, "exec:", 5) == 0 ? "exec" : "shell");
 	c->streams[slot] = s;
 	send_packet(c, A_OKAY, s->local_id, remote_id, NULL, 0);
-	if (kind == STREAM_SYNC)
+	if (kind == STREAM_SYNC) {
+		vd_latency_begin(c->dev);
+		vd_latency_end(c->dev, "sync", "sync:", 0);
 		return;
+	}
 	while (*cmd == ' ')
 		cmd++;
 	if (*cmd == '\0') {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #if defined(__GNUC__)
@@ -72,6 +73,9 @@ struct vd_options {
 	long boot_after;        /* sys.boot_completed is empty for this many reads */
 	const char *model;
 	const char *avd_name; /* `avd name` on the console and ro.boot.qemu.avd_name */
+	bool latency;         /* sleep the modelled cost of every command (--latency emulator) */
+	double latency_scale; /* wall time slept = modelled time x this (default 1) */
+	const char *stats_path; /* one JSON line per adb invocation (--stats FILE) */
 };
 
 /* ---- in-memory file system (fs.c) ------------------------------------------- */
@@ -129,6 +133,15 @@ struct vd_device {
 	bool vanished;         /* --disconnect-after fired: the device is gone for good (ports closed) */
 	long dump_count;       /* hostile dumps left before dumps turn normal; 0 = no limit */
 	bool sticky_keyboard;  /* BACK and ESCAPE do not hide the soft keyboard */
+	long frames;           /* frames the app rendered (dumpsys gfxinfo "Total frames rendered") */
+	bool animating;        /* the screen never stops animating: every dump and gfxinfo read differs */
+	char *dump_file;       /* serve this file of the device's storage as the uiautomator dump */
+	int override_w, override_h; /* `wm size WxH` (0: none) */
+	size_t logcat_max;     /* the logcat ring buffer's size in bytes */
+	/* latency.c: the invocation being served */
+	double inv_model_ms;
+	long inv_seq;
+	FILE *stats;
 };
 
 /* Parses a dump mode name (normal, garbage, empty, fail, huge). */
@@ -139,6 +152,17 @@ bool vd_dump_mode_parse(const char *s, enum vd_dump_mode *mode);
  */
 bool vd_device_control(struct vd_device *d, const char *name, const char *value);
 
+/* ---- latency profile and invocation counts (latency.c) ---------------------- */
+
+/* Parses "off", "emulator" or "emulator:SCALE" into the options; false on a bad value. */
+bool vd_latency_parse(const char *s, struct vd_options *o);
+/* Starts serving one adb invocation (a shell/exec command, a sync session, an interactive line). */
+void vd_latency_begin(struct vd_device *d);
+/* Charges one program of the invocation: @argv as run, @out_bytes it printed. */
+void vd_latency_charge(struct vd_device *d, int argc, char **argv, size_t out_bytes);
+/* Ends the invocation: logs it to the stats file and sleeps its modelled cost when the profile is on. */
+void vd_latency_end(struct vd_device *d, const char *service, const char *cmd, size_t bytes);
+
 /* Appends one threadtime logcat line. */
 void vd_device_log(struct vd_device *d, char level, const char *tag, const char *fmt, ...) VD_PRINTF(4, 5);
 
@@ -148,6 +172,7 @@ void vd_device_log(struct vd_device *d, char level, const char *tag, const char 
 struct vd_out {
 	struct vd_buf *buf;
 	bool v2;
+	size_t bytes; /* payload bytes written (stdout and stderr, without framing) */
 };
 
 void vd_out_write(struct vd_out *o, int fd, const void *data, size_t n);
