@@ -25,7 +25,8 @@ struct sw_drive {
 	void *abort_ud;
 	char *last_xml;
 	size_t last_len;
-	int sw, sh;
+	int sw, sh;          /* the screen as the last dump laid it out (turned with the rotation) */
+	int nat_w, nat_h;    /* the natural (rotation 0) size, learnt from a dump or, failing that, `wm size` */
 	json_t *keyboard;    /* {shown, frame} */
 	sw_ctx *ctx;         /* borrowed; with session: the health check after every act */
 	sw_session *session; /* borrowed */
@@ -185,13 +186,43 @@ sw_snapshot_tracker *sw_drive_tracker(sw_drive *d)
 
 /* ---- observing ---------------------------------------------------------- */
 
+/*
+ * The screen geometry when no dump has told it yet (or the dumps were dialogs that do not cover the screen):
+ * the device's natural size (`wm size` on Android), once per drive.
+ */
+static int ensure_geometry(sw_drive *d, sw_error **err)
+{
+	if (d->sw > 0 && d->sh > 0)
+		return SW_OK;
+	int w = 0, h = 0;
+	int rc = sw_device_screen_size(d->dev, &w, &h, err);
+	if (rc < 0)
+		return rc;
+	d->nat_w = d->sw = w;
+	d->nat_h = d->sh = h;
+	return SW_OK;
+}
+
+/* Takes the geometry of the snapshot just parsed: each dump carries its own size and rotation. */
+static void adopt_geometry(sw_drive *d, json_t *res)
+{
+	json_t *sc = json_object_get(res, "screen");
+	const char *src = json_string_value(json_object_get(sc, "source"));
+	int w = (int)json_integer_value(json_object_get(sc, "width"));
+	int h = (int)json_integer_value(json_object_get(sc, "height"));
+	int rot = (int)json_integer_value(json_object_get(sc, "rotation"));
+	if (!src || w <= 0 || h <= 0 || !strcmp(src, "unknown"))
+		return;
+	d->sw = w;
+	d->sh = h;
+	if (!strcmp(src, "dump") || !strcmp(src, "dump+device")) {
+		d->nat_w = (rot == 1 || rot == 3) ? h : w;
+		d->nat_h = (rot == 1 || rot == 3) ? w : h;
+	}
+}
+
 static int refresh_keyboard(sw_drive *d, sw_error **err)
 {
-	if (d->sw <= 0) {
-		int rc = sw_device_screen_size(d->dev, &d->sw, &d->sh, err);
-		if (rc < 0)
-			return rc;
-	}
 	char *kb = NULL;
 	int rc = sw_device_keyboard(d->dev, &kb, err);
 	if (rc == SW_EUNSUPPORTED) {
@@ -233,8 +264,8 @@ static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json
 		return sw__error_nomem(err);
 	if (d->keyboard)
 		json_object_set(opts, "keyboard", d->keyboard);
-	if (d->sw > 0)
-		json_object_set_new(opts, "screen", json_pack("{sisi}", "width", d->sw, "height", d->sh));
+	if (d->nat_w > 0)
+		json_object_set_new(opts, "screen", json_pack("{sisi}", "width", d->nat_w, "height", d->nat_h));
 	char *o = sw__json_compact(opts);
 	json_decref(opts);
 	if (!o)
@@ -248,6 +279,7 @@ static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json
 	free(out);
 	if (!*res)
 		return sw__error_nomem(err);
+	adopt_geometry(d, *res);
 	free(d->last_xml);
 	d->last_xml = sw__strndup(xml, len);
 	d->last_len = d->last_xml ? len : 0;
@@ -704,6 +736,9 @@ static void add_observation(json_t *out, json_t *res, const char *observe_mode)
 	if (full) {
 		json_object_set(out, "elements", json_object_get(res, "elements"));
 		json_object_set(out, "elementsOmitted", json_object_get(res, "elementsOmitted"));
+		json_object_set(out, "elementsLeftOut", json_object_get(res, "elementsLeftOut"));
+		if (json_object_get(res, "leftOutReasons"))
+			json_object_set(out, "leftOutReasons", json_object_get(res, "leftOutReasons"));
 		if (json_object_get(res, "hint"))
 			json_object_set(out, "hint", json_object_get(res, "hint"));
 	} else {
@@ -892,7 +927,7 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 		}
 		if ((rc = baseline(d, target, err)) < 0)
 			goto out;
-		if (d->sw <= 0 && (rc = refresh_keyboard(d, err)) < 0)
+		if ((rc = ensure_geometry(d, err)) < 0)
 			goto out;
 		int p[4];
 		if (!strcmp(action, "swipe")) {
@@ -1124,7 +1159,7 @@ int sw_drive_screenshot(sw_drive *d, int force, unsigned char **png, size_t *png
 		return sw__error_set(err, SW_EDEVICE, "UNKNOWN", "Retry the screenshot",
 		                     "The screen capture is not a PNG");
 	}
-	if (d->sw <= 0 && sw_device_screen_size(d->dev, &d->sw, &d->sh, NULL) < 0) {
+	if (d->sw <= 0 && ensure_geometry(d, NULL) < 0) {
 		d->sw = pw;
 		d->sh = ph;
 	}

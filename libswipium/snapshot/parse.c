@@ -580,17 +580,39 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 	s->rotation = st.rotation;
 
 	s->node_count = n_raw;
-	if (n_raw > 0) {
+	if (n_raw > 0)
 		s->package = raw[0].pkg;
-		if (raw[0].b_ok) {
-			s->width = raw[0].b[2];
-			s->height = raw[0].b[3];
-		}
+	/*
+	 * The geometry of this dump: the extent of its (first) window, in the coordinates of the current rotation, and
+	 * at least the caller's screen size turned to the dump's rotation. A dialog-only dump
+	 * is smaller than the screen; a landscape dump, or an app window larger than `wm size`, is larger than the
+	 * size the device reports: nothing inside the dump's own windows is ever dropped as off screen.
+	 */
+	int dw = 0, dh = 0;
+	if (n_raw > 0 && raw[0].b_ok) {
+		dw = raw[0].b[2];
+		dh = raw[0].b[3];
 	}
-	if (screen_w > 0 && screen_h > 0) {
-		s->width = screen_w;
-		s->height = screen_h;
+	int ww = screen_w, wh = screen_h;
+	if ((st.rotation == 1 || st.rotation == 3) && ww > 0 && wh > 0 && ww < wh) {
+		ww = screen_h; /* `wm size` is the natural (portrait) size; the dump is turned */
+		wh = screen_w;
 	}
+	s->width = dw;
+	s->height = dh;
+	/* a window that does not start at the origin (a dialog alone) bounds its elements but is not the screen */
+	bool full = n_raw > 0 && raw[0].b_ok && raw[0].b[0] == 0 && raw[0].b[1] == 0;
+	s->geometry = dw > 0 && dh > 0 ? (full ? "dump" : "window") : NULL;
+	if (ww > 0 && wh > 0) {
+		if (!s->geometry || !full || (ww >= dw && wh >= dh))
+			s->geometry = "device";
+		else if (ww > dw || wh > dh)
+			s->geometry = "dump+device";
+		s->width = ww > dw ? ww : dw;
+		s->height = wh > dh ? wh : dh;
+	}
+	if (!s->geometry)
+		s->geometry = "unknown";
 
 	s->els = calloc(n_raw ? n_raw : 1, sizeof(*s->els));
 	if (!s->els) {
@@ -655,12 +677,25 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 			}
 		}
 
-		if (r->invisible || r->absorbed || !r->b_ok || !on_screen(r->b, s->width, s->height))
+		if (r->absorbed)
 			continue;
 		bool edit = is_edit_class(r->cls) || r->password;
 		bool keep = clickable || r->checkable || r->scrollable || edit || r->text[0] || r->desc[0];
 		if (!keep)
 			continue;
+		/* an element left out is counted, by reason */
+		if (r->invisible) {
+			s->omitted_invisible++;
+			continue;
+		}
+		if (!r->b_ok || r->b[2] <= r->b[0] || r->b[3] <= r->b[1]) {
+			s->omitted_no_size++;
+			continue;
+		}
+		if (!on_screen(r->b, s->width, s->height)) {
+			s->omitted_offscreen++;
+			continue;
+		}
 		sw__element *e = &s->els[s->n_els++];
 		e->cls = r->cls;
 		e->id = r->id;

@@ -79,10 +79,19 @@ typedef struct sw__screen {
 	size_t webview_area_max;
 	bool compose_seen;
 	int width, height, rotation;
+	/* "dump" (its first window covers the screen), "device" (the caller's size covers the dump), "dump+device" (each
+	 * extends the other), "window" (a window not at the origin, no device size), "unknown" */
+	const char *geometry;
+	/* interactive or labelled elements left out of els, by reason */
+	size_t omitted_offscreen, omitted_no_size, omitted_invisible;
 	const char *package;
 } sw__screen;
 
-/* Parses a dump into a screen (refs unassigned). Fails with SNAPSHOT_FAILED. */
+/*
+ * Parses a dump into a screen (refs unassigned). Fails with SNAPSHOT_FAILED. @screen_w x @screen_h (0: unknown)
+ * is the device's natural screen size; the geometry is the dump's windows, at least that size turned to the
+ * dump's rotation.
+ */
 int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, sw__screen **out, sw_error **err);
 void sw__screen_free(sw__screen *s);
 

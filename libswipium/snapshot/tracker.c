@@ -597,6 +597,19 @@ int sw_snapshot_take_xml(sw_snapshot_tracker *t, const char *xml, size_t len, co
 	json_object_set_new(res, "elements", els);
 	json_object_set_new(res, "elementCount", json_integer((json_int_t)cur->n_els));
 	json_object_set_new(res, "elementsOmitted", json_integer((json_int_t)(n_cand - n_kept)));
+	/* elements of the dump outside the list for another reason than its size: counted, never hidden */
+	size_t left_out = cur->omitted_offscreen + cur->omitted_no_size + cur->omitted_invisible;
+	json_object_set_new(res, "elementsLeftOut", json_integer((json_int_t)left_out));
+	if (left_out) {
+		json_t *why = json_object();
+		if (cur->omitted_offscreen)
+			json_object_set_new(why, "offscreen", json_integer((json_int_t)cur->omitted_offscreen));
+		if (cur->omitted_no_size)
+			json_object_set_new(why, "noSize", json_integer((json_int_t)cur->omitted_no_size));
+		if (cur->omitted_invisible)
+			json_object_set_new(why, "invisible", json_integer((json_int_t)cur->omitted_invisible));
+		json_object_set_new(res, "leftOutReasons", why);
+	}
 	if (filter && filter[0]) {
 		json_object_set_new(res, "filter", json_string(filter));
 		json_object_set_new(res, "matched", json_integer((json_int_t)n_cand));
@@ -617,7 +630,8 @@ int sw_snapshot_take_xml(sw_snapshot_tracker *t, const char *xml, size_t len, co
 		json_object_set(res, "keyboard", kb);
 	json_object_set_new(
 	    res, "screen",
-	    json_pack("{sisisi}", "width", cur->width, "height", cur->height, "rotation", cur->rotation));
+	    json_pack("{sisisiss}", "width", cur->width, "height", cur->height, "rotation", cur->rotation, "source",
+	              cur->geometry ? cur->geometry : "unknown"));
 	if (cur->package && cur->package[0])
 		json_object_set_new(res, "package", json_string(cur->package));
 	if (recovered)

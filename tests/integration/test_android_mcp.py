@@ -325,5 +325,54 @@ class NextSteps(Base):
             s.close()
 
 
+class Geometry(Base):
+    """Each dump carries its geometry: landscape and windows larger than `wm size` lose nothing (issue 11, 20).
+    The two dumps are written by hand in the format uiautomator writes (no real landscape dump is shipped)."""
+
+    def push_dump(self, env, name):
+        path = os.path.join(SOURCE_ROOT, "tests", "data", "uiautomator", name)
+        self.assertEqual(env.adb("push", path, "/sdcard/" + name).returncode, 0)
+        env.shell("setprop debug.vdevice.dump_file /sdcard/" + name)
+
+    def test_landscape_and_a_window_larger_than_wm_size(self):
+        stats = os.path.join(self.tmp, "stats.jsonl")
+        with VDeviceEnv(app="login", device_args=["--stats", stats]) as env:
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            s = self.server(env)
+            sid = self.session(s)
+            snap = sc(s.tool("qa_snapshot", {"sessionId": sid}))
+            self.assertEqual(snap["screen"]["width"], 1080)
+            r = s.tool("qa_orientation", {"sessionId": sid, "orientation": "landscape"})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.push_dump(env, "landscape.xml")
+            snap = sc(s.tool("qa_snapshot", {"sessionId": sid}))
+            self.assertEqual((snap["screen"]["width"], snap["screen"]["height"], snap["screen"]["rotation"]),
+                             (2400, 1080, 1))
+            line = [l for l in snap["elements"] if '"Sign in"' in l][0]
+            self.assertIn("[1500,800][2280,940]", line)
+            self.assertEqual(snap["elementsLeftOut"], 0)
+            ref = line.split()[0]
+            r = s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"ref": ref}})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertEqual(sc(r)["point"], [1890, 870])
+            with open(stats) as f:
+                cmds = [json.loads(l)["cmd"] for l in f]
+            self.assertIn("input tap 1890 870", cmds)
+            # a swipe uses the landscape geometry of the last dump
+            r = s.tool("qa_act", {"sessionId": sid, "action": "swipe", "direction": "left"})
+            self.assertEqual(sc(r)["from"], [1200, 540])
+            # the window is larger than the size `wm size` reports
+            env.shell("wm size 720x1600")
+            self.push_dump(env, "tall.xml")
+            snap = sc(s.tool("qa_snapshot", {"sessionId": sid}))
+            self.assertTrue(any('"Help"' in l and "[800,1700][1060,1820]" in l for l in snap["elements"]), snap)
+            self.assertEqual((snap["screen"]["width"], snap["screen"]["height"]), (1080, 2400))
+            # the geometry came from the dumps: no `wm size` was ever asked
+            with open(stats) as f:
+                cmds = [json.loads(l)["cmd"] for l in f]
+            self.assertEqual([c for c in cmds if c.startswith("wm size") and c != "wm size 720x1600"], [])
+            s.close()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

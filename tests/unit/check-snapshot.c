@@ -601,6 +601,101 @@ START_TEST(test_overlays)
 }
 END_TEST
 
+
+/* ---- geometry: each dump carries its own size and rotation (issue 11, item 20) ---- */
+
+#define GEO_NODE(cls, text, b, extra)                                                                             \
+	"<node index=\"0\" text=\"" text "\" resource-id=\"\" class=\"" cls "\" package=\"com.example.geo\" "        \
+	"content-desc=\"\" clickable=\"" extra "\" enabled=\"true\" bounds=\"" b "\""
+
+static const char *screen_source(json_t *res)
+{
+	return json_string_value(json_object_get(json_object_get(res, "screen"), "source"));
+}
+
+static int screen_dim(json_t *res, const char *k)
+{
+	return (int)json_integer_value(json_object_get(json_object_get(res, "screen"), k));
+}
+
+START_TEST(test_geometry_portrait_and_landscape)
+{
+	/* portrait: the root window covers 1080x2400; a row below it is counted, not hidden */
+	static const char portrait[] =
+	    "<hierarchy rotation=\"0\">" GEO_NODE("android.widget.FrameLayout", "", "[0,0][1080,2400]", "false") ">"
+	    GEO_NODE("android.widget.Button", "Top", "[40,100][400,200]", "true") " />"
+	    GEO_NODE("android.widget.TextView", "Below the window", "[40,2500][400,2600]", "false") " />"
+	    GEO_NODE("android.widget.TextView", "Collapsed", "[40,300][40,300]", "false") " />"
+	    "<node index=\"4\" text=\"Not shown\" class=\"android.widget.TextView\" visible-to-user=\"false\" "
+	    "bounds=\"[40,400][400,500]\" /></node></hierarchy>";
+	sw_snapshot_tracker *t = NULL;
+	sw_snapshot_tracker_new(&t, NULL);
+	json_t *res = take(t, portrait, sizeof(portrait) - 1, "{\"screen\":{\"width\":1080,\"height\":2400}}");
+	ck_assert_int_eq(json_array_size(json_object_get(res, "elements")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "elementsLeftOut")), 3);
+	json_t *why = json_object_get(res, "leftOutReasons");
+	ck_assert_int_eq(json_integer_value(json_object_get(why, "offscreen")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(why, "noSize")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(why, "invisible")), 1);
+	ck_assert_int_eq(screen_dim(res, "width"), 1080);
+	ck_assert_str_eq(screen_source(res), "device");
+	json_decref(res);
+
+	/* landscape: `wm size` still says 1080x2400 (the natural size); the dump is 2400 wide and nothing past
+	 * x=1080 is lost */
+	static const char landscape[] =
+	    "<hierarchy rotation=\"1\">" GEO_NODE("android.widget.FrameLayout", "", "[0,0][2400,1080]", "false") ">"
+	    GEO_NODE("android.widget.Button", "Left", "[100,500][400,600]", "true") " />"
+	    GEO_NODE("android.widget.Button", "Far right", "[2000,500][2300,600]", "true") " /></node></hierarchy>";
+	res = take(t, landscape, sizeof(landscape) - 1, "{\"screen\":{\"width\":1080,\"height\":2400}}");
+	ck_assert_int_eq(json_array_size(json_object_get(res, "elements")), 2);
+	ck_assert_ptr_nonnull(strstr(line_at(res, 1), "\"Far right\" [2000,500][2300,600]"));
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "elementsLeftOut")), 0);
+	ck_assert_ptr_null(json_object_get(res, "leftOutReasons"));
+	ck_assert_int_eq(screen_dim(res, "width"), 2400);
+	ck_assert_int_eq(screen_dim(res, "height"), 1080);
+	ck_assert_int_eq(screen_dim(res, "rotation"), 1);
+	json_decref(res);
+	sw_snapshot_tracker_free(t);
+}
+END_TEST
+
+START_TEST(test_geometry_dump_larger_than_wm_size_and_dialogs)
+{
+	/* `wm size` reports an override of 720x1600 but the app window is 1080x2400: the dump decides */
+	static const char big[] =
+	    "<hierarchy rotation=\"0\">" GEO_NODE("android.widget.FrameLayout", "", "[0,0][1080,2400]", "false") ">"
+	    GEO_NODE("android.widget.Button", "Corner", "[800,2000][1060,2300]", "true") " /></node></hierarchy>";
+	sw_snapshot_tracker *t = NULL;
+	sw_snapshot_tracker_new(&t, NULL);
+	json_t *res = take(t, big, sizeof(big) - 1, "{\"screen\":{\"width\":720,\"height\":1600}}");
+	ck_assert_int_eq(json_array_size(json_object_get(res, "elements")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "elementsLeftOut")), 0);
+	ck_assert_int_eq(screen_dim(res, "width"), 1080);
+	ck_assert_int_eq(screen_dim(res, "height"), 2400);
+	ck_assert_str_eq(screen_source(res), "dump");
+	json_decref(res);
+	/* without any device size the dump alone tells the geometry */
+	res = take(t, big, sizeof(big) - 1, NULL);
+	ck_assert_str_eq(screen_source(res), "dump");
+	ck_assert_int_eq(screen_dim(res, "height"), 2400);
+	json_decref(res);
+	/* a dialog alone: its window bounds its elements but is not the screen */
+	static const char dialog[] =
+	    "<hierarchy rotation=\"0\">" GEO_NODE("android.widget.FrameLayout", "", "[90,950][990,1450]", "false") ">"
+	    GEO_NODE("android.widget.Button", "OK", "[700,1300][950,1420]", "true") " /></node></hierarchy>";
+	res = take(t, dialog, sizeof(dialog) - 1, "{\"screen\":{\"width\":1080,\"height\":2400}}");
+	ck_assert_str_eq(screen_source(res), "device");
+	ck_assert_int_eq(screen_dim(res, "width"), 1080);
+	json_decref(res);
+	res = take(t, dialog, sizeof(dialog) - 1, NULL);
+	ck_assert_str_eq(screen_source(res), "window");
+	ck_assert_int_eq(json_array_size(json_object_get(res, "elements")), 1);
+	json_decref(res);
+	sw_snapshot_tracker_free(t);
+}
+END_TEST
+
 static Suite *snapshot_suite(void)
 {
 	Suite *s = suite_create("snapshot");
@@ -628,6 +723,10 @@ static Suite *snapshot_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("overlays");
 	tcase_add_test(tc, test_overlays);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("geometry");
+	tcase_add_test(tc, test_geometry_portrait_and_landscape);
+	tcase_add_test(tc, test_geometry_dump_larger_than_wm_size_and_dialogs);
 	suite_add_tcase(s, tc);
 	return s;
 }
