@@ -163,6 +163,9 @@ int cmd_gc(int argc, char **argv)
 	printf("\n");
 	if (skipped)
 		printf("  prune skipped: %s\n", skipped);
+	if (json_is_integer(json_object_get(s, "registryRebuilt")))
+		printf("  registry.json was corrupt: set aside and rebuilt from the session folders (%lld registered again)\n",
+		       json_integer_value(json_object_get(s, "registryRebuilt")));
 	if (errors > 0)
 		printf("  %lld entr%s could not be processed (see logs)\n", errors, errors == 1 ? "y" : "ies");
 	json_decref(s);

@@ -23,7 +23,5 @@ sw_session *sw__drive_session(const sw_drive *d);
 sw_device *sw__drive_dev(const sw_drive *d);
 /* Hands @dev to @d: it is freed with the drive (sw_drive_bind). */
 void sw__drive_own_device(sw_drive *d, sw_device *dev);
-/* The next number of the drive's "screenshot-NNN.png" names (1, 2, ...). */
-unsigned sw__drive_next_screenshot(sw_drive *d);
 
 #endif

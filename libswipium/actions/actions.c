@@ -31,7 +31,6 @@ struct sw_drive {
 	sw_ctx *ctx;         /* borrowed; with session: the health check after every act */
 	sw_session *session; /* borrowed */
 	sw_device *owned_dev; /* the device sw_drive_bind() opened, freed with the drive */
-	unsigned screenshots; /* sw_drive_screenshot_save()'s counter for "screenshot-NNN.png" names */
 };
 
 /* A copy of what an action needs from an element, valid across snapshots. */
@@ -1197,11 +1196,6 @@ void sw__drive_own_device(sw_drive *d, sw_device *dev)
 {
 	if (d)
 		d->owned_dev = dev;
-}
-
-unsigned sw__drive_next_screenshot(sw_drive *d)
-{
-	return d ? ++d->screenshots : 0;
 }
 
 sw_device *sw__drive_dev(const sw_drive *d)

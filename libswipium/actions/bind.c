@@ -301,10 +301,13 @@ SW_API int sw_drive_screenshot_save(sw_drive *d, int force, const char *reason, 
 	int rc = sw_drive_screenshot(d, force, &png, &len, &meta, err);
 	if (rc < 0)
 		return rc;
-	char name[64];
-	snprintf(name, sizeof(name), "screenshot-%03u.png", sw__drive_next_screenshot(d));
+	/* numbering goes on across qa_prepare_target, restarts and processes: the store knows the names in use */
+	char *name = NULL;
 	char *saved = NULL;
-	rc = sw_artifact_save(s, "screenshot", name, "image/png", png, len, reason, &saved, err);
+	rc = sw_artifact_next_name(s, "screenshot", "screenshot", ".png", &name, err);
+	if (rc == SW_OK)
+		rc = sw_artifact_save(s, "screenshot", name, "image/png", png, len, reason, &saved, err);
+	sw_free(name);
 	sw_free(png);
 	if (rc < 0) {
 		sw_free(meta);

@@ -1,5 +1,7 @@
 /* artifact.c: session artifacts: URIs, name sanitising, kind folders, redaction on save, capped reads. */
+#include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +232,33 @@ SW_API int sw_artifact_path(sw_session *s, const char *kind, const char *name, c
 	return SW_OK;
 }
 
+void sw__session_put_artifact_locked(sw_session *s, json_t *rec)
+{
+	const char *uri = json_string_value(json_object_get(rec, "uri"));
+	if (!uri)
+		return;
+	json_t *arr = json_object_get(s->state, "artifacts");
+	if (!json_is_array(arr)) {
+		arr = json_array();
+		json_object_set_new(s->state, "artifacts", arr);
+	}
+	size_t i;
+	json_t *it;
+	bool replaced = false;
+	json_array_foreach(arr, i, it)
+	{
+		const char *u = json_string_value(json_object_get(it, "uri"));
+		if (u && !strcmp(u, uri)) {
+			json_array_set(arr, i, rec);
+			replaced = true;
+			break;
+		}
+	}
+	if (!replaced)
+		json_array_append(arr, rec);
+	sw__session_touch(s);
+}
+
 /* Records the artifact in the session (replacing a record with the same URI) and builds its metadata. */
 static int record_artifact(sw_session *s, const char *kind, const char *clean, const char *path, const char *mime,
                            size_t bytes, const char *label, const char *tag, char **meta_json, sw_error **err)
@@ -257,26 +286,8 @@ static int record_artifact(sw_session *s, const char *kind, const char *clean, c
 	if (note)
 		json_object_set_new(rec, "redactionNote", json_string(note));
 	pthread_mutex_lock(&s->lock);
-	json_t *arr = json_object_get(s->state, "artifacts");
-	if (!json_is_array(arr)) {
-		arr = json_array();
-		json_object_set_new(s->state, "artifacts", arr);
-	}
-	size_t i;
-	json_t *it;
-	bool replaced = false;
-	json_array_foreach(arr, i, it)
-	{
-		const char *u = json_string_value(json_object_get(it, "uri"));
-		if (u && !strcmp(u, uri)) {
-			json_array_set(arr, i, rec);
-			replaced = true;
-			break;
-		}
-	}
-	if (!replaced)
-		json_array_append(arr, rec);
-	sw__session_touch(s);
+	sw__session_put_artifact_locked(s, rec);
+	(void)sw__journal_append_locked(s, "artifacts", rec);
 	pthread_mutex_unlock(&s->lock);
 	if (meta_json) {
 		json_t *meta = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "uri", uri, "mime", mime, "kind", kind,
@@ -298,6 +309,191 @@ out:
 	return rc;
 }
 
+/* @name with "-<n>" before its extension (n >= 2). */
+static char *nth_name(const char *name, unsigned n)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || dot == name)
+		dot = name + strlen(name);
+	return sw__asprintf("%.*s-%u%s", (int)(dot - name), name, n, dot);
+}
+
+static int fsync_dir_of(const char *path)
+{
+	char *dir = sw__strdup(path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (!slash) {
+		free(dir);
+		return -1;
+	}
+	*slash = '\0';
+	int fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/*
+ * Writes @data as a new file: @*clean in @folder, or, when that name is taken (a file, or a record a
+ * note may point to), the first free "<stem>-2.<ext>", "-3", ... Evidence is never overwritten. The
+ * file appears whole (temporary file, fsync, link: link never replaces an existing name).
+ * Updates *clean and *path to the name used.
+ */
+static int write_new_file(sw_session *s, const char *kind, char **clean, char **path, const void *data, size_t len,
+                          sw_error **err)
+{
+	char *folder = sw__strdup(*path);
+	char *slash = folder ? strrchr(folder, '/') : NULL;
+	if (!slash) {
+		free(folder);
+		return sw__error_nomem(err);
+	}
+	*slash = '\0';
+	static _Atomic unsigned long seq;
+	char *tmp = sw__asprintf("%s/.new-%s-%lu.tmp", folder, s->writer, (unsigned long)atomic_fetch_add(&seq, 1));
+	int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+	int rc = SW_OK;
+	if (fd < 0) {
+		rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL, "cannot write an artifact in %s: %s",
+		                   folder, strerror(errno));
+		goto out;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : ENOSPC;
+			close(fd);
+			unlink(tmp);
+			rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL, "cannot write %s: %s", *path,
+			                   strerror(e));
+			goto out;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL, "cannot write %s: %s", *path, strerror(e));
+		goto out;
+	}
+	close(fd);
+	for (unsigned n = 2;; n++) {
+		char *uri = NULL;
+		bool recorded = false;
+		if (sw_artifact_uri(s->id, kind, *clean, &uri, NULL) == SW_OK) {
+			pthread_mutex_lock(&s->lock);
+			size_t i;
+			json_t *it;
+			json_array_foreach(json_object_get(s->state, "artifacts"), i, it)
+			{
+				const char *u = json_string_value(json_object_get(it, "uri"));
+				if (u && !strcmp(u, uri)) {
+					recorded = true;
+					break;
+				}
+			}
+			pthread_mutex_unlock(&s->lock);
+		}
+		free(uri);
+		if (!recorded && link(tmp, *path) == 0)
+			break;
+		if (!recorded && errno != EEXIST) {
+			rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL, "cannot write %s: %s", *path,
+			                   strerror(errno));
+			unlink(tmp);
+			goto out;
+		}
+		char *next = n < 100000 ? nth_name(*clean, n) : NULL;
+		char *next_path = next ? sw__path_join(folder, next) : NULL;
+		if (!next_path) {
+			free(next);
+			unlink(tmp);
+			rc = n < 100000 ? sw__error_nomem(err)
+			                : sw__error_set(err, SW_ELIMIT, "ARTIFACT_PATH_UNWRITABLE", NULL,
+			                                "too many artifacts named like %s", *clean);
+			goto out;
+		}
+		free(*clean);
+		free(*path);
+		*clean = next;
+		*path = next_path;
+	}
+	unlink(tmp);
+	(void)fsync_dir_of(*path);
+out:
+	free(tmp);
+	free(folder);
+	return rc;
+}
+
+SW_API int sw_artifact_next_name(sw_session *s, const char *kind, const char *stem, const char *ext, char **out,
+                                 sw_error **err)
+{
+	if (!s || !stem || !ext || !out || !*stem)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_artifact_next_name: bad arguments");
+	char *probe = sw__asprintf("%s-001%s", stem, ext);
+	char *clean = NULL, *path = NULL;
+	int rc = probe ? artifact_target(s, kind, probe, &clean, &path, err) : sw__error_nomem(err);
+	free(probe);
+	if (rc)
+		return rc;
+	unsigned long top = 0;
+	size_t sl = strlen(stem), el = strlen(ext);
+	/* numbers in use: files in the kind folder (earlier processes, qa_prepare_target) and recorded names */
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n > sl + 1 + el && !strncmp(e->d_name, stem, sl) && e->d_name[sl] == '-' &&
+		    !strcmp(e->d_name + n - el, ext)) {
+			char *end = NULL;
+			unsigned long v = strtoul(e->d_name + sl + 1, &end, 10);
+			if (end == e->d_name + n - el && v > top)
+				top = v;
+		}
+	}
+	if (d)
+		closedir(d);
+	char *prefix = NULL;
+	if (sw_artifact_uri(s->id, kind, stem, &prefix, NULL) == SW_OK) {
+		size_t pl = strlen(prefix);
+		pthread_mutex_lock(&s->lock);
+		size_t i;
+		json_t *it;
+		json_array_foreach(json_object_get(s->state, "artifacts"), i, it)
+		{
+			const char *u = json_string_value(json_object_get(it, "uri"));
+			size_t ul = u ? strlen(u) : 0;
+			if (u && ul > pl + 1 + el && !strncmp(u, prefix, pl) && u[pl] == '-' && !strcmp(u + ul - el, ext)) {
+				char *end = NULL;
+				unsigned long v = strtoul(u + pl + 1, &end, 10);
+				if (end == u + ul - el && v > top)
+					top = v;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	free(prefix);
+	free(path);
+	free(clean);
+	char *name = sw__asprintf("%s-%03lu%s", stem, top + 1, ext);
+	if (!name)
+		return sw__error_nomem(err);
+	*out = name;
+	return SW_OK;
+}
+
 SW_API int sw_artifact_save(sw_session *s, const char *kind, const char *name, const char *mime, const void *data,
                             size_t len, const char *label, char **meta_json, sw_error **err)
 {
@@ -312,7 +508,7 @@ SW_API int sw_artifact_save(sw_session *s, const char *kind, const char *name, c
 	rc = sw_redactor_redact_artifact(s->redactor, mime, data ? data : "", len, &red, &red_len, &tag, err);
 	if (rc)
 		goto out;
-	rc = sw_file_write_atomic(path, red, red_len, 0, err);
+	rc = write_new_file(s, kind, &clean, &path, red, red_len, err);
 	if (rc)
 		goto out;
 	rc = record_artifact(s, kind, clean, path, mime, red_len, label, tag ? tag : SW_REDACTION_NOT_APPLIED,

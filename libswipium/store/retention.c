@@ -253,11 +253,18 @@ SW_API int sw_store_prune(sw_store *store, const sw_prune_options *opts, char **
 	int64_t cutoff = opts->days > now / DAY_MS ? 0 : now - (int64_t)opts->days * DAY_MS;
 
 	if (sw__store_read_registry(store, &registry) != SW_OK) {
+		/* rebuilt from the session folders, so every session still there stays registered and kept */
+		if (sw__store_repair_registry(store, &registry) == SW_OK) {
+			json_object_set_new(summary, "registryRebuilt",
+			                    json_integer((json_int_t)json_array_size(registry)));
+			goto registered;
+		}
 		skipped = "registry.json unreadable or corrupt, no session dir deleted (fail closed)";
 		errors++;
 		sw__log_warn(store->ctx, "retention prune skipped: %s", skipped);
 		goto finish;
 	}
+registered:;
 	size_t i;
 	json_t *it;
 	json_array_foreach(registry, i, it)

@@ -199,11 +199,19 @@ SW_API struct sw_redactor *sw_session_redactor(sw_session *s)
 
 /* ---- whole state ------------------------------------------------------------ */
 
+/* Applies what other processes journaled since the last look (one stat when nothing changed). */
+static void catch_up(sw_session *s)
+{
+	if (sw__journal_changed(s))
+		sw__journal_catch_up_locked(s);
+}
+
 SW_API int sw_session_state_json(sw_session *s, char **out, sw_error **err)
 {
 	if (!s || !out)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_state_json: bad arguments");
 	pthread_mutex_lock(&s->lock);
+	catch_up(s);
 	json_t *copy = json_deep_copy(s->state);
 	pthread_mutex_unlock(&s->lock);
 	sw__session_redact_state(s, copy);
@@ -233,6 +241,7 @@ int sw__session_get(sw_session *s, const char *key, json_t **out, sw_error **err
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "\"%s\" is not a session state field",
 		                     key);
 	pthread_mutex_lock(&s->lock);
+	catch_up(s);
 	json_t *v = json_object_get(s->state, key);
 	json_t *copy = v ? sw__session_redacted_copy(s, v) : json_null();
 	pthread_mutex_unlock(&s->lock);
@@ -350,7 +359,28 @@ static const char *const appendable_keys[] = {
 };
 /* clang-format on */
 
-static int append_locked(sw_session *s, const char *key, json_t *item, sw_error **err)
+/* Keeps the newest "at" of notes and findings for the summary. */
+static void summary_saw(sw_session *s, const char *key, const json_t *item)
+{
+	char *slot = !strcmp(key, "notes") ? s->notes_last_at : !strcmp(key, "findings") ? s->findings_last_at : NULL;
+	const char *at = json_string_value(json_object_get(item, "at"));
+	if (slot && at && strcmp(at, slot) > 0)
+		snprintf(slot, sizeof(s->notes_last_at), "%s", at);
+}
+
+void sw__session_summary_rebuild(sw_session *s)
+{
+	s->notes_last_at[0] = s->findings_last_at[0] = '\0';
+	static const char *const keys[] = {"notes", "findings"};
+	for (size_t k = 0; k < 2; k++) {
+		size_t i;
+		json_t *it;
+		json_array_foreach(json_object_get(s->state, keys[k]), i, it) summary_saw(s, keys[k], it);
+	}
+}
+
+/* Adds @item to the list @key in memory (caps, summary, dirty); the journal is the caller's. */
+static int append_memory_locked(sw_session *s, const char *key, json_t *item, sw_error **err)
 {
 	json_t *arr = json_object_get(s->state, key);
 	if (!json_is_array(arr)) {
@@ -365,23 +395,81 @@ static int append_locked(sw_session *s, const char *key, json_t *item, sw_error 
 		cap_array(arr, TOOL_ERRORS_CAP);
 	else if (!strcmp(key, "recordedActions"))
 		cap_array(arr, RECORDED_ACTIONS_CAP);
+	summary_saw(s, key, item);
 	sw__session_touch(s);
 	return SW_OK;
 }
 
+/* Appends in memory and to the journal; *persisted says whether the journal line reached the disk. */
+static int append_locked_p(sw_session *s, const char *key, json_t *item, bool *persisted, sw_error **err)
+{
+	int rc = append_memory_locked(s, key, item, err);
+	if (rc == SW_OK) {
+		bool ok = sw__journal_append_locked(s, key, item) == SW_OK;
+		if (persisted)
+			*persisted = ok;
+	}
+	return rc;
+}
+
+static int append_locked(sw_session *s, const char *key, json_t *item, sw_error **err)
+{
+	return append_locked_p(s, key, item, NULL, err);
+}
+
+void sw__session_apply_record_locked(sw_session *s, const char *key, json_t *value)
+{
+	if (!strcmp(key, "counters")) {
+		json_t *c = json_object_get(s->state, "counters");
+		const char *k;
+		json_t *d;
+		json_object_foreach(value, k, d)
+		{
+			if (!json_is_integer(d) || !json_is_object(c))
+				continue;
+			json_int_t v = (json_int_t)json_number_value(json_object_get(c, k)) + json_integer_value(d);
+			json_object_set_new(c, k, json_integer(v < 0 ? 0 : v));
+			if (!strcmp(k, "screenshots"))
+				json_object_set_new(s->state, "screenshotCount", json_integer(v < 0 ? 0 : v));
+		}
+		sw__session_touch(s);
+	} else if (!strcmp(key, "artifacts")) {
+		sw__session_put_artifact_locked(s, value);
+	} else if (in_list(key, appendable_keys, SW_ARRAY_SIZE(appendable_keys))) {
+		(void)append_memory_locked(s, key, value, NULL);
+	}
+}
+
+static int append_p(sw_session *s, const char *key, json_t *item_in, int *persisted, char **warning, sw_error **err);
+
 SW_API int sw_session_append_json(sw_session *s, const char *key, const char *item_json, sw_error **err)
 {
+	return sw_session_append_json_persisted(s, key, item_json, NULL, NULL, err);
+}
+
+SW_API int sw_session_append_json_persisted(sw_session *s, const char *key, const char *item_json, int *persisted,
+                                            char **warning, sw_error **err)
+{
+	if (persisted)
+		*persisted = 0;
+	if (warning)
+		*warning = NULL;
 	if (!s || !key || !item_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_append_json: bad arguments");
 	json_t *item = parse_value(item_json, err);
 	if (!item)
 		return SW_EINVAL;
-	int rc = sw__session_append(s, key, item, err);
+	int rc = append_p(s, key, item, persisted, warning, err);
 	json_decref(item);
 	return rc;
 }
 
 int sw__session_append(sw_session *s, const char *key, json_t *item_in, sw_error **err)
+{
+	return append_p(s, key, item_in, NULL, NULL, err);
+}
+
+static int append_p(sw_session *s, const char *key, json_t *item_in, int *persisted, char **warning, sw_error **err)
 {
 	if (!s || !key || !item_in)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_append_json: bad arguments");
@@ -415,8 +503,15 @@ int sw__session_append(sw_session *s, const char *key, json_t *item_in, sw_error
 	           json_is_true(json_object_get(item, "secret"))) {
 		json_object_set_new(item, "value", json_string("<redacted>"));
 	}
+	bool on_disk = false;
 	pthread_mutex_lock(&s->lock);
-	rc = append_locked(s, key, item, err);
+	rc = append_locked_p(s, key, item, &on_disk, err);
+	if (rc == SW_OK && persisted)
+		*persisted = on_disk;
+	if (rc == SW_OK && !on_disk && warning)
+		*warning = sw__asprintf("Recorded in memory only: it is not on disk yet (%s). It is saved when the session "
+		                        "folder %s can be written again; free disk space or fix its permissions.",
+		                        s->write_error ? s->write_error : "the session journal cannot be written", s->dir);
 	pthread_mutex_unlock(&s->lock);
 out:
 	json_decref(item);
@@ -569,7 +664,38 @@ SW_API int sw_session_counter_add(sw_session *s, const char *counter, long delta
 	if (!strcmp(counter, "screenshots"))
 		json_object_set_new(s->state, "screenshotCount", json_integer(v));
 	sw__session_touch(s);
+	if (delta) {
+		/* a step, not a value: two processes on one session add up */
+		json_t *step = json_pack("{s:I}", counter, (json_int_t)delta);
+		if (step)
+			(void)sw__journal_append_locked(s, "counters", step);
+		json_decref(step);
+	}
 	pthread_mutex_unlock(&s->lock);
+	return SW_OK;
+}
+
+SW_API int sw_session_summary_json(sw_session *s, char **out, sw_error **err)
+{
+	if (!s || !out)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_summary_json: bad arguments");
+	pthread_mutex_lock(&s->lock);
+	catch_up(s);
+	json_t *st = s->state;
+	json_t *o = json_pack("{s:I, s:s, s:I, s:s, s:I, s:I, s:I, s:b, s:s?}", "notes",
+	                      (json_int_t)json_array_size(json_object_get(st, "notes")), "notesLastAt", s->notes_last_at,
+	                      "findings", (json_int_t)json_array_size(json_object_get(st, "findings")), "findingsLastAt",
+	                      s->findings_last_at, "recordedActions",
+	                      (json_int_t)json_array_size(json_object_get(st, "recordedActions")), "toolErrors",
+	                      (json_int_t)json_array_size(json_object_get(st, "toolErrors")), "artifacts",
+	                      (json_int_t)json_array_size(json_object_get(st, "artifacts")), "persisted",
+	                      s->write_error == NULL, "writeError", s->write_error);
+	pthread_mutex_unlock(&s->lock);
+	char *text = o ? sw__json_compact(o) : NULL;
+	json_decref(o);
+	if (!text)
+		return sw__error_nomem(err);
+	*out = text;
 	return SW_OK;
 }
 

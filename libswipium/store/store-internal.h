@@ -44,6 +44,19 @@ struct sw_session {
 	/* what another module keeps with the session (the bound device's drive), freed with the session */
 	void *attached;
 	void (*attached_free)(void *);
+	/* journal.c: the session journal and the owner lock */
+	char writer[17];       /* this session object's writer id in journal lines */
+	int journal_fd;        /* journal.jsonl opened for appending, or -1 */
+	int owner_fd;          /* owner.lock, held shared while the session is live here, or -1 */
+	char journal_gen[40];  /* generation of the journal the state holds ("" before any compaction) */
+	int64_t journal_pos;   /* bytes of the journal applied to state */
+	unsigned long journal_ino; /* inode of the journal when last looked at */
+	size_t journal_skipped;    /* unreadable journal lines */
+	bool journal_replaying;    /* loading: drop lines the checkpoint already holds */
+	json_t *replay_base;       /* loading: list sizes of the checkpoint, key -> count */
+	char *write_error;     /* why the last journal append or save failed; NULL when the last one worked */
+	/* summary counters (qa_status costs the same for 10 or 10,000 notes) */
+	char notes_last_at[40], findings_last_at[40];
 };
 
 /* ---- store.c ----------------------------------------------------------- */
@@ -71,12 +84,39 @@ json_t *sw__state_normalize(json_t *loaded, bool *degraded);
 
 /* registry.json as an array; SW_EPARSE when it exists but is unreadable or not an array. */
 int sw__store_read_registry(sw_store *store, json_t **out);
+/* Reads registry.json under its lock; a corrupt one is set aside and rebuilt from the session folders. */
+int sw__store_repair_registry(sw_store *store, json_t **out);
 /* Is @dir the folder of a session live in this store? */
 bool sw__store_is_live_dir(sw_store *store, const char *dir);
 /* The automatic prune (environment-configured); run by the saver thread. */
 int sw__store_run_auto_prune(sw_store *store);
 /* Applies qa_start_session options to a new session (caller owns s exclusively). */
 int sw__session_apply_options(struct sw_session *s, json_t *opts, sw_error **err);
+
+/* Applies a record read from the journal (caller holds s->lock): appends it, or replaces an artifact. */
+void sw__session_apply_record_locked(struct sw_session *s, const char *key, json_t *value);
+/* Adds or replaces (same uri) an artifact record (caller holds s->lock). */
+void sw__session_put_artifact_locked(struct sw_session *s, json_t *rec);
+/* Recomputes the summary counters from the state (load, caller holds s->lock or owns s). */
+void sw__session_summary_rebuild(struct sw_session *s);
+
+/* ---- journal.c --------------------------------------------------------- */
+void sw__journal_init(struct sw_session *s);
+void sw__journal_close(struct sw_session *s);
+/* Takes the session's shared owner lock (owner.lock in its folder). */
+void sw__journal_own(struct sw_session *s);
+/* Appends one redacted record line. SW_OK when it is on disk; else s->write_error says why. */
+int sw__journal_append_locked(struct sw_session *s, const char *key, const json_t *value);
+/* Applies lines other writers appended since the last look. */
+void sw__journal_catch_up_locked(struct sw_session *s);
+/* journal.pos: the journal generation and offset the state.json checkpoint holds. */
+int sw__journal_write_mark(struct sw_session *s, json_t *mark, sw_error **err);
+void sw__journal_read_mark(struct sw_session *s);
+/* Cheap (one stat): did the journal change since the last catch-up? */
+bool sw__journal_changed(struct sw_session *s);
+/* After a checkpoint: replaces the journal by an empty one of a new generation when this process is
+ * the only owner and nothing was appended since. Caller holds s->lock. */
+bool sw__journal_try_compact_locked(struct sw_session *s);
 
 /* ---- jobs (jobs/job.c) ------------------------------------------------- */
 /* Cancels and joins every job thread of @s (store shutdown); frees the job objects. */

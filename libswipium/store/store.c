@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -225,8 +226,13 @@ void sw__session_touch(struct sw_session *s)
 int sw__session_save(struct sw_session *s, sw_error **err)
 {
 	pthread_mutex_lock(&s->save_lock);
+	/* the session's lock file: another process on this session merges and writes in turn, never over us */
+	int lfd = sw__store_lock(s->state_path, NULL);
 	pthread_mutex_lock(&s->lock);
+	/* records other processes journaled since our last look go into this checkpoint */
+	sw__journal_catch_up_locked(s);
 	json_t *copy = json_deep_copy(s->state);
+	json_t *mark = json_pack("{s:s, s:I}", "gen", s->journal_gen, "offset", (json_int_t)s->journal_pos);
 	bool was_dirty = s->dirty;
 	s->dirty = false;
 	pthread_mutex_unlock(&s->lock);
@@ -244,13 +250,29 @@ int sw__session_save(struct sw_session *s, sw_error **err)
 	if (rc == SW_OK)
 		rc = sw_file_write_atomic(s->state_path, text, strlen(text), 0, &werr);
 	free(text);
+	/* after the checkpoint, how much of the journal it holds (a crash in between replays a few lines twice,
+	 * which the load drops as duplicates; never the other way round, which would lose them) */
+	if (rc == SW_OK)
+		rc = sw__journal_write_mark(s, mark, &werr);
+	json_decref(mark);
 	if (rc != SW_OK) {
 		json_t *f = json_pack("{s:s, s:s}", "sessionId", s->id, "error", sw_error_message(werr));
 		sw__log(s->store->ctx, SW_LOG_ERROR, f, "cannot write session state");
 		json_decref(f);
+		pthread_mutex_lock(&s->lock);
+		free(s->write_error);
+		s->write_error = sw__asprintf("cannot write state.json: %s", sw_error_message(werr));
+		pthread_mutex_unlock(&s->lock);
 		sw__error_propagate(err, werr);
 		goto fail;
 	}
+	pthread_mutex_lock(&s->lock);
+	free(s->write_error);
+	s->write_error = NULL;
+	/* the checkpoint holds the whole journal: a sole owner starts a fresh one */
+	(void)sw__journal_try_compact_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	sw__store_unlock(lfd);
 	pthread_mutex_unlock(&s->save_lock);
 	return SW_OK;
 fail:
@@ -259,6 +281,7 @@ fail:
 		sw__session_touch(s);
 		pthread_mutex_unlock(&s->lock);
 	}
+	sw__store_unlock(lfd);
 	pthread_mutex_unlock(&s->save_lock);
 	return rc;
 }
@@ -364,6 +387,7 @@ static void session_free(sw_session *s)
 		return;
 	if (s->attached && s->attached_free)
 		s->attached_free(s->attached);
+	sw__journal_close(s);
 	json_decref(s->state);
 	sw__redact_glue_free(s->redactor);
 	free(s->jobs);
@@ -440,6 +464,120 @@ int sw__store_read_registry(sw_store *store, json_t **out)
 	return SW_OK;
 }
 
+typedef struct {
+	char *dir;
+	int64_t mtime;
+} found_session;
+
+static int cmp_found(const void *a, const void *b)
+{
+	const found_session *x = a, *y = b;
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime ? 1 : strcmp(x->dir, y->dir);
+}
+
+/*
+ * The registry rebuilt from the session folders runs/<project id>/<session id>/ that hold a state.json,
+ * oldest first by the state's modification time, the newest REGISTRY_CAP kept. Sessions in a custom
+ * sessionDir cannot be found this way.
+ */
+static json_t *registry_from_folders(sw_store *store)
+{
+	json_t *arr = json_array();
+	found_session *found = NULL;
+	size_t n = 0, cap = 0;
+	DIR *runs = arr ? opendir(store->runs_dir) : NULL;
+	struct dirent *pe;
+	while (runs && (pe = readdir(runs))) {
+		if (pe->d_name[0] == '.')
+			continue;
+		char *pdir = sw__path_join(store->runs_dir, pe->d_name);
+		DIR *pd = pdir ? opendir(pdir) : NULL;
+		struct dirent *se;
+		while (pd && (se = readdir(pd))) {
+			if (se->d_name[0] == '.')
+				continue; /* any other folder with a state.json is kept registered: gc errs on keeping */
+			char *sdir = sw__path_join(pdir, se->d_name);
+			char *sf = sdir ? sw__path_join(sdir, "state.json") : NULL;
+			struct stat st;
+			if (sf && lstat(sf, &st) == 0 && S_ISREG(st.st_mode)) {
+				if (n == cap) {
+					size_t nc = cap ? cap * 2 : 64;
+					found_session *nf = realloc(found, nc * sizeof(*nf));
+					if (!nf) {
+						free(sdir);
+						free(sf);
+						break;
+					}
+					found = nf;
+					cap = nc;
+				}
+				found[n].dir = sdir;
+				found[n].mtime = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+				n++;
+				sdir = NULL;
+			}
+			free(sdir);
+			free(sf);
+		}
+		if (pd)
+			closedir(pd);
+		free(pdir);
+	}
+	if (runs)
+		closedir(runs);
+	if (n)
+		qsort(found, n, sizeof(*found), cmp_found);
+	for (size_t i = 0; i < n; i++) {
+		if (arr && i + REGISTRY_CAP >= n)
+			json_array_append_new(arr, json_pack("{s:s, s:s}", "id", strrchr(found[i].dir, '/') + 1, "dir",
+			                                     found[i].dir));
+		free(found[i].dir);
+	}
+	free(found);
+	return arr;
+}
+
+/* Caller holds the registry file lock: a corrupt registry.json is set aside and rebuilt from the folders. */
+static json_t *registry_repair_locked(sw_store *store, const char *path)
+{
+	sw__store_set_aside(store, path, "registry.json is not a JSON array");
+	json_t *arr = registry_from_folders(store);
+	char *text = arr ? sw__json_pretty(arr) : NULL;
+	sw_error *e = NULL;
+	if (text && sw_file_write_atomic(path, text, strlen(text), 0, &e) == SW_OK) {
+		json_t *f = json_pack("{s:I}", "sessions", (json_int_t)json_array_size(arr));
+		sw__log(store->ctx, SW_LOG_WARN, f, "registry.json rebuilt from the session folders");
+		json_decref(f);
+	} else {
+		sw__log_warn(store->ctx, "cannot write the rebuilt registry.json: %s", e ? sw_error_message(e) : "no memory");
+	}
+	sw_error_free(e);
+	free(text);
+	return arr;
+}
+
+int sw__store_repair_registry(sw_store *store, json_t **out)
+{
+	char *path = sw__path_join(store->dir, "registry.json");
+	if (!path)
+		return SW_ENOMEM;
+	int lfd = sw__store_lock(path, NULL);
+	if (lfd < 0) {
+		free(path);
+		return SW_EIO;
+	}
+	json_t *arr = NULL;
+	int rc = sw__store_read_registry(store, &arr);
+	if (rc == SW_EPARSE) {
+		arr = registry_repair_locked(store, path);
+		rc = arr ? SW_OK : SW_ENOMEM;
+	}
+	sw__store_unlock(lfd);
+	free(path);
+	*out = arr;
+	return rc;
+}
+
 static int registry_add(sw_store *store, const char *id, const char *dir, sw_error **err)
 {
 	char *path = sw__path_join(store->dir, "registry.json");
@@ -454,10 +592,8 @@ static int registry_add(sw_store *store, const char *id, const char *dir, sw_err
 		goto out_path;
 	}
 	json_t *arr = NULL;
-	if (sw__store_read_registry(store, &arr) != SW_OK) {
-		sw__store_set_aside(store, path, "registry.json is not a JSON array");
-		arr = json_array();
-	}
+	if (sw__store_read_registry(store, &arr) != SW_OK)
+		arr = registry_repair_locked(store, path);
 	if (!arr) {
 		rc = sw__error_nomem(err);
 		goto out_lock;
@@ -480,7 +616,7 @@ out_path:
 	return rc;
 }
 
-/* Loads the registry once per store (id -> dir); a corrupt one reloads nothing. */
+/* Loads the registry once per store (id -> dir); a corrupt one is rebuilt from the session folders. */
 static void registry_load_locked(sw_store *store)
 {
 	if (store->registry_loaded)
@@ -488,7 +624,7 @@ static void registry_load_locked(sw_store *store)
 	store->registry_loaded = true;
 	store->registry = json_object();
 	json_t *arr = NULL;
-	if (sw__store_read_registry(store, &arr) != SW_OK) {
+	if (sw__store_read_registry(store, &arr) != SW_OK && sw__store_repair_registry(store, &arr) != SW_OK) {
 		sw__log_warn(store->ctx, "registry.json is unreadable or corrupt; no earlier session is reloaded");
 	} else {
 		size_t i;
@@ -527,6 +663,7 @@ static sw_session *session_alloc(sw_store *store, const char *id, const char *ro
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->save_lock, NULL);
 	sw__cond_init_monotonic(&s->job_cond);
+	sw__journal_init(s);
 	s->id = sw__strdup(id);
 	s->root = sw__strdup(root);
 	s->dir = sw__strdup(dir);
@@ -638,6 +775,7 @@ SW_API int sw_session_create(sw_store *store, const char *project_root, const ch
 		free(pdir);
 	}
 	(void)chmod(dir, 0700);
+	sw__journal_own(s);
 	rc = sw__session_save(s, err);
 	if (rc)
 		goto out;
@@ -700,12 +838,35 @@ static sw_session *load_session(sw_store *store, const char *want_id, const char
 	if (!s)
 		goto out;
 	json_object_set_new(norm, "dir", json_string(dir));
+
 	json_t *c = json_object_get(norm, "createdAt");
 	s->created_at = json_is_number(c) ? (int64_t)json_number_value(c) : 0;
 	s->sensitive = json_is_true(json_object_get(norm, "sensitive"));
 	s->redaction_degraded = degraded;
 	s->state = norm;
 	norm = NULL;
+	sw__session_summary_rebuild(s);
+	sw__journal_own(s);
+	/* how much of the journal this checkpoint holds; the rest is replayed */
+	sw__journal_read_mark(s);
+	s->replay_base = json_object();
+	const char *rk;
+	json_t *rv;
+	json_object_foreach(s->state, rk, rv)
+	{
+		if (json_is_array(rv) && s->replay_base)
+			json_object_set_new(s->replay_base, rk, json_integer((json_int_t)json_array_size(rv)));
+	}
+	s->journal_replaying = true;
+	sw__journal_catch_up_locked(s);
+	s->journal_replaying = false;
+	json_decref(s->replay_base);
+	s->replay_base = NULL;
+	if (s->journal_skipped) {
+		json_t *f = json_pack("{s:s, s:I}", "sessionId", s->id, "lines", (json_int_t)s->journal_skipped);
+		sw__log(store->ctx, SW_LOG_WARN, f, "unreadable session journal lines skipped");
+		json_decref(f);
+	}
 	/* what changed on reload (failed jobs, dropped metroPid) is written back soon */
 	sw__session_touch(s);
 out:

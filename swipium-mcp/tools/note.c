@@ -57,7 +57,9 @@ static void qa_note(mcp_call *call, json_t *args)
 		json_object_set_new(note, "category", json_string("app_bug"));
 	char *text = json_dumps(note, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	sw_error *err = NULL;
-	int rc = text ? sw_session_add_note(s, text, &err) : SW_ENOMEM;
+	int persisted = 0;
+	char *warning = NULL;
+	int rc = text ? sw_session_append_json_persisted(s, "notes", text, &persisted, &warning, &err) : SW_ENOMEM;
 	free(text);
 	if (rc != SW_OK) {
 		json_decref(note);
@@ -67,14 +69,17 @@ static void qa_note(mcp_call *call, json_t *args)
 	}
 	const char *category = json_string_value(json_object_get(note, "category"));
 	const char *workflow = json_string_value(json_object_get(args, "workflow"));
-	json_t *o = json_pack("{s:b,s:s,s:s,s:s*}", "recorded", 1, "workflow", workflow, "outcome", outcome, "category",
-	                      category);
+	json_t *o = json_pack("{s:b,s:b,s:s,s:s,s:s*}", "recorded", 1, "persisted", persisted, "workflow", workflow,
+	                      "outcome", outcome, "category", category);
+	if (warning)
+		json_object_set_new(o, "warnings", json_pack("[s]", warning));
 	if (ledger)
 		log_issue(s, args, o);
 	char summary[400];
-	sw_text_snprintf(summary, sizeof(summary), "Recorded %s for \"%s\"%s%s%s.", outcome, mcp_cap(call, workflow, 200),
-	                 category ? " (" : "",
-	         category ? category : "", category ? ")" : "");
+	sw_text_snprintf(summary, sizeof(summary), "Recorded %s for \"%s\"%s%s%s%s.", outcome, mcp_cap(call, workflow, 200),
+	                 category ? " (" : "", category ? category : "", category ? ")" : "",
+	                 persisted ? "" : ", in memory only: NOT saved to disk (see warnings)");
+	sw_free(warning);
 	json_decref(note);
 	if (mcp_tool_listed("qa_report"))
 		mcp_next(call, "qa_report {sessionId: \"%s\"} when the run is complete", sw_session_id(s));

@@ -158,31 +158,21 @@ static const char *latest_report(json_t *artifacts, const char **uri)
 	return best;
 }
 
-static const char *newest_at(json_t *arr)
-{
-	const char *best = "";
-	size_t i;
-	json_t *e;
-	json_array_foreach(arr, i, e)
-	{
-		const char *at = json_string_value(json_object_get(e, "at"));
-		if (at && strcmp(at, best) > 0)
-			best = at;
-	}
-	return best;
-}
-
 static void status_session(mcp_call *call, sw_session *s, const char *goal)
 {
 	const char *sid = sw_session_id(s);
 	json_t *jobs = state_get(s, "jobs");
-	json_t *notes = state_get(s, "notes");
-	json_t *findings = state_get(s, "findings");
+	/* counts, not copies: qa_status costs the same after 10 notes or 10,000 */
+	char *sum_text = NULL;
+	(void)sw_session_summary_json(s, &sum_text, NULL);
+	json_t *sum = take_json(sum_text);
+	size_t n_notes = (size_t)json_integer_value(json_object_get(sum, "notes"));
+	size_t n_findings = (size_t)json_integer_value(json_object_get(sum, "findings"));
+	size_t n_recorded = (size_t)json_integer_value(json_object_get(sum, "recordedActions"));
 	json_t *artifacts = state_get(s, "artifacts");
 	json_t *device = state_get(s, "device");
 	json_t *counters = state_get(s, "counters");
 	json_t *budget = state_get(s, "budget");
-	json_t *recorded = state_get(s, "recordedActions");
 	json_t *last_job = json_null();
 	json_t *running = NULL;
 	size_t i;
@@ -211,8 +201,12 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	}
 	const char *report_uri = NULL;
 	const char *report_at = latest_report(artifacts, &report_uri);
-	const char *notes_at = newest_at(notes);
-	const char *findings_at = newest_at(findings);
+	const char *notes_at = json_string_value(json_object_get(sum, "notesLastAt"));
+	const char *findings_at = json_string_value(json_object_get(sum, "findingsLastAt"));
+	if (!notes_at)
+		notes_at = "";
+	if (!findings_at)
+		findings_at = "";
 
 	json_t *nba = NULL;
 	if (running) {
@@ -233,13 +227,13 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	} else if (strcmp(findings_at, report_at) > 0 && registered("qa_report")) {
 		nba = action("qa_report", json_pack("{s:s}", "sessionId", sid),
 		             "There are findings newer than the last report.");
-	} else if (json_array_size(notes) == 0 && json_array_size(findings) == 0 && !json_is_null(device) &&
-	           json_array_size(recorded) == 0 && (registered("qa_smoke") || registered("qa_snapshot"))) {
+	} else if (n_notes == 0 && n_findings == 0 && !json_is_null(device) && n_recorded == 0 &&
+	           (registered("qa_smoke") || registered("qa_snapshot"))) {
 		bool smoke = registered("qa_smoke");
 		nba = action(smoke ? "qa_smoke" : "qa_snapshot", json_pack("{s:s}", "sessionId", sid),
 		             smoke ? "A device is bound and nothing ran yet: start with the smoke baseline."
 		                   : "A device is bound and nothing ran yet: look at the screen first.");
-	} else if (json_array_size(notes) == 0 && json_array_size(findings) == 0) {
+	} else if (n_notes == 0 && n_findings == 0) {
 		nba = action("qa_note",
 		             json_pack("{s:s,s:s,s:s}", "sessionId", sid, "workflow", "<workflow>", "outcome", "pass"),
 		             "Nothing is recorded yet: record each workflow you check.");
@@ -273,25 +267,27 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	    json_pack("{s:s,s:s,s:O,s:o,s:o,s:o,s:O,s:I,s:I,s:I,s:o,s:o,s:o,s:O,s:o}", "sessionId", sid, "root",
 	              sw_session_root(s), "device", device, "appId", state_get(s, "appId"), "mode",
 	              state_get(s, "mode"), "budgetRemaining", remaining, "counters", counters, "recordedActions",
-	              (json_int_t)json_array_size(recorded), "findings", (json_int_t)json_array_size(findings), "notes",
-	              (json_int_t)json_array_size(notes), "workarounds", state_get(s, "workarounds"), "inputsProvided",
+	              (json_int_t)n_recorded, "findings", (json_int_t)n_findings, "notes", (json_int_t)n_notes, "workarounds", state_get(s, "workarounds"), "inputsProvided",
 	              state_get(s, "inputs"), "readiness",
 	              json_pack("{s:b,s:b}", "reportSaved", report_uri != NULL, "deviceBound", !json_is_null(device)),
 	              "lastJob", last_job, "nextBestAction", nba);
 	if (goal)
 		json_object_set_new(o, "goal", json_string(goal));
 	char summary[300];
-	sw_text_snprintf(summary, sizeof(summary), "Session %s: %zu note(s), %zu finding(s); next: %s", sid,
-	         json_array_size(notes), json_array_size(findings), json_string_value(json_object_get(nba, "tool")));
+	if (json_is_false(json_object_get(sum, "persisted")))
+		json_object_set_new(o, "warnings",
+		                    json_pack("[s]", json_string_value(json_object_get(sum, "writeError"))
+		                                         ? json_string_value(json_object_get(sum, "writeError"))
+		                                         : "the session's last write failed"));
+	sw_text_snprintf(summary, sizeof(summary), "Session %s: %zu note(s), %zu finding(s); next: %s", sid, n_notes,
+	                 n_findings, json_string_value(json_object_get(nba, "tool")));
 	mcp_ok(call, o, summary);
 	json_decref(jobs);
-	json_decref(notes);
-	json_decref(findings);
+	json_decref(sum);
 	json_decref(artifacts);
 	json_decref(device);
 	json_decref(counters);
 	json_decref(budget);
-	json_decref(recorded);
 	json_decref(milestones);
 }
 

@@ -7,24 +7,18 @@
 
 #include "../mcp.h"
 
-/* Saves @png as a screenshot-kind artifact named "<prefix>-NNN.png" (first free number); returns its URI. */
+/* Saves @png as a screenshot-kind artifact named "<prefix>-NNN.png" (the next number never used); returns its URI. */
 static char *save_png(mcp_call *call, sw_session *s, const char *prefix, const unsigned char *png, size_t len,
                       const char *label)
 {
-	char name[128];
-	for (int n = 1; n < 10000; n++) {
-		snprintf(name, sizeof(name), "%s-%03d.png", prefix, n);
-		char *path = NULL;
-		if (sw_artifact_path(s, "screenshot", name, &path, NULL) != SW_OK)
-			break;
-		bool taken = access(path, F_OK) == 0;
-		sw_free(path);
-		if (!taken)
-			break;
-	}
+	char *name = NULL;
 	char *meta = NULL;
 	sw_error *err = NULL;
-	if (sw_artifact_save(s, "screenshot", name, "image/png", png, len, label, &meta, &err) != SW_OK) {
+	int rc = sw_artifact_next_name(s, "screenshot", prefix, ".png", &name, &err);
+	if (rc == SW_OK)
+		rc = sw_artifact_save(s, "screenshot", name, "image/png", png, len, label, &meta, &err);
+	sw_free(name);
+	if (rc != SW_OK) {
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return NULL;

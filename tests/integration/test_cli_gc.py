@@ -139,20 +139,29 @@ class GcTest(unittest.TestCase):
                              "  reclaimable: %s\n"
                              "  projects.json: 0 > 0 entries\n" % (self.runs, len(doomed), fmt_bytes(nbytes)))
 
-    def test_corrupt_registry_deletes_nothing_and_says_why(self):
+    def test_corrupt_registry_is_rebuilt_and_protects_every_session(self):
         sessions = self.build_tree(projects=3, per_project=40)
-        for bad in ('[{"id": "x", "dir"', '{"not": "an array"}', "\x00\x01"):
+        for n, bad in enumerate(('[{"id": "x", "dir"', '{"not": "an array"}', "\x00\x01")):
             with open(os.path.join(self.sw, "registry.json"), "w") as f:
                 f.write(bad)
             r = self.run_gc("--days", "0", "--keep", "0")
             self.assertEqual(r.returncode, 0, r.stderr)
+            # every session folder is registered again, so even --days 0 --keep 0 deletes none
             self.assertEqual(self.remaining(), set(sessions))
-            self.assertIn("  prune skipped: registry.json unreadable or corrupt, no session dir deleted (fail closed)\n",
-                          r.stdout)
-            self.assertIn("  1 entry could not be processed (see logs)\n", r.stdout)
+            self.assertIn("  registry.json was corrupt: set aside and rebuilt from the session folders "
+                          "(120 registered again)\n", r.stdout)
             self.assertIn("  deleted 0 session dir(s)", r.stdout)
-            # the corrupt file is left for a human to look at
-            self.assertTrue(os.path.exists(os.path.join(self.sw, "registry.json")))
+            with open(os.path.join(self.sw, "registry.json")) as f:
+                reg = json.load(f)
+            self.assertEqual({e["dir"] for e in reg}, set(sessions))
+            self.assertEqual({e["id"] for e in reg}, {os.path.basename(d) for d in sessions})
+            # the corrupt file is set aside for a human to look at
+            asides = [x for x in os.listdir(self.sw) if x.startswith("registry.json.corrupt-")]
+            self.assertEqual(len(asides), n + 1)
+        # the rebuilt registry is an ordinary one: a second gc finds nothing wrong
+        r = self.run_gc("--days", "0", "--keep", "0")
+        self.assertNotIn("corrupt", r.stdout)
+        self.assertEqual(self.remaining(), set(sessions))
 
     def test_missing_registry_means_nothing_registered(self):
         sessions = self.build_tree(projects=1, per_project=30)

@@ -606,7 +606,7 @@ START_TEST(test_rehydration_fills_defaults_and_sets_aside_corrupt)
 }
 END_TEST
 
-START_TEST(test_corrupt_registry_reloads_nothing)
+START_TEST(test_corrupt_registry_is_rebuilt_from_the_folders)
 {
 	fixture f;
 	fx_open(&f);
@@ -617,13 +617,27 @@ START_TEST(test_corrupt_registry_reloads_nothing)
 	char *reg = sw__asprintf("%s/.swipium/registry.json", f.home);
 	ck_assert_int_eq(sw_file_write_atomic(reg, "{not json", 9, 0, NULL), SW_OK);
 	ck_assert_int_eq(sw_store_open(f.ctx, &f.store, NULL), SW_OK);
-	sw_error *err = NULL;
-	ck_assert_int_eq(sw_store_get_session(f.store, id, &s, &err), SW_ENOTFOUND);
-	sw_error_free(err);
-	/* a new session sets the corrupt registry aside and writes a fresh one */
-	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+	/* the earlier session is still known: the registry is rebuilt from runs/<project>/<id>/ */
+	ck_assert_int_eq(sw_store_get_session(f.store, id, &s, NULL), SW_OK);
+	ck_assert_str_eq(sw_session_id(s), id);
 	json_t *r = load_json_file(reg);
 	ck_assert_uint_eq(json_array_size(r), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "id")), id);
+	json_decref(r);
+	/* the corrupt file is set aside for a human, never silently dropped */
+	char *swdir = sw__asprintf("%s/.swipium", f.home);
+	DIR *d = opendir(swdir);
+	struct dirent *e;
+	bool aside = false;
+	while ((e = readdir(d)))
+		aside = aside || sw__str_has_prefix(e->d_name, "registry.json.corrupt-");
+	closedir(d);
+	ck_assert(aside);
+	free(swdir);
+	/* a new session is added to the rebuilt registry */
+	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+	r = load_json_file(reg);
+	ck_assert_uint_eq(json_array_size(r), 2);
 	json_decref(r);
 	free(reg);
 	free(id);
@@ -1029,15 +1043,15 @@ START_TEST(test_prune_rules)
 	ck_assert(sw__is_dir(regd));
 	char *fresh = sw__asprintf("%s/aaaaaaaaaaaaaaaa/afresh02", runs);
 	ck_assert(sw__is_dir(fresh));
-	/* corrupt registry: nothing is deleted, and the summary says why */
+	/* corrupt registry: rebuilt from the session folders, so nothing is deleted, and the summary says so */
 	ck_assert_int_eq(sw_file_write_atomic(regpath, "[{\"id\":", 7, 0, NULL), SW_OK);
 	o.days = 0;
 	ck_assert_int_eq(sw_store_prune(f.store, &o, &sum, NULL), SW_OK);
 	j = json_loads(sum, 0, NULL);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "deleted")), 0);
-	ck_assert_str_eq(json_string_value(json_object_get(j, "skipped")),
-	                 "registry.json unreadable or corrupt, no session dir deleted (fail closed)");
-	ck_assert_int_eq(json_integer_value(json_object_get(j, "errors")), 1);
+	ck_assert_ptr_null(json_object_get(j, "skipped"));
+	ck_assert_int_ge(json_integer_value(json_object_get(j, "registryRebuilt")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "errors")), 0);
 	json_decref(j);
 	sw_free(sum);
 	ck_assert(sw__is_dir(fresh));
@@ -1207,6 +1221,208 @@ START_TEST(test_process_sweep)
 }
 END_TEST
 
+
+/* Two stores on one HOME are two processes on one session (flock is per open file, like two processes). */
+static size_t count_notes(sw_session *s, const char *needle)
+{
+	char *text = NULL;
+	ck_assert_int_eq(sw_session_get_json(s, "notes", &text, NULL), SW_OK);
+	json_t *arr = json_loads(text, 0, NULL);
+	sw_free(text);
+	size_t n = 0, i;
+	json_t *it;
+	json_array_foreach(arr, i, it)
+	{
+		const char *w = json_string_value(json_object_get(it, "workflow"));
+		if (!needle || (w && !strcmp(w, needle)))
+			n++;
+	}
+	json_decref(arr);
+	return n;
+}
+
+START_TEST(test_two_processes_one_session_keep_every_note)
+{
+	fixture f;
+	fx_open(&f);
+	sw_session *a = NULL, *b = NULL;
+	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &a, NULL), SW_OK);
+	char *id = strdup(sw_session_id(a));
+	sw_store *other = NULL;
+	ck_assert_int_eq(sw_store_open(f.ctx, &other, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_get_session(other, id, &b, NULL), SW_OK); /* B loads before A's fail note */
+	int persisted = 0;
+	ck_assert_int_eq(sw_session_append_json_persisted(a, "notes", "{\"workflow\":\"checkout\",\"outcome\":\"fail\"}",
+	                                                  &persisted, NULL, NULL),
+	                 SW_OK);
+	ck_assert_int_eq(persisted, 1);
+	ck_assert_int_eq(sw_session_flush(a, NULL), SW_OK);
+	for (int i = 0; i < 300; i++) {
+		char note[96];
+		snprintf(note, sizeof(note), "{\"workflow\":\"w%d\",\"outcome\":\"pass\"}", i);
+		ck_assert_int_eq(sw_session_add_note(b, note, NULL), SW_OK);
+		if (i == 150)
+			ck_assert_int_eq(sw_session_flush(b, NULL), SW_OK);
+	}
+	ck_assert_int_eq(sw_session_counter_add(a, "actions", 2, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_counter_add(b, "actions", 3, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_flush(b, NULL), SW_OK);
+	/* each process sees the other's records */
+	ck_assert_uint_eq(count_notes(b, "checkout"), 1);
+	ck_assert_uint_eq(count_notes(a, NULL), 301);
+	sw_store_free(other);
+	sw_store_free(f.store);
+	/* a third process reads everything back: nobody's save overwrote anybody's notes */
+	ck_assert_int_eq(sw_store_open(f.ctx, &f.store, NULL), SW_OK);
+	sw_session *c = NULL;
+	ck_assert_int_eq(sw_store_get_session(f.store, id, &c, NULL), SW_OK);
+	ck_assert_uint_eq(count_notes(c, "checkout"), 1);
+	ck_assert_uint_eq(count_notes(c, NULL), 301);
+	char *counters = NULL;
+	ck_assert_int_eq(sw_session_get_json(c, "counters", &counters, NULL), SW_OK);
+	json_t *cj = json_loads(counters, 0, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(cj, "actions")), 5);
+	json_decref(cj);
+	sw_free(counters);
+	/* the sole owner compacted the journal: it holds no record any more, and a reload still has them all */
+	ck_assert_int_eq(sw_session_flush(c, NULL), SW_OK);
+	char *jpath = sw__path_join(sw_session_dir(c), "journal.jsonl");
+	char *jtext = slurp(jpath);
+	ck_assert_ptr_null(strstr(jtext, "checkout"));
+	free(jtext);
+	free(jpath);
+	fx_reopen(&f);
+	ck_assert_int_eq(sw_store_get_session(f.store, id, &c, NULL), SW_OK);
+	ck_assert_uint_eq(count_notes(c, NULL), 301);
+	free(id);
+	fx_close(&f);
+}
+END_TEST
+
+/* A record the disk refuses is still kept in memory, and the call says it is not saved. */
+START_TEST(test_unwritable_journal_says_not_persisted)
+{
+	fixture f;
+	fx_open(&f);
+	sw_session *s = NULL;
+	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+	char *jpath = sw__path_join(sw_session_dir(s), "journal.jsonl");
+	unlink(jpath);
+	ck_assert_int_eq(mkdir(jpath, 0700), 0); /* opening it for appending now fails (EISDIR) */
+	int persisted = 1;
+	char *warning = NULL;
+	ck_assert_int_eq(sw_session_append_json_persisted(s, "notes", "{\"workflow\":\"a\",\"outcome\":\"fail\"}",
+	                                                  &persisted, &warning, NULL),
+	                 SW_OK);
+	ck_assert_int_eq(persisted, 0);
+	ck_assert_ptr_nonnull(warning);
+	ck_assert_ptr_nonnull(strstr(warning, "not on disk"));
+	sw_free(warning);
+	char *sum = NULL;
+	ck_assert_int_eq(sw_session_summary_json(s, &sum, NULL), SW_OK);
+	json_t *j = json_loads(sum, 0, NULL);
+	ck_assert(json_is_false(json_object_get(j, "persisted")));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "notes")), 1);
+	json_decref(j);
+	sw_free(sum);
+	ck_assert_uint_eq(count_notes(s, "a"), 1);
+	/* the disk comes back: the next record is persisted, and the checkpoint holds both */
+	ck_assert_int_eq(rmdir(jpath), 0);
+	ck_assert_int_eq(sw_session_append_json_persisted(s, "notes", "{\"workflow\":\"b\",\"outcome\":\"pass\"}",
+	                                                  &persisted, NULL, NULL),
+	                 SW_OK);
+	ck_assert_int_eq(persisted, 1);
+	char *id = strdup(sw_session_id(s));
+	fx_reopen(&f);
+	ck_assert_int_eq(sw_store_get_session(f.store, id, &s, NULL), SW_OK);
+	ck_assert_uint_eq(count_notes(s, NULL), 2);
+	free(id);
+	free(jpath);
+	fx_close(&f);
+}
+END_TEST
+
+/* Summary counts follow appends and reloads without copying the lists. */
+START_TEST(test_summary_counts)
+{
+	fixture f;
+	fx_open(&f);
+	sw_session *s = NULL;
+	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_add_note(s, "{\"workflow\":\"a\",\"at\":\"2026-01-01T00:00:00.000Z\"}", NULL), SW_OK);
+	ck_assert_int_eq(sw_session_add_note(s, "{\"workflow\":\"b\",\"at\":\"2026-03-01T00:00:00.000Z\"}", NULL), SW_OK);
+	ck_assert_int_eq(sw_session_add_note(s, "{\"workflow\":\"c\",\"at\":\"2026-02-01T00:00:00.000Z\"}", NULL), SW_OK);
+	ck_assert_int_eq(sw_session_add_finding(s, "{\"title\":\"x\",\"at\":\"2026-01-05T00:00:00.000Z\"}", NULL), SW_OK);
+	char *id = strdup(sw_session_id(s));
+	for (int round = 0; round < 2; round++) {
+		char *sum = NULL;
+		ck_assert_int_eq(sw_session_summary_json(s, &sum, NULL), SW_OK);
+		json_t *j = json_loads(sum, 0, NULL);
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "notes")), 3);
+		ck_assert_str_eq(json_string_value(json_object_get(j, "notesLastAt")), "2026-03-01T00:00:00.000Z");
+		ck_assert_int_eq(json_integer_value(json_object_get(j, "findings")), 1);
+		ck_assert_str_eq(json_string_value(json_object_get(j, "findingsLastAt")), "2026-01-05T00:00:00.000Z");
+		ck_assert(json_is_true(json_object_get(j, "persisted")));
+		json_decref(j);
+		sw_free(sum);
+		fx_reopen(&f);
+		ck_assert_int_eq(sw_store_get_session(f.store, id, &s, NULL), SW_OK);
+	}
+	free(id);
+	fx_close(&f);
+}
+END_TEST
+
+/* Evidence is never overwritten, and numbered names go on past every name in use. */
+START_TEST(test_artifact_names_never_reused)
+{
+	fixture f;
+	fx_open(&f);
+	sw_session *s = NULL;
+	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+	char *meta = NULL, *name = NULL;
+	ck_assert_int_eq(sw_artifact_next_name(s, "screenshot", "screenshot", ".png", &name, NULL), SW_OK);
+	ck_assert_str_eq(name, "screenshot-001.png");
+	ck_assert_int_eq(sw_artifact_save(s, "screenshot", name, "image/png", "one", 3, NULL, &meta, NULL), SW_OK);
+	sw_free(meta);
+	sw_free(name);
+	/* the same name again: a new file beside it, the first stays as it was */
+	ck_assert_int_eq(sw_artifact_save(s, "screenshot", "screenshot-001.png", "image/png", "two", 3, NULL, &meta, NULL),
+	                 SW_OK);
+	json_t *m = json_loads(meta, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(m, "uri")) + strlen(json_string_value(json_object_get(m, "uri"))) -
+	                     strlen("screenshot-001-2.png"),
+	                 "screenshot-001-2.png");
+	json_decref(m);
+	sw_free(meta);
+	char *p1 = sw__asprintf("%s/screenshots/screenshot-001.png", sw_session_dir(s));
+	char *t1 = slurp(p1);
+	ck_assert_str_eq(t1, "one");
+	free(t1);
+	/* a file another process (or an earlier binding) left counts too */
+	char *p7 = sw__asprintf("%s/screenshots/screenshot-007.png", sw_session_dir(s));
+	ck_assert_int_eq(sw_file_write_atomic(p7, "x", 1, 0, NULL), SW_OK);
+	ck_assert_int_eq(sw_artifact_next_name(s, "screenshot", "screenshot", ".png", &name, NULL), SW_OK);
+	ck_assert_str_eq(name, "screenshot-008.png");
+	sw_free(name);
+	/* a recorded artifact whose file is gone is never reused either (a note may point to it) */
+	ck_assert_int_eq(sw_artifact_save(s, "screenshot", "screenshot-008.png", "image/png", "8", 1, NULL, NULL, NULL), SW_OK);
+	char *p8 = sw__asprintf("%s/screenshots/screenshot-008.png", sw_session_dir(s));
+	ck_assert_int_eq(unlink(p8), 0);
+	ck_assert_int_eq(unlink(p7), 0);
+	ck_assert_int_eq(sw_artifact_next_name(s, "screenshot", "screenshot", ".png", &name, NULL), SW_OK);
+	ck_assert_str_eq(name, "screenshot-009.png");
+	sw_free(name);
+	ck_assert_int_eq(sw_artifact_save(s, "screenshot", "screenshot-008.png", "image/png", "8b", 2, NULL, &meta, NULL), SW_OK);
+	ck_assert_ptr_nonnull(strstr(meta, "screenshot-008-2.png"));
+	sw_free(meta);
+	free(p1);
+	free(p7);
+	free(p8);
+	fx_close(&f);
+}
+END_TEST
+
 static Suite *store_suite(void)
 {
 	Suite *s = suite_create("store");
@@ -1224,11 +1440,14 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_counters_budget);
 	tcase_add_test(tc, test_concurrent_writers);
 	tcase_add_test(tc, test_registry_cap);
+	tcase_add_test(tc, test_two_processes_one_session_keep_every_note);
+	tcase_add_test(tc, test_unwritable_journal_says_not_persisted);
+	tcase_add_test(tc, test_summary_counts);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rehydration");
 	tcase_add_test(tc, test_rehydration);
 	tcase_add_test(tc, test_rehydration_fills_defaults_and_sets_aside_corrupt);
-	tcase_add_test(tc, test_corrupt_registry_reloads_nothing);
+	tcase_add_test(tc, test_corrupt_registry_is_rebuilt_from_the_folders);
 	tcase_add_test(tc, test_session_from_another_process);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("artifacts");
@@ -1238,6 +1457,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_artifact_record_outside_session_refused);
 	tcase_add_test(tc, test_artifact_caps);
 	tcase_add_test(tc, test_artifact_register_and_sensitive);
+	tcase_add_test(tc, test_artifact_names_never_reused);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("retention");
 	tcase_add_test(tc, test_retention_env);

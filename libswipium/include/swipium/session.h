@@ -137,9 +137,32 @@ SW_API int sw_session_set_json(sw_session *s, const char *key, const char *value
  * toolErrors (last 200 kept), recordedActions (last 300 kept), envChanges,
  * workarounds, inputs (values are dropped), generatedValues (secret values
  * stored as "<redacted>"). Free text is redacted before it is kept. An
- * object item without `at` gets the current time (ISO 8601). Debounced save.
+ * object item without `at` gets the current time (ISO 8601).
+ *
+ * The record is appended at once, redacted, to the session journal
+ * (`journal.jsonl` in the session folder); state.json is a debounced
+ * checkpoint of it. Another process on the same session (a second server
+ * sharing HOME) applies journal lines it did not write before it saves or
+ * reads, so neither overwrites the other's records.
  */
 SW_API int sw_session_append_json(sw_session *s, const char *key, const char *item_json, sw_error **err);
+
+/**
+ * sw_session_append_json() that also says whether the record reached the
+ * disk: *@persisted is 1 when its journal line was written, 0 when it is only
+ * in memory (a full or read-only disk), and then *@warning (free with
+ * sw_free) says why and what to do. Both out-parameters may be NULL.
+ */
+SW_API int sw_session_append_json_persisted(sw_session *s, const char *key, const char *item_json, int *persisted,
+                                            char **warning, sw_error **err);
+
+/**
+ * Counts that cost the same however long the session is:
+ * {notes, notesLastAt, findings, findingsLastAt, recordedActions, toolErrors,
+ * artifacts, persisted (the last journal append and save worked),
+ * writeError?}. The `...LastAt` fields are the newest `at` ("" when none).
+ */
+SW_API int sw_session_summary_json(sw_session *s, char **out, sw_error **err);
 
 /** Appends a test outcome (qa_note) object. Same as sw_session_append_json(s, "notes", ...). */
 SW_API int sw_session_add_note(sw_session *s, const char *note_json, sw_error **err);
@@ -208,7 +231,10 @@ SW_API int sw_artifact_sanitize_name(const char *name, char **out, sw_error **er
 /**
  * Saves @len bytes as an artifact of @kind in the kind's folder
  * (screenshot: screenshots/, recording: videos/, logs|logcat|metro|wda:
- * logs/, else <kind>/). Text mimes are redacted with the session's secrets
+ * logs/, else <kind>/). Evidence is never overwritten: when @name is taken
+ * (a file, or a recorded artifact a note may point to) the first free
+ * "<stem>-2.<ext>", "-3", ... is used, and @meta_json's uri and path say
+ * which. Text mimes are redacted with the session's secrets
  * first; binaries never. @label (nullable) is redacted too. A sensitive
  * session refuses screenshot, recording, log and dump captures
  * (SW_EDENIED / SENSITIVE_MODE_REFUSED).
@@ -217,6 +243,16 @@ SW_API int sw_artifact_sanitize_name(const char *name, char **out, sw_error **er
  */
 SW_API int sw_artifact_save(sw_session *s, const char *kind, const char *name, const char *mime, const void *data,
                             size_t len, const char *label, char **meta_json, sw_error **err);
+
+/**
+ * The next free numbered name "<stem>-NNN<ext>" (NNN from 001) for an
+ * artifact of @kind: one past the highest number among the kind folder's
+ * files and the session's recorded artifacts, so numbering goes on after
+ * qa_prepare_target, a server restart or another process, and never reuses
+ * a name. @out: (transfer full)
+ */
+SW_API int sw_artifact_next_name(sw_session *s, const char *kind, const char *stem, const char *ext, char **out,
+                                 sw_error **err);
 
 /**
  * The path where an artifact of @kind and @name would be saved; its folder
