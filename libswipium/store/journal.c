@@ -191,19 +191,39 @@ void sw__journal_read_mark(sw_session *s)
 	free(p);
 }
 
-/* Is @v one of the last few items of the list @key (a line the checkpoint already holds)? */
-static bool recently_held(sw_session *s, const char *key, const json_t *v)
+/*
+ * While loading: is @v a record the checkpoint already holds (a line replayed twice after a crash between
+ * the state and journal.pos writes)? Each checkpoint record matches one line at most, so two equal
+ * records written twice are both kept.
+ */
+static bool held_by_checkpoint(sw_session *s, const char *key, const json_t *v)
 {
-	json_t *arr = json_object_get(s->state, key);
-	/* only items of the checkpoint itself: two equal records replayed from the journal are both kept */
-	json_t *base = json_object_get(s->replay_base, key);
-	size_t n = json_is_integer(base) ? (size_t)json_integer_value(base) : json_array_size(arr);
-	if (n > json_array_size(arr))
-		n = json_array_size(arr);
-	for (size_t i = n, k = 0; i-- > 0 && k < 16; k++)
-		if (json_equal(json_array_get(arr, i), (json_t *)v))
-			return true;
-	return false;
+	if (!s->replay_base)
+		return false;
+	json_t *seen = json_object_get(s->replay_base, key);
+	if (!json_is_object(seen)) {
+		/* first line of this list: count the checkpoint's records once */
+		seen = json_object();
+		if (!seen)
+			return false;
+		size_t i;
+		json_t *it;
+		json_array_foreach(json_object_get(s->state, key), i, it)
+		{
+			char *k = json_dumps(it, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+			if (k)
+				json_object_set_new(seen, k, json_integer(json_integer_value(json_object_get(seen, k)) + 1));
+			free(k);
+		}
+		json_object_set_new(s->replay_base, key, seen);
+	}
+	char *k = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	json_t *n = k ? json_object_get(seen, k) : NULL;
+	bool held = json_integer_value(n) > 0;
+	if (held)
+		json_integer_set(n, json_integer_value(n) - 1);
+	free(k);
+	return held;
 }
 
 /* Applies one line written by another writer (or by an earlier life of this session). */
@@ -214,7 +234,7 @@ static void apply_line_locked(sw_session *s, const char *text, size_t len)
 	const char *k = json_string_value(json_object_get(line, "k"));
 	json_t *v = json_object_get(line, "v");
 	if (w && k && v && strcmp(w, s->writer) != 0) {
-		if (!(s->journal_replaying && strcmp(k, "counters") && strcmp(k, "artifacts") && recently_held(s, k, v)))
+		if (!(s->journal_replaying && strcmp(k, "counters") && strcmp(k, "artifacts") && held_by_checkpoint(s, k, v)))
 			sw__session_apply_record_locked(s, k, v);
 	}
 	else if (!line || (!w && !json_object_get(line, "journal")))

@@ -53,7 +53,9 @@ struct sw_session {
 	unsigned long journal_ino; /* inode of the journal when last looked at */
 	size_t journal_skipped;    /* unreadable journal lines */
 	bool journal_replaying;    /* loading: drop lines the checkpoint already holds */
-	json_t *replay_base;       /* loading: list sizes of the checkpoint, key -> count */
+	json_t *replay_base;       /* loading: records of the checkpoint, key -> {record text: count} */
+	unsigned save_failures;    /* failed saves in a row (backoff of the saver) */
+	int64_t save_retry_at;     /* sw_monotonic_ms() before which the saver does not retry */
 	char *write_error;     /* why the last journal append or save failed; NULL when the last one worked */
 	/* summary counters (qa_status costs the same for 10 or 10,000 notes) */
 	char notes_last_at[40], findings_last_at[40];

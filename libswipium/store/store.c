@@ -256,8 +256,16 @@ int sw__session_save(struct sw_session *s, sw_error **err)
 		rc = sw__journal_write_mark(s, mark, &werr);
 	json_decref(mark);
 	if (rc != SW_OK) {
-		json_t *f = json_pack("{s:s, s:s}", "sessionId", s->id, "error", sw_error_message(werr));
-		sw__log(s->store->ctx, SW_LOG_ERROR, f, "cannot write session state");
+		pthread_mutex_lock(&s->lock);
+		unsigned fails = ++s->save_failures;
+		/* the saver retries after 0.5 s, 1 s, 2 s ... at most 10 s apart, and says so once */
+		int64_t wait = fails >= 5 ? 10000 : 500L << (fails - 1);
+		s->save_retry_at = sw_monotonic_ms() + wait;
+		pthread_mutex_unlock(&s->lock);
+		json_t *f = json_pack("{s:s, s:s, s:i}", "sessionId", s->id, "error", sw_error_message(werr), "attempt",
+		                      (int)fails);
+		sw__log(s->store->ctx, fails == 1 ? SW_LOG_ERROR : SW_LOG_DEBUG, f,
+		        "cannot write session state; retrying until the disk can be written again");
 		json_decref(f);
 		pthread_mutex_lock(&s->lock);
 		free(s->write_error);
@@ -269,6 +277,11 @@ int sw__session_save(struct sw_session *s, sw_error **err)
 	pthread_mutex_lock(&s->lock);
 	free(s->write_error);
 	s->write_error = NULL;
+	if (s->save_failures)
+		sw__log_info(s->store->ctx, "session %s state written again after %u failed attempt(s)", s->id,
+		             s->save_failures);
+	s->save_failures = 0;
+	s->save_retry_at = 0;
 	/* the checkpoint holds the whole journal: a sole owner starts a fresh one */
 	(void)sw__journal_try_compact_locked(s);
 	pthread_mutex_unlock(&s->lock);
@@ -332,7 +345,7 @@ static void *saver_main(void *arg)
 		for (size_t i = 0; i < store->n_sessions; i++) {
 			sw_session *s = store->sessions[i];
 			pthread_mutex_lock(&s->lock);
-			bool due = s->dirty && now - s->dirty_since >= SAVE_DEBOUNCE_MS;
+			bool due = s->dirty && now - s->dirty_since >= SAVE_DEBOUNCE_MS && now >= s->save_retry_at;
 			pthread_mutex_unlock(&s->lock);
 			if (!due)
 				continue;
@@ -849,14 +862,7 @@ static sw_session *load_session(sw_store *store, const char *want_id, const char
 	sw__journal_own(s);
 	/* how much of the journal this checkpoint holds; the rest is replayed */
 	sw__journal_read_mark(s);
-	s->replay_base = json_object();
-	const char *rk;
-	json_t *rv;
-	json_object_foreach(s->state, rk, rv)
-	{
-		if (json_is_array(rv) && s->replay_base)
-			json_object_set_new(s->replay_base, rk, json_integer((json_int_t)json_array_size(rv)));
-	}
+	s->replay_base = json_object(); /* key -> {record text: count} of the checkpoint, built on first use */
 	s->journal_replaying = true;
 	sw__journal_catch_up_locked(s);
 	s->journal_replaying = false;

@@ -374,5 +374,51 @@ class Geometry(Base):
             s.close()
 
 
+class Evidence(Base):
+    """Screenshot names never repeat: not after qa_prepare_target, not after a restart, never over a file a
+    note points to (issue 11 item 8)."""
+
+    def shot(self, s, sid):
+        r = s.tool("qa_screenshot", {"sessionId": sid, "force": True})  # the login screen has a password field
+        self.assertFalse(r["result"].get("isError"), r)
+        return sc(r)["uri"]
+
+    def test_screenshot_names_continue_and_never_overwrite(self):
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            sid = self.session(s)
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "appId": "com.example.login"})
+            self.assertFalse(r["result"].get("isError"), r)
+            uris = [self.shot(s, sid), self.shot(s, sid)]
+            r = s.tool("qa_note", {"sessionId": sid, "workflow": "login", "outcome": "fail",
+                                   "artifactUris": [uris[1]]})
+            self.assertFalse(r["result"].get("isError"), r)
+            folder = os.path.join(env.server.home, ".swipium", "runs")
+            shots = {}
+            for root, _, files in os.walk(folder):
+                for f in files:
+                    if f.endswith(".png"):
+                        with open(os.path.join(root, f), "rb") as fh:
+                            shots[f] = fh.read()
+            # a new binding (qa_prepare_target again) goes on numbering
+            r = s.tool("qa_prepare_target", {"sessionId": sid, "appId": "com.example.login"})
+            self.assertFalse(r["result"].get("isError"), r)
+            uris.append(self.shot(s, sid))
+            s.close()
+            # so does a new server on the same session
+            s = self.server(env)
+            uris.append(self.shot(s, sid))
+            s.close()
+            names = [u.rsplit("/", 1)[1] for u in uris]
+            self.assertEqual(names, ["screenshot-001.png", "screenshot-002.png", "screenshot-003.png",
+                                     "screenshot-004.png"])
+            # the files the first two names point to are exactly what they were
+            for root, _, files in os.walk(folder):
+                for f in files:
+                    if f in shots:
+                        with open(os.path.join(root, f), "rb") as fh:
+                            self.assertEqual(fh.read(), shots[f], f)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1299,6 +1299,46 @@ START_TEST(test_two_processes_one_session_keep_every_note)
 }
 END_TEST
 
+/* A crash between state.json and journal.pos replays journal lines the checkpoint holds: no record is
+ * doubled, and equal records that really were written more than once all stay. */
+START_TEST(test_journal_replay_after_a_crash_doubles_nothing)
+{
+	fixture f;
+	fx_open(&f);
+	sw_session *s = NULL;
+	ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+	char *id = strdup(sw_session_id(s));
+	for (int i = 0; i < 40; i++) {
+		char note[96];
+		snprintf(note, sizeof(note), "{\"workflow\":\"w%d\",\"outcome\":\"pass\"}", i);
+		ck_assert_int_eq(sw_session_add_note(s, note, NULL), SW_OK);
+	}
+	ck_assert_int_eq(sw_session_flush(s, NULL), SW_OK);
+	const char *twin = "{\"workflow\":\"twin\",\"outcome\":\"pass\",\"at\":\"2026-01-01T00:00:00.000Z\"}";
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(sw_session_add_note(s, twin, NULL), SW_OK);
+	/* the journal and its mark as they are before the next checkpoint */
+	char *jpath = sw__path_join(sw_session_dir(s), "journal.jsonl");
+	char *pos = sw__path_join(sw_session_dir(s), "journal.pos");
+	char *jtext = slurp(jpath), *ptext = slurp(pos);
+	ck_assert_ptr_nonnull(strstr(jtext, "twin"));
+	sw_store_free(f.store); /* the checkpoint: state.json holds all 43 notes */
+	/* the crash: state.json was written, journal.pos (and the compaction) never happened */
+	ck_assert_int_eq(sw_file_write_atomic(jpath, jtext, strlen(jtext), 0, NULL), SW_OK);
+	ck_assert_int_eq(sw_file_write_atomic(pos, ptext, strlen(ptext), 0, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_open(f.ctx, &f.store, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_get_session(f.store, id, &s, NULL), SW_OK);
+	ck_assert_uint_eq(count_notes(s, NULL), 43);
+	ck_assert_uint_eq(count_notes(s, "twin"), 3);
+	free(jtext);
+	free(ptext);
+	free(jpath);
+	free(pos);
+	free(id);
+	fx_close(&f);
+}
+END_TEST
+
 /* A record the disk refuses is still kept in memory, and the call says it is not saved. */
 START_TEST(test_unwritable_journal_says_not_persisted)
 {
@@ -1442,6 +1482,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_registry_cap);
 	tcase_add_test(tc, test_two_processes_one_session_keep_every_note);
 	tcase_add_test(tc, test_unwritable_journal_says_not_persisted);
+	tcase_add_test(tc, test_journal_replay_after_a_crash_doubles_nothing);
 	tcase_add_test(tc, test_summary_counts);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rehydration");
