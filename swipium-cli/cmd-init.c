@@ -406,7 +406,7 @@ static int init_flows(int argc, char **argv)
 	char *out = NULL;
 	sw_error *err = NULL;
 	if (sw_flow_init_templates(root, force, &out, &err) != SW_OK) {
-		fprintf(stderr, "swipium init flows: %s\n", sw_error_message(err));
+		fprintf(stderr, "swipium init flows: %s: %s\n", sw_error_failure_code(err), sw_error_message(err));
 		sw_error_free(err);
 		return CLI_EXIT_USAGE;
 	}

@@ -126,6 +126,31 @@ char *sw__path_resolve(const char *cwd, const char *path);
 /* realpath(), falling back to sw__path_resolve() when it fails. */
 char *sw__path_real_or_resolved(const char *path);
 
+/* ---- project confinement (core/confine.c) ------------------------------ */
+
+/* Flags of sw__confine() and sw__confine_open(). */
+#define SW__CONFINE_EXISTING 1u /* the path must exist (SW_ENOTFOUND otherwise) */
+#define SW__CONFINE_MKDIRS 2u   /* create missing parent folders (0700, 0755 with SW__CONFINE_SHARED) */
+#define SW__CONFINE_SHARED 4u
+
+/*
+ * The one confinement rule for files inside a project: @path (relative to @root, or absolute) is resolved
+ * through every symbolic link (a missing tail is resolved through its nearest existing folder) and must
+ * lie inside realpath(@root); otherwise SW_EDENIED / UNSAFE_ACTION_REFUSED. @real_out: (transfer full) the
+ * real path, which names the file itself (a final link that stays inside is resolved to its target).
+ */
+int sw__confine(const char *root, const char *path, unsigned flags, char **real_out, sw_error **err);
+/*
+ * sw__confine(), then opens the real path by walking its folders from "/" without following any symbolic
+ * link and opening the file with O_NOFOLLOW (@oflags | O_NOFOLLOW | O_CLOEXEC, @mode for O_CREAT).
+ * The file must be a plain file, and, when opened for writing, have a single name (no hard link).
+ * Returns the descriptor (>= 0) or a negative SW_E* code. @real_out may be NULL.
+ */
+int sw__confine_open(const char *root, const char *path, int oflags, mode_t mode, unsigned flags, char **real_out,
+                     sw_error **err);
+/* Creates @dir (and its parents) inside @root with @mode, every step confined and without following links. */
+int sw__confine_mkdirs(const char *root, const char *dir, mode_t mode, char **real_out, sw_error **err);
+
 /* ---- JSON -------------------------------------------------------------- */
 
 /* Pretty JSON the way JavaScript's JSON.stringify(v, null, 2) writes it. */

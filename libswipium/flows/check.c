@@ -14,65 +14,34 @@ static char *real(const char *p)
 	return r;
 }
 
-/* Non-zero when @path (a real path) lies inside @root (a real path). */
-static bool inside(const char *root, const char *path)
-{
-	size_t n = strlen(root);
-	if (strncmp(root, path, n) != 0)
-		return false;
-	return path[n] == '\0' || path[n] == '/' || (n == 1 && root[0] == '/');
-}
-
 int sw__flow_confine(const char *root, const char *rel, char **real_out, sw_error **err)
 {
-	int rc = SW_OK;
-	char *rroot = NULL, *joined = NULL, *rp = NULL;
-	if (!root || !rel || !rel[0])
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "a path and a project root are needed");
-	rroot = real(root);
-	if (!rroot) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "PROJECT_ROOT_UNRESOLVED", NULL, "project root %s does not exist",
-		                   root);
-		goto out;
+	sw_error *e = NULL;
+	int rc = sw__confine(root, rel, SW__CONFINE_EXISTING, real_out, &e);
+	if (rc == SW_ENOTFOUND && e && !strcmp(sw_error_failure_code(e), "UNKNOWN")) {
+		sw_error_free(e);
+		return sw__error_set(err, SW_ENOTFOUND, "FLOW_NOT_FOUND", NULL, "%s does not exist", rel);
 	}
-	joined = rel[0] == '/' ? sw__strdup(rel) : sw__path_join(rroot, rel);
-	if (!joined) {
-		rc = sw__error_nomem(err);
-		goto out;
-	}
-	char *lex = sw__path_resolve(rroot, joined);
-	if (!lex) {
-		rc = sw__error_nomem(err);
-		goto out;
-	}
-	if (!inside(rroot, lex)) {
-		free(lex);
-		rc = sw__error_set(err, SW_EDENIED, "UNSAFE_ACTION_REFUSED",
-		                   "Keep templates and baselines inside the project (for example under .swipium/).",
-		                   "path \"%s\" points outside the project root %s", rel, rroot);
-		goto out;
-	}
-	rp = real(lex);
-	free(lex);
-	if (!rp) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "FLOW_NOT_FOUND", NULL, "%s does not exist", rel);
-		goto out;
-	}
-	if (!inside(rroot, rp)) {
-		rc = sw__error_set(err, SW_EDENIED, "UNSAFE_ACTION_REFUSED",
-		                   "Keep templates and baselines inside the project; do not link to files outside it.",
-		                   "path \"%s\" resolves (through a symbolic link) outside the project root %s", rel,
-		                   rroot);
-		free(rp);
-		rp = NULL;
-		goto out;
-	}
-	*real_out = rp;
-	rp = NULL;
-out:
-	free(rroot);
-	free(joined);
-	free(rp);
+	sw__error_propagate(err, e);
+	return rc;
+}
+
+/* The file of a flow's baseline: a bare name is a qa_visual baseline (.swipium/baselines/<name>.png), anything
+ * else a PNG path inside the project. Both are confined (UNSAFE_ACTION_REFUSED through a link leading out);
+ * a missing file is returned as a path for the caller to report. */
+int sw__flow_baseline_file(const char *root, const char *name, char **path, sw_error **err)
+{
+	if (!name || !*name)
+		return sw__error_set(err, SW_EINVAL, "INVALID_FLOW", NULL, "the step names no baseline");
+	bool bare = name[0] != '.' && strlen(name) <= 64;
+	for (const char *c = name; bare && *c; c++)
+		bare = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+		       *c == '_' || *c == '-';
+	char *rel = bare ? sw__asprintf(".swipium/baselines/%s.png", name) : sw__strdup(name);
+	if (!rel)
+		return sw__error_nomem(err);
+	int rc = sw__confine(root, rel, 0, path, err);
+	free(rel);
 	return rc;
 }
 
@@ -359,7 +328,9 @@ json_t *sw__flow_lint(const json_t *flow, const json_t *errors, const char *plat
 				if (root) {
 					char *rp = NULL;
 					sw_error *e2 = NULL;
-					escapes = sw__flow_confine(root, tp, &rp, &e2) == SW_EDENIED;
+					escapes = (json_object_get(st, "template") ? sw__flow_confine(root, tp, &rp, &e2)
+					                                           : sw__flow_baseline_file(root, tp, &rp, &e2)) ==
+					          SW_EDENIED;
 					free(rp);
 					sw_error_free(e2);
 				}

@@ -60,6 +60,12 @@ int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow
  * resolving symlinks. Returns the real path or fails UNSAFE_ACTION_REFUSED.
  */
 int sw__flow_confine(const char *root, const char *rel, char **real_out, sw_error **err);
+/*
+ * The file of a flow step's baseline: a bare name is a qa_visual baseline (.swipium/baselines/<name>.png),
+ * anything else a PNG path inside the project; both confined like sw__flow_confine() (a missing file is not
+ * an error here: the path is returned).
+ */
+int sw__flow_baseline_file(const char *root, const char *name, char **path, sw_error **err);
 
 /* Reads .swipium/policy.json's ciAllowMutations; NULL when absent or unreadable. */
 json_t *sw__flow_policy_allow(const char *root);

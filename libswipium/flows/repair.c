@@ -111,7 +111,7 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 {
 	int rc = SW_OK;
 	json_t *opts = NULL, *flow = NULL, *errors = NULL, *snap = NULL, *res = NULL, *cands = json_array();
-	char *path = NULL, *text = NULL, *patched = NULL, *from = NULL;
+	char *path = NULL, *rp = NULL, *text = NULL, *patched = NULL, *from = NULL;
 	if (!session || !drive || !options_json || !result_json) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "session, drive, options and result are required");
@@ -233,13 +233,10 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 			                                       "check it and edit the flow by hand"
 			                                     : "no candidate on the current screen: nothing applied"));
 		} else {
-			char *rp = NULL;
+			size_t len = 0;
 			if ((rc = sw__flow_confine(root, path, &rp, err)) < 0)
 				goto out;
-			free(rp);
-			size_t len = 0;
-			struct stat stt;
-			if ((rc = sw__read_file(path, SW_FLOW_MAX_BYTES, &text, &len, err)) < 0)
+			if ((rc = sw__read_file(rp, SW_FLOW_MAX_BYTES, &text, &len, err)) < 0)
 				goto out;
 			const char *to = json_string_value(json_object_get(best, "selector"));
 			int pr = patch_line(text, len, (int)json_integer_value(json_object_get(step, "line")), kind, to,
@@ -253,8 +250,9 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 				                    json_string("the step is not a simple one-line selector step; "
 				                                "edit it by hand"));
 			} else {
-				unsigned flags = (stat(path, &stt) == 0 && (stt.st_mode & 0044)) ? SW_WRITE_SHARED : 0;
-				if ((rc = sw_file_write_atomic(path, patched, strlen(patched), flags, err)) < 0)
+				/* written where the confined real path says, never through a link that leads out */
+				rc = sw_project_write_file(root, rp, patched, strlen(patched), SW_WRITE_KEEP_MODE, err);
+				if (rc < 0)
 					goto out;
 				json_object_set_new(res, "applied", json_true());
 				json_object_set_new(res, "patch",
@@ -286,6 +284,7 @@ out:
 	json_decref(res);
 	json_decref(cands);
 	free(path);
+	free(rp);
 	free(text);
 	free(patched);
 	free(from);

@@ -381,13 +381,8 @@ static int run_visual(runner *r, const json_t *st, json_t *rec, sw_error **err)
 		goto out;
 	if (!strcmp(k, "assertDiff")) {
 		const char *name = sget(st, "baseline");
-		sw_error *e2 = NULL;
-		/* a bare name is a qa_visual baseline; anything else a PNG path inside the project */
-		if (sw_visual_baseline_path(r->o->root, name, 0, &path, &e2) < 0) {
-			sw_error_free(e2);
-			if ((rc = sw_visual_resolve_path(r->o->root, name, &path, err)) < 0)
-				goto out;
-		}
+		if ((rc = sw__flow_baseline_file(r->o->root, name, &path, err)) < 0)
+			goto out;
 		if (!sw__is_file(path)) {
 			rc = sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
 			                   "Save one with qa_visual {mode: \"baseline\"} on the expected screen.",
@@ -824,7 +819,8 @@ static int preflight(runner *r, sw_error **err)
 			if (path) {
 				char *rp = NULL;
 				sw_error *e2 = NULL;
-				int rc = sw__flow_confine(r->o->root, path, &rp, &e2);
+				int rc = sget(st, "template") ? sw__flow_confine(r->o->root, path, &rp, &e2)
+				                              : sw__flow_baseline_file(r->o->root, path, &rp, &e2);
 				free(rp);
 				if (rc == SW_EDENIED) {
 					sw__error_propagate(err, e2);

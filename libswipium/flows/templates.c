@@ -93,27 +93,19 @@ SW_API int sw_flow_init_templates(const char *root, int force, char **result_jso
 	int rc = SW_OK;
 	json_t *written = json_array(), *kept = json_array();
 	for (size_t i = 0; i < SW_ARRAY_SIZE(TEMPLATES); i++) {
-		char *p = sw__path_join(root, TEMPLATES[i].path);
-		if (!p) {
-			rc = sw__error_nomem(err);
+		char *p = NULL;
+		/* confined: a .swipium (or flows/packs folder) linked out of the project is refused, nothing written */
+		if ((rc = sw__confine(root, TEMPLATES[i].path, 0, &p, err)) < 0)
 			goto out;
-		}
 		struct stat st;
 		if (!force && lstat(p, &st) == 0) {
 			json_array_append_new(kept, json_string(TEMPLATES[i].path));
 			free(p);
 			continue;
 		}
-		char *dir = sw__strdup(p);
-		char *slash = dir ? strrchr(dir, '/') : NULL;
-		if (slash)
-			*slash = '\0';
-		rc = dir ? sw__mkdirs(dir, 0755, err) : sw__error_nomem(err);
-		free(dir);
-		if (rc == SW_OK)
-			rc =
-			    sw_file_write_atomic(p, TEMPLATES[i].text, strlen(TEMPLATES[i].text), SW_WRITE_SHARED, err);
 		free(p);
+		rc = sw_project_write_file(root, TEMPLATES[i].path, TEMPLATES[i].text, strlen(TEMPLATES[i].text),
+		                           SW_WRITE_MKDIRS | SW_WRITE_SHARED, err);
 		if (rc < 0)
 			goto out;
 		json_array_append_new(written, json_string(TEMPLATES[i].path));

@@ -266,7 +266,8 @@ static void expire(json_t *issues, int64_t now)
 /* ---- file --------------------------------------------------------------------------------- */
 
 struct ledger {
-	char *path;
+	const char *root; /* the project root (borrowed) */
+	char *path;       /* the confined real path of .swipium/issues-log.jsonl */
 	int lock_fd;
 	json_t *issues; /* id -> issue */
 	json_t *order;  /* ids in first-seen order */
@@ -331,15 +332,14 @@ static void ledger_close(struct ledger *l)
 static int ledger_open(struct ledger *l, const char *root, bool create, sw_error **err)
 {
 	memset(l, 0, sizeof(*l));
+	l->root = root;
 	l->lock_fd = -1;
 	l->issues = json_object();
 	l->order = json_array();
 	l->fps = json_object();
-	char *dir = sw__path_join(root, ".swipium");
-	l->path = sw__path_join(root, ".swipium/issues-log.jsonl");
-	char *lock = sw__path_join(root, ".swipium/issues-log.jsonl.lock");
+	char *dir = NULL;
 	int rc = SW_OK;
-	if (!dir || !l->path || !lock || !l->issues || !l->order || !l->fps) {
+	if (!l->issues || !l->order || !l->fps) {
 		rc = sw__error_nomem(err);
 		goto out;
 	}
@@ -348,14 +348,24 @@ static int ledger_open(struct ledger *l, const char *root, bool create, sw_error
 		                   "Project root %s is not a directory", root);
 		goto out;
 	}
-	if (create && !sw__is_dir(dir) && mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot create %s: %s", dir, strerror(errno));
+	/* .swipium, the ledger and its lock are confined to the project: a link leading out is refused */
+	if (create) {
+		if ((rc = sw__confine_mkdirs(root, ".swipium", 0755, &dir, err)) < 0)
+			goto out;
+	} else if ((rc = sw__confine(root, ".swipium", 0, &dir, err)) < 0) {
 		goto out;
 	}
+	if ((rc = sw__confine(root, ".swipium/issues-log.jsonl", 0, &l->path, err)) < 0)
+		goto out;
 	if (sw__is_dir(dir)) {
-		l->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (l->lock_fd < 0 || flock(l->lock_fd, LOCK_EX) != 0) {
-			rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot lock %s: %s", lock, strerror(errno));
+		l->lock_fd = sw__confine_open(root, ".swipium/issues-log.jsonl.lock", O_RDWR | O_CREAT, 0644, 0, NULL, err);
+		if (l->lock_fd < 0) {
+			rc = l->lock_fd;
+			l->lock_fd = -1;
+			goto out;
+		}
+		if (flock(l->lock_fd, LOCK_EX) != 0) {
+			rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot lock %s.lock: %s", l->path, strerror(errno));
 			goto out;
 		}
 	}
@@ -400,7 +410,6 @@ static int ledger_open(struct ledger *l, const char *root, bool create, sw_error
 	}
 out:
 	free(dir);
-	free(lock);
 	return rc;
 }
 
@@ -409,13 +418,14 @@ static int ledger_append(struct ledger *l, json_t *ev, sw_error **err)
 	char *line = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!line)
 		return sw__error_nomem(err);
-	int fd = open(l->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	int rc = SW_OK;
+	/* l->path is confined; opened again without following a final link (one placed meanwhile is refused) */
+	int fd = sw__confine_open(l->root, l->path, O_WRONLY | O_APPEND | O_CREAT, 0644, 0, NULL, err);
+	int rc = fd < 0 ? fd : SW_OK;
 	size_t n = strlen(line);
 	line[n] = '\n';
 	/* One write(2) of a whole line under the lock; no fsync: a crash can lose the last events but never
 	 * corrupts earlier ones (a torn last line is skipped on replay). */
-	if (fd < 0 || write(fd, line, n + 1) != (ssize_t)(n + 1))
+	if (fd >= 0 && write(fd, line, n + 1) != (ssize_t)(n + 1))
 		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot append to %s: %s", l->path, strerror(errno));
 	if (fd >= 0)
 		close(fd);

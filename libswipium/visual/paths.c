@@ -7,32 +7,18 @@
 
 #include "visual-internal.h"
 
-/* 1 when @path (a real path) is @root or inside it. */
-static bool inside(const char *root, const char *path)
+/* The shared confinement rule (core/confine.c) under qa_visual's own failure code: a refusal becomes
+ * VISUAL_PATH_REFUSED, other failures pass unchanged. */
+static int confine(int rc, sw_error *e, sw_error **err)
 {
-	size_t n = strlen(root);
-	if (n > 1 && root[n - 1] == '/')
-		n--;
-	return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/' || (n == 1 && root[0] == '/'));
-}
-
-static int refuse(sw_error **err, const char *what, const char *path)
-{
-	char *shown = sw__cap(path, 300);
-	int rc = sw__error_set(err, SW_EDENIED, "VISUAL_PATH_REFUSED",
-	                       "Keep baselines and templates inside the project (symlinks leading out are refused)",
-	                       "%s %s resolves outside the project root", what, shown ? shown : "");
-	free(shown);
-	return rc;
-}
-
-/* "The project root … does not exist", the path capped (never cut inside a character). */
-static int no_root(sw_error **err, const char *project_root)
-{
-	char *shown = sw__cap(project_root, 300);
-	int rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "The project root %s does not exist",
-	                       shown ? shown : "");
-	free(shown);
+	if (rc == SW_EDENIED) {
+		rc = sw__error_set(err, SW_EDENIED, "VISUAL_PATH_REFUSED",
+		                   "Keep baselines and templates inside the project (symlinks leading out are refused)",
+		                   "%s", sw_error_message(e));
+		sw_error_free(e);
+		return rc;
+	}
+	sw__error_propagate(err, e);
 	return rc;
 }
 
@@ -57,112 +43,35 @@ SW_API int sw_visual_baseline_path(const char *project_root, const char *name, i
 		free(shown);
 		return bad;
 	}
-	int rc = SW_OK;
-	char *root = realpath(project_root, NULL), *dir = NULL, *rdir = NULL, *file = NULL, *rfile = NULL;
-	if (!root) {
-		rc = no_root(err, project_root);
-		goto out;
-	}
-	dir = sw__path_join(root, ".swipium/baselines");
-	if (!dir) {
-		rc = sw__error_nomem(err);
-		goto out;
-	}
-	if (create) {
-		/* create step by step so that an existing symlinked .swipium is checked before anything is made in it
-		 */
-		char *sw = sw__path_join(root, ".swipium");
-		char *rsw = sw ? realpath(sw, NULL) : NULL;
-		if (rsw && !inside(root, rsw)) {
-			rc = refuse(err, "The folder", sw);
-			free(sw);
-			free(rsw);
-			goto out;
-		}
-		free(sw);
-		free(rsw);
-		rdir = realpath(dir, NULL);
-		if (rdir && !inside(root, rdir)) {
-			rc = refuse(err, "The baselines folder", dir);
-			goto out;
-		}
-		free(rdir);
-		rdir = NULL;
-		if ((rc = sw__mkdirs(dir, 0700, err)) < 0)
-			goto out;
-	}
-	rdir = realpath(dir, NULL);
-	if (rdir && !inside(root, rdir)) {
-		rc = refuse(err, "The baselines folder", dir);
-		goto out;
-	}
-	file = sw__asprintf("%s/%s.png", rdir ? rdir : dir, name);
-	if (!file) {
-		rc = sw__error_nomem(err);
-		goto out;
-	}
-	struct stat st;
-	if (lstat(file, &st) == 0) {
-		rfile = realpath(file, NULL);
-		if (!rfile || !inside(root, rfile)) {
-			rc = refuse(err, "The baseline", file);
-			goto out;
-		}
-	}
-	*out = file;
-	file = NULL;
-out:
-	free(root);
-	free(dir);
-	free(rdir);
-	free(file);
-	free(rfile);
-	return rc;
+	sw_error *e = NULL;
+	char *rel = sw__asprintf(".swipium/baselines/%s.png", name), *real = NULL;
+	if (!rel)
+		return sw__error_nomem(err);
+	int rc = create ? sw__confine_mkdirs(project_root, ".swipium/baselines", 0700, NULL, &e) : SW_OK;
+	if (rc == SW_OK)
+		rc = sw__confine(project_root, rel, 0, &real, &e);
+	free(rel);
+	if (rc < 0)
+		return confine(rc, e, err);
+	*out = real;
+	return SW_OK;
 }
 
 SW_API int sw_visual_resolve_path(const char *project_root, const char *path, char **out, sw_error **err)
 {
 	if (!project_root || !path || !*path || !out)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "An image path is required");
-	int rc = SW_OK;
-	char *root = realpath(project_root, NULL), *abs = NULL, *real = NULL;
-	if (!root) {
-		rc = no_root(err, project_root);
-		goto out;
+	sw_error *e = NULL;
+	char *real = NULL;
+	int rc = sw__confine(project_root, path, SW__CONFINE_EXISTING, &real, &e);
+	if (rc == SW_ENOTFOUND && e && !strcmp(sw_error_failure_code(e), "UNKNOWN")) {
+		sw_error_free(e);
+		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", "Give a PNG path relative to the project root",
+		                     "The image %s does not exist", path);
 	}
-	abs = path[0] == '/' ? sw__strdup(path) : sw__path_join(root, path);
-	if (!abs) {
-		rc = sw__error_nomem(err);
-		goto out;
-	}
-	real = realpath(abs, NULL);
-	if (!real) {
-		int e = errno;
-		/* a missing file is only reported when the lexical path stays inside; otherwise it is a refusal */
-		char *lex = sw__path_resolve(root, path);
-		bool in = lex && inside(root, lex);
-		free(lex);
-		if (!in)
-			rc = refuse(err, "The image", path);
-		else
-		{
-			char *shown = sw__cap(path, 300);
-			rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT",
-			                   "Give a PNG path relative to the project root",
-			                   "The image %s does not exist (%s)", shown ? shown : "", strerror(e));
-			free(shown);
-		}
-		goto out;
-	}
-	if (!inside(root, real)) {
-		rc = refuse(err, "The image", path);
-		goto out;
+	if (rc < 0) {
+		return confine(rc, e, err);
 	}
 	*out = real;
-	real = NULL;
-out:
-	free(root);
-	free(abs);
-	free(real);
-	return rc;
+	return SW_OK;
 }

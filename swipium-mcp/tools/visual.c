@@ -355,7 +355,7 @@ static void qa_visual(mcp_call *call, json_t *args)
 		                 pass ? "pass" : "fail", mcp_cap(call, assertion, 200), uri);
 	} else if (!strcmp(mode, "baseline")) {
 		bool replaced = access(baseline_path, F_OK) == 0;
-		if (sw_file_write_atomic(baseline_path, png, len, 0, &err) != SW_OK)
+		if (sw_project_write_file(root, baseline_path, png, len, 0, &err) != SW_OK)
 			goto fail_err;
 		char lab[120];
 		sw_text_snprintf(lab, sizeof(lab), "baseline %s", name);

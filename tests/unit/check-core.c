@@ -1,6 +1,7 @@
 /* check-core.c: unit tests of the core utilities: errors, buffers, UTF-8, files, JSON, project root. */
 #include <arpa/inet.h>
 #include <check.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -223,6 +224,75 @@ START_TEST(test_paths)
 	p = sw__path_join("/a/", "/b");
 	ck_assert_str_eq(p, "/a/b");
 	free(p);
+}
+END_TEST
+
+START_TEST(test_confine)
+{
+	char *dir = make_tmpdir(), *out = make_tmpdir();
+	char *p = sw__asprintf("%s/a", dir), *q = NULL, *real = NULL;
+	sw_error *err = NULL;
+	/* a plain path, a missing tail, "..", an absolute path outside */
+	ck_assert_int_eq(sw_project_write_file(dir, "a/b/c.txt", "x", 1, SW_WRITE_MKDIRS, NULL), SW_OK);
+	ck_assert(sw__is_file(p) == false && sw__is_dir(p));
+	ck_assert_int_eq(sw_project_path_confine(dir, "a/missing/deeper", 0, &real, NULL), SW_OK);
+	ck_assert(sw__str_has_suffix(real, "/a/missing/deeper"));
+	free(real);
+	ck_assert_int_eq(sw_project_path_confine(dir, "a/missing", 1, &real, NULL), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_project_path_confine(dir, "../x", 0, &real, &err), SW_EDENIED);
+	ck_assert_str_eq(sw_error_failure_code(err), "UNSAFE_ACTION_REFUSED");
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_project_path_confine(dir, "/etc/passwd", 0, &real, NULL), SW_EDENIED);
+	/* a folder linked out, a final link out, a dangling link, a link that stays inside */
+	q = sw__asprintf("%s/out", dir);
+	ck_assert_int_eq(symlink(out, q), 0);
+	ck_assert_int_eq(sw_project_write_file(dir, "out/f.txt", "x", 1, 0, NULL), SW_EDENIED);
+	ck_assert_int_eq(sw_project_write_file(dir, "out/new/f.txt", "x", 1, SW_WRITE_MKDIRS, NULL), SW_EDENIED);
+	free(q);
+	q = sw__asprintf("%s/out/victim", dir);
+	ck_assert_int_eq(sw_file_write_atomic(q, "keep", 4, 0, NULL), SW_OK);
+	free(q);
+	q = sw__asprintf("%s/a/link", dir);
+	char *victim = sw__asprintf("%s/victim", out);
+	ck_assert_int_eq(symlink(victim, q), 0);
+	ck_assert_int_eq(sw_project_write_file(dir, "a/link", "evil", 4, 0, NULL), SW_EDENIED);
+	int fd = sw__confine_open(dir, "a/link", O_WRONLY | O_APPEND | O_CREAT, 0644, 0, NULL, NULL);
+	ck_assert_int_eq(fd, SW_EDENIED);
+	free(q);
+	q = sw__asprintf("%s/a/dangling", dir);
+	char *gone = sw__asprintf("%s/not-yet", out);
+	ck_assert_int_eq(symlink(gone, q), 0);
+	fd = sw__confine_open(dir, "a/dangling", O_WRONLY | O_CREAT, 0644, 0, NULL, NULL);
+	ck_assert_int_eq(fd, SW_EDENIED);
+	ck_assert(access(gone, F_OK) != 0);
+	free(q);
+	q = sw__asprintf("%s/a/inside", dir);
+	ck_assert_int_eq(symlink("b/c.txt", q), 0);
+	ck_assert_int_eq(sw_project_write_file(dir, "a/inside", "new", 3, SW_WRITE_KEEP_MODE, NULL), SW_OK);
+	struct stat st;
+	ck_assert_int_eq(lstat(q, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode)); /* still a link; its target holds the new text */
+	char *text = NULL;
+	free(q);
+	q = sw__asprintf("%s/a/b/c.txt", dir);
+	ck_assert_int_eq(sw__read_file(q, 100, &text, NULL, NULL), SW_OK);
+	ck_assert_str_eq(text, "new");
+	free(text);
+	ck_assert_int_eq(sw__read_file(victim, 100, &text, NULL, NULL), SW_OK);
+	ck_assert_str_eq(text, "keep");
+	free(text);
+	/* SW_WRITE_KEEP_MODE keeps 0640 */
+	ck_assert_int_eq(chmod(q, 0640), 0);
+	ck_assert_int_eq(sw_project_write_file(dir, "a/b/c.txt", "v2", 2, SW_WRITE_KEEP_MODE, NULL), SW_OK);
+	ck_assert_int_eq(stat(q, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0640);
+	free(q);
+	free(victim);
+	free(gone);
+	free(p);
+	free(dir);
+	free(out);
 }
 END_TEST
 
@@ -549,6 +619,7 @@ static Suite *core_suite(void)
 	tc = tcase_create("files");
 	tcase_add_test(tc, test_atomic_write);
 	tcase_add_test(tc, test_paths);
+	tcase_add_test(tc, test_confine);
 	tcase_add_test(tc, test_project_root);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("http");

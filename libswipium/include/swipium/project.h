@@ -3,6 +3,7 @@
 #define SWIPIUM_PROJECT_H
 
 #include <swipium/common.h>
+#include <swipium/util.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,30 @@ SW_API int sw_project_root_resolve(const sw_root_request *req, char **root_out, 
  * what qa_doctor reports as visible. A NULL-terminated static list. (transfer none)
  */
 SW_API const char *const *sw_client_env_vars(void);
+
+/**
+ * The confinement rule for project files: @path (relative to @project_root,
+ * or absolute) resolved through every symbolic link must lie inside the
+ * real project root; otherwise SW_EDENIED with failure code
+ * UNSAFE_ACTION_REFUSED. A path that does not exist yet is resolved through
+ * its nearest existing folder; with @must_exist non-zero it is SW_ENOTFOUND.
+ * @real_out: (transfer full) the real path.
+ */
+SW_API int sw_project_path_confine(const char *project_root, const char *path, int must_exist, char **real_out,
+                                   sw_error **err);
+
+/**
+ * sw_file_write_atomic() for a file inside a project (@path relative to
+ * @project_root, or absolute): the path is confined as by
+ * sw_project_path_confine(), its folders are opened without following any
+ * symbolic link, and the new file replaces the old name (a final symbolic
+ * link is never followed; one that stays inside the project is resolved to
+ * its target first). @flags: SW_WRITE_MKDIRS, SW_WRITE_SHARED (folders
+ * 0755, file 0644 less the umask), SW_WRITE_KEEP_MODE. Refusals are
+ * SW_EDENIED / UNSAFE_ACTION_REFUSED, and nothing is written.
+ */
+SW_API int sw_project_write_file(const char *project_root, const char *path, const void *data, size_t len,
+                                 unsigned flags, sw_error **err);
 
 /** Non-zero when @dir holds one of the project markers (package.json, android/, *.xcodeproj ...). */
 SW_API int sw_project_has_marker(const char *dir);

@@ -17,6 +17,8 @@ enum {
 	SW_WRITE_MKDIRS = 1u << 0,
 	/** Create the file readable by others (0644 less the umask) instead of 0600. */
 	SW_WRITE_SHARED = 1u << 1,
+	/** When the file exists, give the new content the mode of the old file. */
+	SW_WRITE_KEEP_MODE = 1u << 2,
 };
 
 /**
