@@ -521,6 +521,103 @@ static json_t *build_error(mcp_call *call)
 	return result;
 }
 
+/* ---- the session redactor over the final result ------------------------------------------------- */
+
+/*
+ * The redactors that apply to the call's result: its session's (the one the handler looked up, else
+ * args.sessionId when known). A call that names no session (qa_get_artifact, a sessionless qa_status)
+ * gets every session's of this process, so a secret registered anywhere is never echoed back.
+ * Returns the number stored in @out (at most @max).
+ */
+static size_t call_redactors(mcp_call *call, sw_redactor **out, size_t max)
+{
+	if (call->session) {
+		out[0] = sw_session_redactor(call->session);
+		return out[0] ? 1 : 0;
+	}
+	sw_store *store = call->srv->store;
+	if (!store)
+		return 0;
+	const char *sid = json_string_value(json_object_get(call->args, "sessionId"));
+	sw_session *sess = NULL;
+	if (sid && sw_store_get_session(store, sid, &sess, NULL) == SW_OK && sess) {
+		out[0] = sw_session_redactor(sess);
+		return out[0] ? 1 : 0;
+	}
+	char *text = NULL;
+	if (sw_store_sessions_json(store, &text, NULL) != SW_OK)
+		return 0;
+	json_t *list = json_loads(text, 0, NULL);
+	sw_free(text);
+	size_t n = 0, i;
+	json_t *e;
+	json_array_foreach(list, i, e)
+	{
+		const char *id = json_string_value(json_object_get(e, "id"));
+		if (n < max && id && sw_store_get_session(store, id, &sess, NULL) == SW_OK && sess &&
+		    sw_session_redactor(sess) && sw_redactor_count(sw_session_redactor(sess)) > 0)
+			out[n++] = sw_session_redactor(sess);
+	}
+	json_decref(list);
+	return n;
+}
+
+static json_t *redacted_string(sw_redactor *r, const char *s, size_t len)
+{
+	char *out = NULL;
+	size_t n = 0;
+	if (sw_redactor_redact_text(r, s, len, &out, &n, NULL, NULL) != SW_OK)
+		return json_string(SW_REDACTED_MARKER); /* never the raw text */
+	json_t *j = json_stringn(out, n);
+	sw_free(out);
+	return j ? j : json_string(SW_REDACTED_MARKER);
+}
+
+/*
+ * Every result a tool gives passes the session redactor here (TOOLS.md §7.4), whatever the handler
+ * did: the text of text blocks and embedded text resources, and structuredContent structurally
+ * (every key and string at any depth, geometry untouched). Images and blobs are pixels, never redacted.
+ */
+static void redact_result(sw_redactor *r, json_t *result)
+{
+	if (!r || !result || sw_redactor_count(r) == 0)
+		return;
+	size_t i;
+	json_t *block;
+	json_array_foreach(json_object_get(result, "content"), i, block)
+	{
+		json_t *text = json_object_get(block, "text");
+		if (json_is_string(text))
+			json_object_set_new(block, "text",
+			                    redacted_string(r, json_string_value(text), json_string_length(text)));
+		json_t *res = json_object_get(block, "resource");
+		json_t *rt = json_object_get(res, "text");
+		if (json_is_string(rt))
+			json_object_set_new(res, "text", redacted_string(r, json_string_value(rt), json_string_length(rt)));
+	}
+	json_t *sc = json_object_get(result, "structuredContent");
+	if (!sc)
+		return;
+	char *raw = json_dumps(sc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+	char *clean = NULL;
+	json_t *back = NULL;
+	if (raw && sw_redactor_redact_json(r, raw, &clean, NULL) == SW_OK)
+		back = json_loads(clean, JSON_DECODE_ANY, NULL);
+	free(raw);
+	sw_free(clean);
+	/* structuredContent that cannot be redacted is not sent (the text block already was redacted) */
+	json_object_set_new(result, "structuredContent",
+	                    back ? back : json_pack("{s:b,s:s}", "ok", 0, "what", "The result could not be redacted."));
+}
+
+static void redact_all(mcp_call *call, json_t *result)
+{
+	sw_redactor *rs[256];
+	size_t n = call_redactors(call, rs, sizeof(rs) / sizeof(rs[0]));
+	for (size_t i = 0; i < n; i++)
+		redact_result(rs[i], result);
+}
+
 /* ---- argument checks ------------------------------------------------------------------ */
 
 static json_t *accepted_parameters(const json_t *schema)
@@ -777,12 +874,15 @@ void mcp_tools_call(struct mcp_server *s, struct mcp_inflight *req)
 		               json_string_value(json_object_get(call.raw_error, "message")),
 		               json_incref(json_object_get(call.raw_error, "data")));
 	} else if (call.input_required) {
-		mcp_send_result(s, id, json_incref(call.input_required));
+		json_t *result = json_deep_copy(call.input_required);
+		redact_all(&call, result);
+		mcp_send_result(s, id, result);
 	} else {
 		if (!call.answered)
 			mcp_fail(&call, "UNKNOWN", "The tool returned no result.", NULL);
 		json_t *result = call.is_error ? build_error(&call) : build_success(&call);
-		if (stateless)
+		redact_all(&call, result);
+		if (result && stateless)
 			json_object_set_new(result, "resultType", json_string("complete"));
 		mcp_send_result(s, id, result);
 	}
