@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal: the same orderly shutdown and final flush */
 
 	if (pthread_create(&srv.worker, NULL, mcp_worker_main, &srv) != 0) {
 		mcp_log(SW_LOG_ERROR, "fatal", json_pack("{s:s}", "error", "cannot start the worker thread"));
@@ -159,7 +160,8 @@ int main(int argc, char **argv)
 	/* Shutdown (once): stop every call, let the worker finish its current step, flush state. */
 	mcp_log(
 	    SW_LOG_DEBUG, "swipium shutting down",
-	    json_pack("{s:s}", "reason", got_signal ? (got_signal == SIGINT ? "SIGINT" : "SIGTERM") : "stdin closed"));
+	    json_pack("{s:s}", "reason", got_signal ? (got_signal == SIGINT ? "SIGINT" : got_signal == SIGHUP ? "SIGHUP" : "SIGTERM")
+	                         : "stdin closed"));
 	mcp_server_shutdown_calls(&srv);
 	pthread_join(srv.worker, NULL);
 	mcp_device_shutdown(&srv);

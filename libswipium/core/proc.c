@@ -153,6 +153,7 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 	pid_t pid = -1;
 	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 30000;
 	size_t max_out = opts && opts->max_out ? opts->max_out : (size_t)64 * 1024 * 1024;
+	size_t max_err = opts && opts->max_err ? opts->max_err : max_out;
 	bool own_group = !(opts && opts->same_group);
 	bool feed = opts && opts->in;
 
@@ -188,6 +189,7 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 	if (got == (ssize_t)sizeof(exec_errno)) {
 		waitpid(pid, NULL, 0);
 		pid = -1;
+		res->exec_errno = exec_errno;
 		rc = sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0],
 		                   strerror(exec_errno));
 		goto out;
@@ -273,9 +275,13 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 				continue;
 			}
 			sw_buf *dst = which == 0 ? &out : &errb;
-			if (dst->len + (size_t)r > max_out) {
-				res->truncated = true;
-				size_t room = max_out > dst->len ? max_out - dst->len : 0;
+			size_t cap = which == 0 ? max_out : max_err;
+			if (dst->len + (size_t)r > cap) {
+				if (which == 0)
+					res->truncated = true;
+				else
+					res->err_truncated = true;
+				size_t room = cap > dst->len ? cap - dst->len : 0;
 				sw__buf_append(dst, chunk, room);
 			} else {
 				sw__buf_append(dst, chunk, (size_t)r);

@@ -237,6 +237,9 @@ int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body
 struct sw_driver_ops;
 /* Makes @ops findable by sw_driver_find() (tests register their scripted driver). At most 8. */
 void sw__driver_register(const struct sw_driver_ops *ops);
+/* The driver state of a bound device (for the driver's own code). */
+struct sw_device;
+void *sw__device_state(struct sw_device *dev);
 
 /* ---- context internals ------------------------------------------------- */
 

@@ -35,7 +35,8 @@ void sw__argv_free(sw__argv *a);
 
 typedef struct sw__proc_opts {
 	int timeout_ms;             /* 0: 30 s */
-	size_t max_out;             /* 0: 64 MiB per stream; more is dropped and `truncated` set */
+	size_t max_out;             /* 0: 64 MiB; more stdout is dropped and `truncated` set */
+	size_t max_err;             /* 0: max_out; more stderr is dropped and `err_truncated` set */
 	bool kill_on_overflow;      /* stop the child when stdout passes max_out (instead of draining it) */
 	const volatile int *cancel; /* nullable; non-zero stops and kills the child */
 	int (*abort_fn)(void *ud);  /* nullable; non-zero stops and kills the child (polled every 50 ms) */
@@ -51,7 +52,8 @@ typedef struct sw__proc_opts {
 typedef struct sw__proc_result {
 	int status; /* exit status, -1 when killed or signalled */
 	int signal; /* the signal that ended it, 0 otherwise */
-	bool timed_out, cancelled, truncated;
+	bool timed_out, cancelled, truncated, err_truncated;
+	int exec_errno; /* set (with a failed sw__proc_run) when the program could not be started */
 	char *out, *err; /* NUL-terminated */
 	size_t out_len, err_len;
 } sw__proc_result;

@@ -46,6 +46,11 @@ const struct sw_driver_ops *sw_device_ops(const sw_device *dev)
 	return dev ? dev->ops : NULL;
 }
 
+void *sw__device_state(sw_device *dev)
+{
+	return dev ? dev->state : NULL;
+}
+
 static int unsupported(const sw_device *dev, const char *what, sw_error **err)
 {
 	if (!dev)

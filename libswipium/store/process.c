@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -10,10 +9,9 @@
 #include <unistd.h>
 
 #include "store-internal.h"
+#include "sw-proc.h"
 
 #define PROCESSES_CAP 100
-
-extern char **environ;
 
 /* Runs `ps -o <field>= -p <pid>` under the C locale; returns its output with whitespace runs folded. */
 static char *ps_field(int pid, const char *field)
@@ -21,37 +19,16 @@ static char *ps_field(int pid, const char *field)
 	char pidbuf[32], fmt[32];
 	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
 	snprintf(fmt, sizeof(fmt), "%s=", field);
-	char *argv[] = {(char *)"ps", (char *)"-o", fmt, (char *)"-p", pidbuf, NULL};
+	const char *argv[] = {"ps", "-o", fmt, "-p", pidbuf, NULL};
 	char *envp[] = {(char *)"LC_ALL=C", (char *)"LANG=C", (char *)"PATH=/usr/bin:/bin:/usr/sbin:/sbin", NULL};
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) != 0)
+	/* the core runner; PATH lookup happens in the child with the environment above */
+	sw__proc_opts po = {.timeout_ms = 5000, .max_out = 65536, .search_path = true, .envp = envp};
+	sw__proc_result r;
+	if (sw__proc_run(argv, &po, &r, NULL) != SW_OK)
 		return NULL;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	pid_t child;
-	int rc = posix_spawnp(&child, "ps", &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc != 0) {
-		close(fds[0]);
-		return NULL;
-	}
 	sw_buf b = SW_BUF_INIT;
-	char chunk[4096];
-	for (;;) {
-		ssize_t n = read(fds[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || b.len > 65536)
-			break;
-		sw__buf_append(&b, chunk, (size_t)n);
-	}
-	close(fds[0]);
-	int status;
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
+	sw__buf_append(&b, r.out, r.out_len);
+	sw__proc_result_clear(&r);
 	char *raw = sw__buf_steal(&b, NULL);
 	if (!raw)
 		return NULL;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sw-proc.h"
 #include "visual-internal.h"
 
 #define DEFAULT_TIMEOUT_MS 30000L
@@ -235,168 +236,46 @@ struct run {
 	int spawn_errno;
 };
 
-/* Runs @argv in its own process group with @cwd, feeding @stdin_text (nullable); kills the group after @timeout_ms. */
+/* Runs @argv (PATH lookup) in its own process group with @cwd, feeding @stdin_text (nullable), through the core
+ * runner; kills the group after @timeout_ms or when stdout passes MAX_STDOUT. */
 static int run_argv(char *const argv[], const char *cwd, const char *stdin_text, long timeout_ms, struct run *r,
                     sw_error **err)
 {
-	int outp[2] = {-1, -1}, errp[2] = {-1, -1}, inp[2] = {-1, -1}, exe[2] = {-1, -1};
-	int rc = SW_OK;
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 || pipe2(exe, O_CLOEXEC) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, inp) < 0) {
-		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot create pipes for the provider: %s",
-		                   strerror(errno));
-		goto out;
-	}
-	int devnull = stdin_text ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
-	pid_t pid = fork();
-	if (pid < 0) {
-		if (devnull >= 0)
-			close(devnull);
-		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot start the provider: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		/* child: only async-signal-safe calls until exec */
-		setpgid(0, 0);
-		if (dup2(stdin_text ? inp[1] : devnull, 0) < 0 || dup2(outp[1], 1) < 0 || dup2(errp[1], 2) < 0)
-			_exit(127);
-		if (cwd && chdir(cwd) < 0) {
-			int e = errno;
-			if (write(exe[1], &e, sizeof(e)) < 0)
-				_exit(126);
-			_exit(126);
+	sw__proc_opts o = {
+	    .timeout_ms = timeout_ms > 0 ? (int)timeout_ms : 1,
+	    .max_out = MAX_STDOUT,
+	    .max_err = MAX_STDERR,
+	    .kill_on_overflow = true,
+	    .search_path = true,
+	    .cwd = cwd,
+	    .in = stdin_text,
+	    .in_len = stdin_text ? strlen(stdin_text) : 0,
+	};
+	sw__proc_result res;
+	sw_error *e = NULL;
+	int rc = sw__proc_run((const char *const *)argv, &o, &res, &e);
+	if (rc != SW_OK) {
+		if (res.exec_errno) {
+			/* could not be started: the caller explains it with the provider's origin */
+			r->spawn_failed = true;
+			r->spawn_errno = res.exec_errno;
+			r->exit_code = 127;
+			sw_error_free(e);
+			return SW_OK;
 		}
-		signal(SIGPIPE, SIG_DFL);
-		/* the exec-error pipe moves to fd 3; nothing else of the server's leaks into the provider */
-		int ef = exe[1] == 3 ? 3 : dup2(exe[1], 3);
-		if (ef == 3)
-			fcntl(3, F_SETFD, FD_CLOEXEC);
-#ifdef __linux__
-		close_range(4, ~0U, 0);
-#endif
-		execvp(argv[0], argv);
-		int e = errno;
-		if (write(3, &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+		sw__error_propagate(err, e);
+		return rc;
 	}
-	if (devnull >= 0)
-		close(devnull);
-	setpgid(pid, pid); /* also from the parent, so the group exists before any kill */
-	close(outp[1]);
-	close(errp[1]);
-	close(exe[1]);
-	close(inp[1]);
-	outp[1] = errp[1] = exe[1] = inp[1] = -1;
-	if (stdin_text) {
-		/* one line; MSG_NOSIGNAL so a provider that exits early cannot kill us with SIGPIPE */
-		size_t n = strlen(stdin_text), off = 0;
-		while (off < n) {
-			ssize_t k = send(inp[0], stdin_text + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (k <= 0)
-				break;
-			off += (size_t)k;
-		}
-	}
-	shutdown(inp[0], SHUT_WR);
-	long deadline = sw_monotonic_ms() + timeout_ms;
-	bool out_open = true, err_open = true;
-	int status = 0;
-	bool reaped = false;
-	while (out_open || err_open) {
-		long left = deadline - sw_monotonic_ms();
-		if (left <= 0) {
-			r->timed_out = true;
-			break;
-		}
-		struct pollfd pf[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
-		int k = poll(pf, 2, left > 200 ? 200 : (int)left);
-		if (k < 0 && errno != EINTR)
-			break;
-		char chunk[16384];
-		for (int i = 0; i < 2; i++) {
-			if (!(i == 0 ? out_open : err_open) || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t got = read(pf[i].fd, chunk, sizeof(chunk));
-			if (got <= 0) {
-				if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-					if (i == 0)
-						out_open = false;
-					else
-						err_open = false;
-				}
-				continue;
-			}
-			sw_buf *b = i == 0 ? &r->out : &r->errb;
-			size_t cap = i == 0 ? MAX_STDOUT : MAX_STDERR;
-			if (b->len + (size_t)got > cap) {
-				if (i == 0)
-					r->out_over = true;
-				got = (ssize_t)(cap - b->len);
-			}
-			sw__buf_append(b, chunk, (size_t)got);
-		}
-		if (r->out_over)
-			break;
-		if (!reaped && waitpid(pid, &status, WNOHANG) == pid)
-			reaped = true; /* keep reading what is left in the pipes */
-	}
-	if (r->timed_out || r->out_over || !reaped) {
-		if (r->timed_out || r->out_over) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-		}
-		if (!reaped) {
-			/* the pipes closed; give the child the rest of its time to exit */
-			while (!reaped) {
-				pid_t w = waitpid(pid, &status, WNOHANG);
-				if (w == pid) {
-					reaped = true;
-					break;
-				}
-				if (w < 0 && errno != EINTR)
-					break;
-				if (sw_monotonic_ms() >= deadline) {
-					r->timed_out = true;
-					kill(-pid, SIGKILL);
-					kill(pid, SIGKILL);
-					while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-						;
-					reaped = true;
-					break;
-				}
-				struct timespec ts = {0, 20 * 1000000L};
-				nanosleep(&ts, NULL);
-			}
-		}
-	}
-	/* descendants left in the group must not outlive the call */
-	kill(-pid, SIGKILL);
-	int e = 0;
-	if (read(exe[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
-		r->spawn_failed = true;
-		r->spawn_errno = e;
-	}
-	if (WIFEXITED(status)) {
-		r->exit_code = WEXITSTATUS(status);
-	} else {
-		r->exit_code = -1;
-		r->sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	}
+	sw__buf_append(&r->out, res.out, res.out_len);
+	sw__buf_append(&r->errb, res.err, res.err_len);
+	r->out_over = res.truncated;
+	r->timed_out = res.timed_out;
+	r->exit_code = res.status;
+	r->sig = res.signal;
+	sw__proc_result_clear(&res);
 	if (r->out.failed || r->errb.failed)
-		rc = sw__error_nomem(err);
-out:
-	for (int i = 0; i < 2; i++) {
-		if (outp[i] >= 0)
-			close(outp[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-		if (inp[i] >= 0)
-			close(inp[i]);
-		if (exe[i] >= 0)
-			close(exe[i]);
-	}
-	return rc;
+		return sw__error_nomem(err);
+	return SW_OK;
 }
 
 /* ---- reading the output -------------------------------------------------- */

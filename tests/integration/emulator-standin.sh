@@ -18,4 +18,4 @@ if [ "$avd" = "broken" ] || [ -z "$avd" ]; then
 	echo "PANIC: Unknown AVD name [$avd], use -list-avds to see valid list." >&2
 	exit 1
 fi
-exec "$VDEVICE_BIN" --app "${VDEVICE_APP:-$SWIPIUM_SOURCE_ROOT/tests/vdevice/apps/login.yaml}" --boot-after 3
+exec "$VDEVICE_BIN" --app "${VDEVICE_APP:-$SWIPIUM_SOURCE_ROOT/tests/vdevice/apps/login.yaml}" --boot-after "${VDEVICE_BOOT_AFTER:-3}"

@@ -5,8 +5,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -418,6 +420,99 @@ class Evidence(Base):
                     if f in shots:
                         with open(os.path.join(root, f), "rb") as fh:
                             self.assertEqual(fh.read(), shots[f], f)
+
+
+
+NEVER_BOOTS = "987654321"  # the stand-in's vdevice never reports sys.boot_completed=1 (and marks its command line)
+
+
+def emulator_pids():
+    """The stand-in emulators started for these tests that are still running."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read().split(b"\0")
+            with open("/proc/%s/stat" % d) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue  # a zombie is gone already
+        except OSError:
+            continue
+        if NEVER_BOOTS.encode() in cmd:
+            pids.append(int(d))
+    return pids
+
+
+class CancelBoot(Base):
+    """qa_job_cancel and every shutdown stop an emulator boot at once, and leave no emulator."""
+
+    def start_boot(self, env):
+        env.device.stop()
+        sdk = os.path.join(self.tmp, "sdk")
+        os.makedirs(os.path.join(sdk, "emulator"), exist_ok=True)
+        link = os.path.join(sdk, "emulator", "emulator")
+        if not os.path.exists(link):
+            os.symlink(os.path.join(HERE, "emulator-standin.sh"), link)
+        s = self.server(env, {"ANDROID_HOME": sdk, "SWIPIUM_SOURCE_ROOT": SOURCE_ROOT, "VDEVICE_BOOT_AFTER": NEVER_BOOTS,
+                              "VDEVICE_BIN": os.environ.get("VDEVICE_BIN", "")})
+        sid = self.session(s)
+        job = sc(s.tool("qa_prepare_target", {"sessionId": sid, "avd": "Pixel_7_API_34", "appId": "com.example.login"}))
+        self.assertEqual(job["status"], "running", job)
+        deadline = time.monotonic() + 20
+        while not emulator_pids():
+            self.assertLess(time.monotonic(), deadline, "the stand-in emulator never started")
+            time.sleep(0.1)
+        return s, sid, job["jobId"]
+
+    def assert_no_emulator(self, within=5.0):
+        deadline = time.monotonic() + within
+        while emulator_pids():
+            self.assertLess(time.monotonic(), deadline, "an emulator outlived the cancel: %s" % emulator_pids())
+            time.sleep(0.1)
+
+    def job_record(self, env, sid, job_id):
+        runs = os.path.join(env.server.home, ".swipium", "runs")
+        for root, dirs, files in os.walk(runs):
+            if os.path.basename(root) == sid and "state.json" in files:
+                with open(os.path.join(root, "state.json")) as f:
+                    st = json.load(f)
+                return [j for j in st.get("jobs", []) if j.get("jobId") == job_id][0]
+        raise AssertionError("no state.json for " + sid)
+
+    def test_cancel_stops_the_boot_and_the_emulator(self):
+        with VDeviceEnv(app="login") as env:
+            s, sid, job_id = self.start_boot(env)
+            t0 = time.monotonic()
+            r = s.tool("qa_job_cancel", {"sessionId": sid, "jobId": job_id})
+            self.assertFalse(r["result"].get("isError"), r)
+            st = sc(s.tool("qa_job_status", {"sessionId": sid, "jobId": job_id}))
+            self.assertEqual(st["status"], "cancelled", st)
+            self.assert_no_emulator()
+            self.assertLess(time.monotonic() - t0, 5.0)
+            # the server is still fine, and a new call works
+            self.assertFalse(s.tool("qa_status", {"sessionId": sid})["result"].get("isError"))
+            t1 = time.monotonic()
+            self.assertEqual(s.close(timeout=10), 0)
+            self.assertLess(time.monotonic() - t1, 5.0)
+
+    def test_every_shutdown_ends_a_boot_within_seconds(self):
+        for how in ("eof", signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            with self.subTest(how=how), VDeviceEnv(app="login") as env:
+                s, sid, job_id = self.start_boot(env)
+                t0 = time.monotonic()
+                if how == "eof":
+                    code = s.close(timeout=15)
+                else:
+                    s.proc.send_signal(how)
+                    code = s.close(timeout=15)
+                elapsed = time.monotonic() - t0
+                self.assertLess(elapsed, 5.0, "shutdown by %s took %.1f s" % (how, elapsed))
+                self.assertEqual(code, 0 if how == "eof" else 128 + how, s.stderr[-2000:])
+                self.assert_no_emulator()
+                # the final flush: the job is on disk as cancelled
+                self.assertEqual(self.job_record(env, sid, job_id)["status"], "cancelled")
 
 
 if __name__ == "__main__":

@@ -76,6 +76,8 @@ typedef struct sw__android_dev {
 	int width, height;
 	bool clock_known; /* clock_offset read once per handle */
 	long clock_offset_s;
+	int (*abort_fn)(void *ud); /* nullable: every adb run of the handle stops (CANCELLED) when it says so */
+	void *abort_ud;
 } sw__android_dev;
 
 /*
@@ -84,6 +86,9 @@ typedef struct sw__android_dev {
  */
 int sw__android_adb(const char *adb, const char *serial, const char *const *args, int timeout_ms,
                     sw__proc_result *r, sw_error **err);
+/* sw__android_adb that kills adb and fails with SW_ECANCELLED / CANCELLED once @abort_fn answers non-zero. */
+int sw__android_adb_abortable(const char *adb, const char *serial, const char *const *args, int timeout_ms,
+                              int (*abort_fn)(void *), void *abort_ud, sw__proc_result *r, sw_error **err);
 /* `adb -s SERIAL shell CMD`. */
 int sw__android_shell(sw__android_dev *d, const char *cmd, int timeout_ms, sw__proc_result *r, sw_error **err);
 /* A device command that must exit 0 and print no Java exception; else @failure_code. */

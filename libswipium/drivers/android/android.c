@@ -90,6 +90,12 @@ static int fail_from(const sw__proc_result *r, const char *const *argv, sw_error
 int sw__android_adb(const char *adb, const char *serial, const char *const *args, int timeout_ms, sw__proc_result *r,
                    sw_error **err)
 {
+	return sw__android_adb_abortable(adb, serial, args, timeout_ms, NULL, NULL, r, err);
+}
+
+int sw__android_adb_abortable(const char *adb, const char *serial, const char *const *args, int timeout_ms,
+                              int (*abort_fn)(void *), void *abort_ud, sw__proc_result *r, sw_error **err)
+{
 	sw__argv a = SW_ARGV_INIT;
 	sw__argv_add(&a, adb);
 	if (serial) {
@@ -103,7 +109,7 @@ int sw__android_adb(const char *adb, const char *serial, const char *const *args
 		memset(r, 0, sizeof(*r));
 		return SW_ENOMEM;
 	}
-	sw__proc_opts opts = {.timeout_ms = timeout_ms, .same_group = true};
+	sw__proc_opts opts = {.timeout_ms = timeout_ms, .same_group = true, .abort_fn = abort_fn, .abort_ud = abort_ud};
 	int rc = sw__proc_run(argv, &opts, r, err);
 	if (rc < 0) {
 		sw_error_free(err ? *err : NULL);
@@ -111,6 +117,12 @@ int sw__android_adb(const char *adb, const char *serial, const char *const *args
 			*err = NULL;
 		rc = sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", "Install the Android SDK platform-tools",
 		                   "adb could not be started (%s)", adb);
+		goto out;
+	}
+	if (r->cancelled) {
+		sw__proc_result_clear(r);
+		rc = sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "adb %s was stopped: the call was cancelled",
+		                   args[0] ? args[0] : "");
 		goto out;
 	}
 	if (r->timed_out) {
@@ -138,7 +150,7 @@ out:
 int sw__android_shell(sw__android_dev *d, const char *cmd, int timeout_ms, sw__proc_result *r, sw_error **err)
 {
 	const char *args[] = {"shell", cmd, NULL};
-	return sw__android_adb(d->adb, d->serial, args, timeout_ms, r, err);
+	return sw__android_adb_abortable(d->adb, d->serial, args, timeout_ms, d->abort_fn, d->abort_ud, r, err);
 }
 
 /* Runs a device command that must exit 0 and print no Java exception. */
@@ -800,7 +812,7 @@ static int android_install(void *state, const char *path, sw_error **err)
 		                     "The APK %s does not exist", path ? path : "(none)");
 	sw__proc_result r;
 	const char *args[] = {"install", "-r", path, NULL};
-	int rc = sw__android_adb(d->adb, d->serial, args, INSTALL_TIMEOUT_MS, &r, err);
+	int rc = sw__android_adb_abortable(d->adb, d->serial, args, INSTALL_TIMEOUT_MS, d->abort_fn, d->abort_ud, &r, err);
 	if (rc < 0) {
 		/* adb prints install failures as "adb: failed to install ...: Failure [...]" */
 		if (err && *err && strstr(sw_error_message(*err), "Failure")) {
@@ -890,6 +902,12 @@ static bool valid_avd_name(const char *s)
 
 int sw_android_boot_avd(sw_ctx *ctx, const char *avd, const char *options_json, char **out_json, sw_error **err)
 {
+	return sw_android_boot_avd_abortable(ctx, avd, options_json, NULL, NULL, out_json, err);
+}
+
+int sw_android_boot_avd_abortable(sw_ctx *ctx, const char *avd, const char *options_json, int (*abort_fn)(void *),
+                                  void *abort_ud, char **out_json, sw_error **err)
+{
 	int rc = SW_OK;
 	json_t *opts = NULL, *before = NULL, *now = NULL;
 	sw__android_tools t;
@@ -923,28 +941,27 @@ int sw_android_boot_avd(sw_ctx *ctx, const char *avd, const char *options_json, 
 		goto out;
 	const char *argv[] = {t.emulator, "-avd", avd, "-no-boot-anim", "-no-audio", headless ? "-no-window" : NULL,
 	                      NULL};
-	pid = fork();
-	if (pid < 0) {
+	/* its own session and process group: a cancel stops the emulator and whatever it started */
+	sw_error *se = NULL;
+	if (sw__proc_spawn(argv, NULL, -1, &pid, &se) != SW_OK) {
+		pid = -1;
 		rc = sw__error_set(err, SW_EIO, "EMULATOR_BOOT_FAILED", NULL, "cannot start the emulator: %s",
-		                   strerror(errno));
+		                   sw_error_message(se));
+		sw_error_free(se);
 		goto out;
-	}
-	if (pid == 0) {
-		setsid();
-		int fd = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		for (int i = 3; i < 1024; i++)
-			close(i);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
 	}
 	int64_t deadline = sw_monotonic_ms() + timeout;
 	char *seen_serial = NULL;
 	while (sw_monotonic_ms() < deadline) {
+		if (abort_fn && abort_fn(abort_ud)) {
+			/* cancelled: no emulator is left behind */
+			sw__proc_stop(pid, SIGTERM, 2000);
+			pid = -1;
+			free(seen_serial);
+			rc = sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL,
+			                   "the boot of AVD %s was cancelled; the emulator was stopped", avd);
+			goto out;
+		}
 		int status;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			pid = -1;

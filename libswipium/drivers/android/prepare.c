@@ -198,6 +198,12 @@ out:
 
 int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err)
 {
+	return sw_android_prepare_abortable(ctx, options_json, NULL, NULL, out_json, err);
+}
+
+int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*abort_fn)(void *), void *abort_ud,
+                                 char **out_json, sw_error **err)
+{
 	int rc = SW_OK;
 	json_t *opts = NULL, *res = json_object();
 	sw_device *dev = NULL;
@@ -253,7 +259,7 @@ int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, s
 			json_object_set(bo, "timeoutMs", json_object_get(opts, "timeoutMs"));
 		char *boj = sw__json_compact(bo);
 		json_decref(bo);
-		rc = sw_android_boot_avd(ctx, avd, boj, &boot, err);
+		rc = sw_android_boot_avd_abortable(ctx, avd, boj, abort_fn, abort_ud, &boot, err);
 		free(boj);
 		if (rc < 0)
 			goto out;
@@ -271,6 +277,10 @@ int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, s
 	free(oj);
 	if (rc < 0)
 		goto out;
+	/* every adb run of this handle (install is the long one) stops when the caller aborts */
+	sw__android_dev *ad = sw__device_state(dev);
+	ad->abort_fn = abort_fn;
+	ad->abort_ud = abort_ud;
 	rc = sw_device_describe(dev, &desc, err);
 	if (rc < 0)
 		goto out;

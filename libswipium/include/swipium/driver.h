@@ -234,6 +234,14 @@ SW_API int sw_android_devices(sw_ctx *ctx, int probe, char **out_json, sw_error 
  * (transfer full)
  */
 SW_API int sw_android_boot_avd(sw_ctx *ctx, const char *avd, const char *options_json, char **out_json, sw_error **err);
+/**
+ * sw_android_boot_avd that polls @abort_fn (nullable; e.g. a job's cancellation) while it waits: once it
+ * answers non-zero the emulator's process group gets SIGTERM (SIGKILL after 2 s), it is reaped, and the call
+ * fails at once with SW_ECANCELLED / CANCELLED. No emulator is left behind.
+ */
+SW_API int sw_android_boot_avd_abortable(sw_ctx *ctx, const char *avd, const char *options_json,
+                                         int (*abort_fn)(void *userdata), void *abort_userdata, char **out_json,
+                                         sw_error **err);
 
 /**
  * The `input text` argument for @text, as the device shell receives it:
@@ -265,6 +273,13 @@ SW_API int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char
  * Consent is the caller's job. (transfer full)
  */
 SW_API int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err);
+/**
+ * sw_android_prepare where every step that runs a process (the boot, each adb call of the install and
+ * launch) stops when @abort_fn (nullable) answers non-zero: its process is killed and the call fails with
+ * SW_ECANCELLED / CANCELLED.
+ */
+SW_API int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*abort_fn)(void *userdata),
+                                        void *abort_userdata, char **out_json, sw_error **err);
 
 #ifdef __cplusplus
 }
