@@ -422,7 +422,6 @@ class Evidence(Base):
                             self.assertEqual(fh.read(), shots[f], f)
 
 
-
 NEVER_BOOTS = "987654321"  # the stand-in's vdevice never reports sys.boot_completed=1 (and marks its command line)
 
 
