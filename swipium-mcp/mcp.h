@@ -15,6 +15,9 @@
 #include "tool.h"
 
 #define MCP_SERVER_NAME "swipium"
+/* A numeric macro as a string literal, for tool descriptions (MCP_STR(SW_LONG_POLL_MAX_MS) is "50000"). */
+#define MCP_STR_(x) #x
+#define MCP_STR(x) MCP_STR_(x)
 #define MCP_ERA_2026 "2026-07-28"
 #define MCP_META_PREFIX "io.modelcontextprotocol/"
 #define MCP_META_VERSION "io.modelcontextprotocol/protocolVersion"

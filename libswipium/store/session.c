@@ -417,6 +417,8 @@ static int append_locked(sw_session *s, const char *key, json_t *item, sw_error 
 	return append_locked_p(s, key, item, NULL, err);
 }
 
+static void put_ledger_row_locked(sw_session *s, json_t *row);
+
 void sw__session_apply_record_locked(sw_session *s, const char *key, json_t *value)
 {
 	if (!strcmp(key, "counters")) {
@@ -435,6 +437,9 @@ void sw__session_apply_record_locked(sw_session *s, const char *key, json_t *val
 		sw__session_touch(s);
 	} else if (!strcmp(key, "artifacts")) {
 		sw__session_put_artifact_locked(s, value);
+	} else if (!strcmp(key, "mutations")) {
+		if (json_is_object(value))
+			put_ledger_row_locked(s, value);
 	} else if (in_list(key, appendable_keys, SW_ARRAY_SIZE(appendable_keys))) {
 		(void)append_memory_locked(s, key, value, NULL);
 	}
@@ -618,6 +623,18 @@ SW_API int sw_session_ledger_append(sw_session *s, const char *row_json, sw_erro
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "a ledger row must be a JSON object");
 	}
 	pthread_mutex_lock(&s->lock);
+	put_ledger_row_locked(s, row);
+	/* journaled too: another process's save never drops an audited row */
+	(void)sw__journal_append_locked(s, "mutations", row);
+	pthread_mutex_unlock(&s->lock);
+	json_decref(row);
+	/* the ledger is written synchronously: the row is on disk when this returns */
+	return sw__session_save(s, err);
+}
+
+/* Adds a ledger row, or replaces the row with its id (status updates). Caller holds s->lock. */
+static void put_ledger_row_locked(sw_session *s, json_t *row)
+{
 	json_t *arr = json_object_get(s->state, "mutations");
 	if (!json_is_array(arr)) {
 		arr = json_array();
@@ -641,10 +658,6 @@ SW_API int sw_session_ledger_append(sw_session *s, const char *row_json, sw_erro
 		cap_array(arr, LEDGER_CAP);
 	}
 	sw__session_touch(s);
-	pthread_mutex_unlock(&s->lock);
-	json_decref(row);
-	/* the ledger is written synchronously: the row is on disk when this returns */
-	return sw__session_save(s, err);
 }
 
 /* ---- counters and budget ---------------------------------------------------- */

@@ -260,7 +260,8 @@ static void qa_wait(mcp_call *call, json_t *args)
 const struct mcp_tool mcp_tool_qa_wait = {
     .name = "qa_wait",
     .group = "drive",
-    .description = "Wait for device_online or metro_ready (timeoutMs default 45000, max 50000); cancellable.",
+    .description = "Wait for device_online or metro_ready (timeoutMs default " MCP_STR(SW_LONG_POLL_HINT_MS)
+                   ", max " MCP_STR(SW_LONG_POLL_MAX_MS) "); cancellable.",
     .schema = "{\"type\":\"object\",\"properties\":{" SID_PROP ",\"for\":{\"type\":\"string\",\"enum\":["
               "\"device_online\",\"metro_ready\",\"wda_ready\",\"simulator_booted\"]},\"timeoutMs\":{\"type\":"
               "\"integer\",\"minimum\":0}},\"required\":[\"sessionId\",\"for\"]}",

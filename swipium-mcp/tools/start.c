@@ -384,8 +384,8 @@ static void qa_job_status(mcp_call *call, json_t *args)
 const struct mcp_tool mcp_tool_qa_job_status = {
     .name = "qa_job_status",
     .group = "start",
-    .description = "A background job's status and result; waitMs long-polls until it leaves running (max 50000, "
-                   "45000 recommended).",
+    .description = "A background job's status and result; waitMs long-polls until it leaves running (max "
+                   MCP_STR(SW_LONG_POLL_MAX_MS) ", " MCP_STR(SW_LONG_POLL_HINT_MS) " recommended).",
     .schema = "{\"type\":\"object\",\"properties\":{"
               "\"sessionId\":{\"type\":\"string\"},"
               "\"jobId\":{\"type\":\"string\"},"

@@ -1264,6 +1264,8 @@ START_TEST(test_two_processes_one_session_keep_every_note)
 		if (i == 150)
 			ck_assert_int_eq(sw_session_flush(b, NULL), SW_OK);
 	}
+	ck_assert_int_eq(sw_session_ledger_append(a, "{\"id\":\"m1\",\"tool\":\"qa_network\",\"status\":\"applied\"}", NULL),
+	                 SW_OK);
 	ck_assert_int_eq(sw_session_counter_add(a, "actions", 2, NULL), SW_OK);
 	ck_assert_int_eq(sw_session_counter_add(b, "actions", 3, NULL), SW_OK);
 	ck_assert_int_eq(sw_session_flush(b, NULL), SW_OK);
@@ -1284,6 +1286,10 @@ START_TEST(test_two_processes_one_session_keep_every_note)
 	ck_assert_int_eq(json_integer_value(json_object_get(cj, "actions")), 5);
 	json_decref(cj);
 	sw_free(counters);
+	char *ledger = NULL;
+	ck_assert_int_eq(sw_session_get_json(c, "mutations", &ledger, NULL), SW_OK);
+	ck_assert_ptr_nonnull(strstr(ledger, "\"m1\""));
+	sw_free(ledger);
 	/* the sole owner compacted the journal: it holds no record any more, and a reload still has them all */
 	ck_assert_int_eq(sw_session_flush(c, NULL), SW_OK);
 	char *jpath = sw__path_join(sw_session_dir(c), "journal.jsonl");
