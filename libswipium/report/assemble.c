@@ -366,6 +366,7 @@ typedef struct facts {
 	json_t *uri_seen; /* {workflow: {uri: true}}: distinct evidence per workflow in O(1) per URI */
 	json_t *tool_by_code;
 	json_int_t degrading, uncoded, probing;
+	json_int_t unchecked; /* health checks that could not look at the device (kind health_unchecked) */
 } facts;
 
 static void scan_findings(facts *f)
@@ -385,6 +386,8 @@ static void scan_findings(facts *f)
 				f->app_error = true;
 		} else if (streq(sev, "medium")) {
 			f->any_medium = true;
+			if (streq(sget(x, "kind"), "health_unchecked"))
+				f->unchecked++;
 			if (streq(layer, "app"))
 				f->app_degraded = true;
 		}
@@ -522,10 +525,13 @@ static json_t *executive_summary(facts *f)
 			next = sw__asprintf("Investigate: %s", d ? d : "");
 		} else
 			next = sw__strdup("Resolve the blocking health issue before shipping.");
-	} else if (f->app_degraded || f->blocked > 0 || f->overrides > 0) {
+	} else if (f->app_degraded || f->blocked > 0 || f->overrides > 0 || f->unchecked > 0) {
 		f->risk = "caution";
 		if (f->app_degraded)
 			json_array_append_new(reasons, json_string("app health degraded (non-fatal warnings/LogBox)"));
+		if (f->unchecked > 0)
+			json_array_append_new(reasons, json_sprintf("%lld health check(s) could not look at the device",
+			                                            (long long)f->unchecked));
 		if (f->blocked > 0)
 			json_array_append_new(reasons, json_sprintf("%lld workflow(s) blocked by missing preconditions",
 			                                            (long long)f->blocked));

@@ -34,6 +34,10 @@ def is_error(resp):
     return bool(resp["result"].get("isError"))
 
 
+def text(resp):
+    return "\n".join(c.get("text", "") for c in resp["result"].get("content", []))
+
+
 def mp4_boxes(data):
     """Top-level MP4 boxes as (type, size); raises on a malformed file."""
     boxes, off = [], 0
@@ -221,6 +225,42 @@ class Health(Base):
             self.assertEqual(eb[0]["kind"], "app_error_boundary")
             self.assertEqual(eb[0]["severity"], "high")
             s.close()
+
+
+class FalseHealth(Base):
+    """After the device drops its connection, a health check never says healthy, and the report does not ship."""
+
+    def test_a_dropped_device_is_not_healthy(self):
+        with VDeviceEnv(app="health") as env:
+            s = self.server(env)
+            sid = self.with_app(s, sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"])
+            self.launch(env)
+            r = s.tool("qa_check_health", {"sessionId": sid})
+            self.assertTrue(sc(r)["healthy"], r)
+            self.assertEqual(sc(r)["verdict"], "healthy", r)
+            # the device drops off adb (it comes back in 20 s, after the check)
+            env.adb("shell", "setprop", "debug.vdevice.offline_ms", "20000")
+            r = s.tool("qa_check_health", {"sessionId": sid})
+            body = sc(r)
+            self.assertNotIn("Health OK", text(r))
+            if is_error(r):
+                self.assertIn(body["failureCode"], ("NO_DEVICE", "DEVICE_NOT_READY"), r)
+            else:
+                self.assertFalse(body["healthy"], r)
+                self.assertEqual(body["verdict"], "degraded", r)
+                self.assertFalse(all(body["checked"].values()), r)
+            r = s.tool("qa_report", {"sessionId": sid, "format": "json"})
+            self.assertFalse(is_error(r), r)
+            report_dir = os.path.join(os.path.dirname(self.state_path(env, sid)), "report")
+            reports = sorted(f for f in os.listdir(report_dir) if re.match(r"report-\d+\.json$", f))
+            with open(os.path.join(report_dir, reports[-1])) as f:
+                rep = json.load(f)
+            self.assertNotEqual(rep["executiveSummary"]["risk"], "ship", rep["executiveSummary"])
+            self.assertTrue(any("could not look" in x for x in rep["executiveSummary"]["reasons"]),
+                            rep["executiveSummary"])
+            s.close()
+            st = self.state(env, sid)
+            self.assertTrue(any(f["kind"] == "health_unchecked" for f in st["findings"]), st["findings"])
 
 
 class Overlays(Base):
