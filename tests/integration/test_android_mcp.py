@@ -422,6 +422,47 @@ class Evidence(Base):
                             self.assertEqual(fh.read(), shots[f], f)
 
 
+
+class SecretsNotInArgv(Base):
+    """A typed secret never appears in an adb command line (issue 11, 13): a wrapper adb first on PATH records
+    every argv the server gives it, and the device still receives the text (through adb's stdin)."""
+
+    def test_typed_secret_is_never_in_argv(self):
+        secret = "hunter2-Zq9"
+        with VDeviceEnv(app="login") as env:
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            bindir = os.path.join(self.tmp, "bin")
+            os.makedirs(bindir)
+            log = os.path.join(self.tmp, "adb-argv.log")
+            real = shutil.which("adb", path=env.env.get("PATH"))
+            wrapper = os.path.join(bindir, "adb")
+            with open(wrapper, "w") as f:
+                f.write("#!/bin/sh\nfor a in \"$@\"; do printf '%%s\\037' \"$a\" >> '%s'; done\n"
+                        "printf '\\n' >> '%s'\nexec '%s' \"$@\"\n" % (log, log, real))
+            os.chmod(wrapper, 0o755)
+            s = self.server(env, {"PATH": bindir + os.pathsep + env.env.get("PATH", ""),
+                                  "SWIPIUM_TEST_PASSWORD": secret})
+            sid = self.session(s)
+            sc(s.tool("qa_snapshot", {"sessionId": sid}))
+            r = s.tool("qa_act", {"sessionId": sid, "action": "type", "target": {"id": "password"},
+                                  "text": "${SWIPIUM_TEST_PASSWORD}"})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertTrue(sc(r)["secret"])
+            # a plain text goes the same way, and typing still works
+            r = s.tool("qa_act", {"sessionId": sid, "action": "type", "target": {"ref": "@e2"},
+                                  "text": "ann@example.com"})
+            self.assertTrue(sc(r)["changed"], r)
+            s.close()
+            with open(log) as f:
+                argvs = [line.split("\x1f") for line in f.read().splitlines()]
+            self.assertTrue(any("shell" in a for a in argvs), argvs)  # the wrapper did see the server's adb calls
+            self.assertFalse([a for a in argvs if any(secret in x for x in a)], "the secret was in an adb argv")
+            self.assertFalse([a for a in argvs if any("ann@example.com" in x for x in a)])
+            # the device got it
+            rc, out, _ = env.shell("uiautomator dump /sdcard/d.xml >/dev/null && cat /sdcard/d.xml")
+            self.assertIn("ann@example.com", out)
+
+
 NEVER_BOOTS = "987654321"  # the stand-in's vdevice never reports sys.boot_completed=1 (and marks its command line)
 
 

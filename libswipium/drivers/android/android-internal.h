@@ -86,6 +86,9 @@ typedef struct sw__android_dev {
  */
 int sw__android_adb(const char *adb, const char *serial, const char *const *args, int timeout_ms,
                     sw__proc_result *r, sw_error **err);
+/* sw__android_adb with @in (nullable, @in_len bytes) on adb's stdin: text that must not be in an argv. */
+int sw__android_adb_input(const char *adb, const char *serial, const char *const *args, const char *in, size_t in_len,
+                          int timeout_ms, int (*abort_fn)(void *), void *abort_ud, sw__proc_result *r, sw_error **err);
 /* sw__android_adb that kills adb and fails with SW_ECANCELLED / CANCELLED once @abort_fn answers non-zero. */
 int sw__android_adb_abortable(const char *adb, const char *serial, const char *const *args, int timeout_ms,
                               int (*abort_fn)(void *), void *abort_ud, sw__proc_result *r, sw_error **err);

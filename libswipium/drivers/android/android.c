@@ -15,6 +15,7 @@
 #define INSTALL_TIMEOUT_MS 240000
 #define DUMP_ATTEMPTS 3
 #define DUMP_PATH "/sdcard/window_dump.xml"
+#define TYPED_MARKER "swipium-typed-ok"
 
 typedef sw__android_dev android_dev;
 
@@ -96,6 +97,12 @@ int sw__android_adb(const char *adb, const char *serial, const char *const *args
 int sw__android_adb_abortable(const char *adb, const char *serial, const char *const *args, int timeout_ms,
                               int (*abort_fn)(void *), void *abort_ud, sw__proc_result *r, sw_error **err)
 {
+	return sw__android_adb_input(adb, serial, args, NULL, 0, timeout_ms, abort_fn, abort_ud, r, err);
+}
+
+int sw__android_adb_input(const char *adb, const char *serial, const char *const *args, const char *in, size_t in_len,
+                          int timeout_ms, int (*abort_fn)(void *), void *abort_ud, sw__proc_result *r, sw_error **err)
+{
 	sw__argv a = SW_ARGV_INIT;
 	sw__argv_add(&a, adb);
 	if (serial) {
@@ -109,7 +116,12 @@ int sw__android_adb_abortable(const char *adb, const char *serial, const char *c
 		memset(r, 0, sizeof(*r));
 		return SW_ENOMEM;
 	}
-	sw__proc_opts opts = {.timeout_ms = timeout_ms, .same_group = true, .abort_fn = abort_fn, .abort_ud = abort_ud};
+	sw__proc_opts opts = {.timeout_ms = timeout_ms,
+	                      .same_group = true,
+	                      .abort_fn = abort_fn,
+	                      .abort_ud = abort_ud,
+	                      .in = in,
+	                      .in_len = in_len};
 	int rc = sw__proc_run(argv, &opts, r, err);
 	if (rc < 0) {
 		sw_error_free(err ? *err : NULL);
@@ -662,25 +674,38 @@ static int android_type_text(void *state, const char *text, sw_error **err)
 	int rc = sw__android_input_text_words(text, &words, &n, err);
 	if (rc < 0)
 		return rc;
-	rc = SW_OK;
-	for (size_t i = 0; i < n && rc == SW_OK; i++) {
-		char *cmd = sw__asprintf("input text %s", words[i]);
-		if (!cmd) {
-			rc = sw__error_nomem(err);
-			break;
-		}
-		rc = sw__android_shell_ok(state, cmd, "UNKNOWN", err);
-		if (rc < 0 && err && *err) {
-			/* never echo the typed text back in an error */
-			sw_error *e = *err;
-			*err = NULL;
-			rc = sw__error_set(err, sw_error_code(e), sw_error_failure_code(e), NULL,
-			                   "adb shell input text failed");
-			sw_error_free(e);
-		}
-		free(cmd);
+	/*
+	 * The text never goes into an argv (every local user can read /proc/PID/cmdline while adb runs, and a
+	 * typed password is a secret): `adb -s SERIAL shell` reads one script line from its stdin instead.
+	 */
+	android_dev *d = state;
+	sw_buf script = SW_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		sw__buf_puts(&script, "input text ");
+		sw__buf_puts(&script, words[i]);
+		sw__buf_puts(&script, " && ");
 	}
+	sw__buf_puts(&script, "echo " TYPED_MARKER "\nexit\n");
 	sw__strv_free(words, n);
+	size_t slen = 0;
+	char *in = sw__buf_steal(&script, &slen);
+	if (!in)
+		return sw__error_nomem(err);
+	const char *args[] = {"shell", NULL};
+	sw__proc_result r;
+	sw_error *e = NULL;
+	rc = sw__android_adb_input(d->adb, d->serial, args, in, slen, ADB_TIMEOUT_MS, d->abort_fn, d->abort_ud, &r, &e);
+	explicit_bzero(in, slen);
+	free(in);
+	if (rc < 0) {
+		/* never echo the typed text back in an error */
+		rc = sw__error_set(err, sw_error_code(e), sw_error_failure_code(e), NULL, "adb shell input text failed");
+		sw_error_free(e);
+		return rc;
+	}
+	if (!strstr(r.out, TYPED_MARKER) || strstr(r.out, "Exception") || strstr(r.err, "Exception"))
+		rc = sw__error_set(err, SW_EDEVICE, "UNKNOWN", NULL, "adb shell input text failed (exit %d)", r.status);
+	sw__proc_result_clear(&r);
 	return rc;
 }
 
