@@ -62,8 +62,11 @@ int main(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(word, commands[i].name))
-			return commands[i].fn(argc - 2, argv + 2);
+		if (!strcmp(word, commands[i].name)) {
+			int code = commands[i].fn(argc - 2, argv + 2);
+			sw_drivers_shutdown(NULL); /* an adb server this run had to start does not outlive it */
+			return code;
+		}
 	}
 	if (word[0] == '-') {
 		/* A client configured with flags such as --stdio still gets a server. */

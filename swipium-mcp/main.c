@@ -169,6 +169,7 @@ int main(int argc, char **argv)
 		sw_store_cancel_jobs(srv.store);
 		sw_store_free(srv.store); /* waits for job threads and writes every session */
 	}
+	sw_drivers_shutdown(srv.ctx); /* an adb server this process had to start does not outlive it */
 	sw_ctx_free(srv.ctx);
 	return exit_code;
 }

@@ -463,6 +463,39 @@ class SecretsNotInArgv(Base):
             self.assertIn("ann@example.com", out)
 
 
+
+class AdbServerGone(Base):
+    """When the adb server dies mid-session, the tools say so (not "no device"), and the daemon adb had to start
+    for us is stopped when the server exits (issue 11, 14)."""
+
+    def test_dead_adb_server_is_named_and_no_daemon_is_left(self):
+        import socket
+        with VDeviceEnv(app="login") as env:
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            s = self.server(env)
+            sid = self.session(s)
+            self.assertFalse(s.tool("qa_snapshot", {"sessionId": sid})["result"].get("isError"))
+            env.server.kill()  # the private adb server dies
+            r = s.tool("qa_snapshot", {"sessionId": sid})
+            self.assertTrue(r["result"].get("isError"), r)
+            self.assertIn("adb server is gone", sc(r)["what"], r)
+            self.assertIn("The device was not asked", sc(r)["what"], r)
+
+            def port_open():
+                try:
+                    socket.create_connection(("127.0.0.1", env.server.port), timeout=1).close()
+                    return True
+                except OSError:
+                    return False
+
+            self.assertTrue(port_open(), "adb did not start a daemon: the test proves nothing")
+            self.assertEqual(s.close(timeout=30), 0)
+            deadline = time.monotonic() + 10
+            while port_open():
+                self.assertLess(time.monotonic(), deadline, "the adb daemon we started outlived the server")
+                time.sleep(0.1)
+
+
 NEVER_BOOTS = "987654321"  # the stand-in's vdevice never reports sys.boot_completed=1 (and marks its command line)
 
 

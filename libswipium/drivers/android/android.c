@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,47 @@ static void trim(char *s)
 	size_t n = strlen(s);
 	while (n && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
+}
+
+/* ---- the adb server this process started -------------------------------- */
+
+/*
+ * When the adb server is gone, the next adb client starts a new daemon ("* daemon not running; starting
+ * now"). That daemon is ours: it is stopped at exit (sw_drivers_shutdown), and the failure says that the
+ * adb server went away instead of blaming the device.
+ */
+static pthread_mutex_t daemon_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *daemon_adb; /* the adb that started it (NULL: none started by us) */
+
+static bool started_daemon(const sw__proc_result *r)
+{
+	return r->err && (strstr(r->err, "daemon not running") || strstr(r->err, "daemon started successfully"));
+}
+
+static void note_daemon(const char *adb)
+{
+	pthread_mutex_lock(&daemon_lock);
+	if (!daemon_adb)
+		daemon_adb = sw__strdup(adb);
+	pthread_mutex_unlock(&daemon_lock);
+}
+
+void sw__android_shutdown(sw_ctx *ctx)
+{
+	(void)ctx;
+	pthread_mutex_lock(&daemon_lock);
+	char *adb = daemon_adb;
+	daemon_adb = NULL;
+	pthread_mutex_unlock(&daemon_lock);
+	if (!adb)
+		return;
+	/* the daemon we started when the adb server had gone: it must not outlive us */
+	const char *argv[] = {adb, "kill-server", NULL};
+	sw__proc_opts o = {.timeout_ms = 10000, .same_group = true};
+	sw__proc_result r;
+	if (sw__proc_run(argv, &o, &r, NULL) == SW_OK)
+		sw__proc_result_clear(&r);
+	free(adb);
 }
 
 /* An adb-level failure (not the device command's own exit status). */
@@ -129,6 +171,28 @@ int sw__android_adb_input(const char *adb, const char *serial, const char *const
 			*err = NULL;
 		rc = sw__error_set(err, SW_ENOTFOUND, "ADB_NOT_FOUND", "Install the Android SDK platform-tools",
 		                   "adb could not be started (%s)", adb);
+		goto out;
+	}
+	if (started_daemon(r))
+		note_daemon(adb);
+	if (r->status != 0 && started_daemon(r)) {
+		/* the adb server had gone away: say so; the device itself was never asked */
+		char *first = sw__strdup(r->err);
+		char *nl = first ? strstr(first, "\n* daemon started successfully") : NULL;
+		const char *after = nl ? strstr(r->err, "successfully") : NULL;
+		after = after ? after + strlen("successfully") : r->err;
+		char *said = sw__cap(after, 300);
+		rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE",
+		                   "Restart the adb server (adb kill-server; adb start-server) or the emulator, then "
+		                   "qa_wait {for: \"device_online\"}",
+		                   "The adb server is gone (it stopped or was killed): adb had to start a new one, which "
+		                   "does not know %s yet. The device was not asked. adb said: %s",
+		                   serial ? serial : "the device", said ? said : "");
+		if (err && *err)
+			sw__error_take_details(*err, json_pack("{s:s}", "adbServer", "gone"));
+		free(said);
+		free(first);
+		sw__proc_result_clear(r);
 		goto out;
 	}
 	if (r->cancelled) {

@@ -493,8 +493,3 @@ int sw__android_devices_slot(sw_ctx *ctx, char **out_json, sw_error **err)
 		return rc;
 	return finish(list, out_json, err);
 }
-
-void sw__android_shutdown(sw_ctx *ctx)
-{
-	(void)ctx;
-}
