@@ -334,6 +334,8 @@ static void qa_resolve_target(mcp_call *call, json_t *args)
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(args, keys[i]))
 			json_object_set(o, keys[i], json_object_get(args, keys[i]));
+	if (root)
+		json_object_set_new(o, "projectRoot", json_string(root));
 	char *oj = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	char *out = NULL;

@@ -39,6 +39,29 @@ static bool has_string(json_t *arr, const char *s)
 	return false;
 }
 
+/* The project's side of the context, from the one detector (swipium/project.h). */
+static void add_project_context(json_t *ctxo, const char *root)
+{
+	char *pj = NULL;
+	sw_error *perr = NULL;
+	if (sw_project_detect(root, &pj, &perr) != SW_OK) {
+		json_object_set_new(ctxo, "framework", json_string("unknown"));
+		json_object_set_new(ctxo, "frameworkError", json_string(sw_error_message(perr)));
+		sw_error_free(perr);
+		return;
+	}
+	json_t *p = json_loads(pj, 0, NULL);
+	sw_free(pj);
+	static const char *const keys[] = {"framework", "platforms", "appRoot", "appFramework", "appPlatforms",
+	                                   "appId", "appIdSource", "appIds", "monorepo", "nonMobileKind"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
+		if (json_object_get(p, keys[i]))
+			json_object_set(ctxo, keys[i], json_object_get(p, keys[i]));
+	if (json_object_get(p, "reasons"))
+		json_object_set(ctxo, "frameworkReasons", json_object_get(p, "reasons"));
+	json_decref(p);
+}
+
 int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err)
 {
 	int rc = SW_OK;
@@ -151,6 +174,17 @@ int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char **out_
 		json_t *ctxo =
 		    json_pack("{sOsOsOsOs{sbsb}}", "onlineEmulators", emus, "physicalDevices", phones, "waitingDevices",
 		              waiting, "avds", avds, "toolchain", "adb", t.adb != NULL, "emulator", t.emulator != NULL);
+		json_object_set_new(ctxo, "iosBooted", json_array());
+		json_object_set_new(ctxo, "iosAvailable", json_false());
+		const char *root = json_string_value(json_object_get(opts, "projectRoot"));
+		if (root)
+			add_project_context(ctxo, root);
+		json_t *blockers = json_array();
+		if (!t.adb)
+			json_array_append_new(blockers, json_string("adb was not found (install the Android SDK platform-tools)"));
+		if (!json_array_size(emus) && !json_array_size(avds))
+			json_array_append_new(blockers, json_string("no emulator is online and no AVD exists"));
+		json_object_set_new(ctxo, "blockers", blockers);
 		json_object_set_new(res, "context", ctxo);
 	}
 	if (want_plan) {

@@ -253,7 +253,9 @@ SW_API int sw_android_input_text_args(const char *text, char **out_json, sw_erro
 
 /**
  * qa_resolve_target for Android, booting nothing. @options_json: {device?,
- * preferRealDevice?, include?: ["context","plan"]}. Result: {selected,
+ * preferRealDevice?, include?: ["context","plan"], projectRoot?}. With
+ * projectRoot the context also carries sw_project_detect()'s framework,
+ * platforms, app ids and monorepo. Result: {selected,
  * reason, alternatives, preconditions, willBoot, context?, plan?}. Prefers
  * an online emulator, else plans the boot of an AVD (`emulator -list-avds`).
  * A phone fails with PHYSICAL_DEVICE_UNSUPPORTED only when asked for, when

@@ -66,6 +66,19 @@ SW_API int sw_project_path_confine(const char *project_root, const char *path, i
 SW_API int sw_project_write_file(const char *project_root, const char *path, const void *data, size_t len,
                                  unsigned flags, sw_error **err);
 
+/**
+ * The project context of @root (an absolute, existing directory), the one detector shared by
+ * qa_resolve_target's context, `swipium scan`, the app-map scanner and qa_build's plan. Reads
+ * manifests only (package.json, app.json, pubspec.yaml, Gradle and Xcode files, workspace
+ * manifests), never follows a symlinked folder and runs nothing. @out_json (transfer full):
+ * {root, framework: "flutter"|"expo"|"bare-react-native"|"native-android"|"native-ios"|"unknown",
+ * reasons[], platforms[], appRoot?, appFramework?, appPlatforms? (the one app of a monorepo),
+ * nonMobileKind? ("web"|"desktop"), appIds[{platform, id, source}], appId?, appIdSource?,
+ * monorepo{detected, workspaceManifests[], apps[{path, framework, platforms}], notMobile?[{path, kind}]},
+ * notes?[]}. App paths are relative to @root ("apps/mobile").
+ */
+SW_API int sw_project_detect(const char *root, char **out_json, sw_error **err);
+
 /** Non-zero when @dir holds one of the project markers (package.json, android/, *.xcodeproj ...). */
 SW_API int sw_project_has_marker(const char *dir);
 
