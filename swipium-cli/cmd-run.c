@@ -427,16 +427,18 @@ int cmd_run(int argc, char **argv)
 			       ms);
 		} else {
 			const char *oc = json_string_value(json_object_get(res, "outcome"));
+			/* a budget stop has no failure code: it says "stopped" and the budget's reason */
+			const char *fc = json_string_value(json_object_get(res, "failureCode"));
+			if (!fc)
+				fc = json_is_true(json_object_get(res, "stopped")) ? "stopped" : "UNKNOWN";
 			if (json_object_get(res, "failedAtStep"))
 				printf("%s %s at %s[%lld] %s: %s: %s\n", !strcmp(oc, "blocked") ? "BLOCK" : "FAIL ",
 				       name, json_string_value(json_object_get(res, "failedPhase")),
 				       (long long)json_integer_value(json_object_get(res, "failedAtStep")),
-				       json_string_value(json_object_get(res, "failedKind")),
-				       json_string_value(json_object_get(res, "failureCode")),
+				       json_string_value(json_object_get(res, "failedKind")), fc,
 				       json_string_value(json_object_get(res, "message")));
 			else
-				printf("%s %s: %s: %s\n", !strcmp(oc, "blocked") ? "BLOCK" : "FAIL ", name,
-				       json_string_value(json_object_get(res, "failureCode")),
+				printf("%s %s: %s: %s\n", !strcmp(oc, "blocked") ? "BLOCK" : "FAIL ", name, fc,
 				       json_string_value(json_object_get(res, "message")));
 		}
 		json_decref(res);

@@ -23,5 +23,11 @@ sw_session *sw__drive_session(const sw_drive *d);
 sw_device *sw__drive_dev(const sw_drive *d);
 /* Hands @dev to @d: it is freed with the drive (sw_drive_bind). */
 void sw__drive_own_device(sw_drive *d, sw_device *dev);
+/*
+ * Steps that run back to back (a flow): a selector resolves on the snapshot the previous act settled on
+ * instead of a new dump (nothing else acted in between). Off by default: between two tool calls the world
+ * may change.
+ */
+void sw__drive_trust_settled(sw_drive *d, bool on);
 
 #endif

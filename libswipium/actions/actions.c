@@ -10,8 +10,9 @@
 #include "actions-internal.h"
 #include <swipium/actions.h>
 #include <swipium/health.h>
+#include "../health/health-internal.h"
 
-#define SETTLE_MAX_DUMPS 5
+#define SETTLE_MAX_LOOKS 40 /* a safety net: the deadline ends a screen that never settles */
 #define SETTLE_DEFAULT_MS 5000
 #define WAIT_DEFAULT_MS 8000
 #define TIMEOUT_CLAMP_MS SW_LONG_POLL_MAX_MS
@@ -31,6 +32,14 @@ struct sw_drive {
 	sw_ctx *ctx;         /* borrowed; with session: the health check after every act */
 	sw_session *session; /* borrowed */
 	sw_device *owned_dev; /* the device sw_drive_bind() opened, freed with the drive */
+	/* the act loop */
+	int kb_frame[4];      /* the keyboard's frame, read once per rotation (kb_frame_rot) */
+	int kb_frame_rot;     /* -1: not read */
+	char *obs_log;        /* the log lines the last settle read, for the health check after the act */
+	char obs_log_since[40];
+	char *obs_focus;      /* "package/Activity" the last settle saw (gfxinfo), or NULL */
+	bool last_settled;    /* the current snapshot is the one an act settled on (nothing acted since) */
+	bool trust_settled;   /* back-to-back steps (a flow): a selector resolves on that snapshot, no new dump */
 };
 
 /* A copy of what an action needs from an element, valid across snapshots. */
@@ -99,6 +108,18 @@ static void mark_state(sw_error **err, bool changed_state)
 		sw__error_take_details(*err, json_pack("{sb}", "changedState", changed_state));
 }
 
+/*
+ * An input command that failed because the device or adb was not there never reached the screen: the
+ * action changed nothing (the loss is noticed before anything is tapped). Returns @rc.
+ */
+static int input_failed(sw_error **err, int rc, bool changed_before)
+{
+	const char *fc = err && *err ? sw_error_failure_code(*err) : NULL;
+	if (fc && (!strcmp(fc, "NO_DEVICE") || !strcmp(fc, "ADB_NOT_FOUND")))
+		mark_state(err, changed_before);
+	return rc;
+}
+
 SW_PRINTF(6, 7)
 static int act_fail(sw_error **err, bool changed_state, int code, const char *failure, const char *hint,
                     const char *fmt, ...)
@@ -121,6 +142,8 @@ static int cancel_fail(sw_error **err, bool changed_state)
 	return act_fail(err, changed_state, SW_ECANCELLED, "CANCELLED", NULL, "The call was cancelled");
 }
 
+static bool frame_of(json_t *kb, int f[4]);
+
 /* ---- lifecycle ---------------------------------------------------------- */
 
 int sw_drive_new(sw_device *dev, sw_drive **out, sw_error **err)
@@ -136,6 +159,7 @@ int sw_drive_new(sw_device *dev, sw_drive **out, sw_error **err)
 		return rc;
 	}
 	d->dev = dev;
+	d->kb_frame_rot = -1;
 	*out = d;
 	return SW_OK;
 }
@@ -146,6 +170,8 @@ void sw_drive_free(sw_drive *d)
 		return;
 	sw_snapshot_tracker_free(d->t);
 	free(d->last_xml);
+	free(d->obs_log);
+	free(d->obs_focus);
 	json_decref(d->keyboard);
 	sw_device_free(d->owned_dev);
 	free(d);
@@ -176,6 +202,12 @@ void sw_drive_set_session(sw_drive *d, sw_ctx *ctx, sw_session *s)
 		return;
 	d->ctx = ctx;
 	d->session = s;
+}
+
+void sw__drive_trust_settled(sw_drive *d, bool on)
+{
+	if (d)
+		d->trust_settled = on;
 }
 
 sw_snapshot_tracker *sw_drive_tracker(sw_drive *d)
@@ -239,22 +271,6 @@ static int refresh_keyboard(sw_drive *d, sw_error **err)
 	return SW_OK;
 }
 
-/* Dumps the hierarchy; a dump failure counts towards visual-only mode, device failures pass through. */
-static int dump(sw_drive *d, char **xml, size_t *len, sw_error **err)
-{
-	sw_error *e = NULL;
-	int rc = sw_device_dump_ui(d->dev, xml, len, &e);
-	if (rc == SW_OK)
-		return SW_OK;
-	if (!strcmp(sw_error_failure_code(e), "SNAPSHOT_FAILED")) {
-		rc = sw_snapshot_record_failure(d->t, sw_error_message(e), err);
-		sw_error_free(e);
-		return rc;
-	}
-	sw__error_propagate(err, e);
-	return rc;
-}
-
 /* Feeds @xml to the tracker with the keyboard and screen; @extra (nullable) adds options. */
 static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json_t **res, sw_error **err)
 {
@@ -285,18 +301,82 @@ static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json
 	return SW_OK;
 }
 
+/* The package of a dump's first window (the active app), or "" (transfer full). */
+static char *dump_package(const char *xml)
+{
+	const char *p = xml ? strstr(xml, "<node") : NULL;
+	p = p ? strstr(p, " package=\"") : NULL;
+	if (!p)
+		return sw__strdup("");
+	p += 10;
+	const char *e = strchr(p, '"');
+	return e ? sw__strndup(p, (size_t)(e - p)) : sw__strdup("");
+}
+
+/* The keyboard state of an observation: shown from the look itself, its frame read once per rotation. */
+static void keyboard_from(sw_drive *d, int shown)
+{
+	if (shown < 0) {
+		/* the driver could not tell: ask the keyboard slot, as before */
+		sw_error *e = NULL;
+		if (refresh_keyboard(d, &e) < 0)
+			sw_error_free(e);
+		return;
+	}
+	int rot = sw__snapshot_current(d->t) ? sw__snapshot_current(d->t)->rotation : 0;
+	json_t *frame = json_null();
+	if (shown && d->kb_frame_rot != rot) {
+		char *kb = NULL;
+		if (sw_device_keyboard(d->dev, &kb, NULL) == SW_OK) {
+			json_t *k = json_loads(kb, 0, NULL);
+			int f[4];
+			if (frame_of(k, f)) {
+				memcpy(d->kb_frame, f, sizeof(f));
+				d->kb_frame_rot = rot;
+			}
+			json_decref(k);
+		}
+		sw_free(kb);
+	}
+	if (shown && d->kb_frame_rot == rot)
+		frame = json_pack("[iiii]", d->kb_frame[0], d->kb_frame[1], d->kb_frame[2], d->kb_frame[3]);
+	json_decref(d->keyboard);
+	d->keyboard = json_pack("{sbso}", "shown", shown != 0, "frame", frame ? frame : json_null());
+}
+
+/*
+ * One look at the screen in one device round trip: the hierarchy and the keyboard, plus the frame counter of
+ * @frames_app around the dump and the log from @log_since when asked. A failed dump counts towards
+ * visual-only mode (SNAPSHOT_FAILED); device failures pass through.
+ */
+static int look(sw_drive *d, const char *frames_app, const char *log_since, sw_observation *o, sw_error **err)
+{
+	sw_observe_request q = {.version = SW_OBSERVE_REQUEST_VERSION,
+	                        .frames_app = frames_app && frames_app[0] ? frames_app : NULL,
+	                        .want_keyboard = 1,
+	                        .want_log = log_since != NULL,
+	                        .log_since = log_since};
+	int rc = sw_device_observe(d->dev, &q, o, err);
+	if (rc < 0)
+		return rc;
+	if (!o->xml) {
+		rc = sw_snapshot_record_failure(d->t, o->dump_error ? o->dump_error : "the dump failed", err);
+		sw_observation_clear(o);
+		return rc < 0 ? rc : sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", NULL, "the dump failed");
+	}
+	keyboard_from(d, o->keyboard_shown);
+	return SW_OK;
+}
+
 static int snapshot_now(sw_drive *d, json_t *extra, json_t **res, sw_error **err)
 {
-	int rc = refresh_keyboard(d, err);
+	sw_observation o;
+	int rc = look(d, NULL, NULL, &o, err);
 	if (rc < 0)
 		return rc;
-	char *xml = NULL;
-	size_t len = 0;
-	rc = dump(d, &xml, &len, err);
-	if (rc < 0)
-		return rc;
-	rc = observe(d, xml, len, extra, res, err);
-	free(xml);
+	rc = observe(d, o.xml, o.xml_len, extra, res, err);
+	sw_observation_clear(&o);
+	d->last_settled = false;
 	return rc;
 }
 
@@ -311,56 +391,92 @@ int sw__drive_snapshot(sw_drive *d, const json_t *opts, json_t **res, sw_error *
 	if (rc < 0)
 		return rc;
 	*res = NULL;
+	if (d->trust_settled && d->last_settled && d->last_xml) {
+		/* back-to-back steps: the screen is the one the previous act settled on; read it again, no new dump */
+		char *xml = sw__strndup(d->last_xml, d->last_len);
+		if (!xml)
+			return sw__error_nomem(err);
+		rc = observe(d, xml, d->last_len, (json_t *)opts, res, err);
+		free(xml);
+		return rc;
+	}
 	return snapshot_now(d, (json_t *)opts, res, err);
 }
 
 /*
- * Re-dumps until two dumps in a row are identical (or the dump budget or
- * deadline runs out), then feeds the last one to the tracker with a diff
- * against the pre-action snapshot.
+ * After an action: looks until the screen has settled, then feeds the last look to the tracker with a diff
+ * against the pre-action snapshot. One look is one device round trip (hierarchy, keyboard, and the frame
+ * counter of the app around the dump); the screen has settled when the app drew no frame while its
+ * hierarchy was read, or when two looks in a row give the same hierarchy. A screen that keeps changing
+ * gives up at the deadline: *settled false, *signal "deadline". The first look also reads the device log for
+ * the health check (@log_since, nullable).
  */
-static int settle(sw_drive *d, int timeout_ms, bool verbose, json_t **res, bool *settled, sw_error **err)
+static int settle(sw_drive *d, int timeout_ms, bool verbose, const char *log_since, json_t **res, bool *settled,
+                  const char **signal, sw_error **err)
 {
 	int64_t deadline = sw_monotonic_ms() + timeout_ms;
-	char *prev = NULL, *xml = NULL;
-	size_t prev_len = 0, len = 0;
+	sw_observation cur = {0}, prev = {0};
+	char *app = NULL;
 	int rc = SW_OK;
 	*settled = false;
-	for (int i = 0; i < SETTLE_MAX_DUMPS; i++) {
+	*signal = "deadline";
+	const sw__screen *before = sw__snapshot_current(d->t);
+	app = sw__strdup(before && before->package ? before->package : "");
+	free(d->obs_log);
+	d->obs_log = NULL;
+	d->obs_log_since[0] = '\0';
+	free(d->obs_focus);
+	d->obs_focus = NULL;
+	for (int i = 0; i < SETTLE_MAX_LOOKS; i++) {
 		if (cancelled(d)) {
 			rc = cancel_fail(err, true);
 			goto out;
 		}
-		rc = dump(d, &xml, &len, err);
+		sw_observation_clear(&prev);
+		prev = cur;
+		memset(&cur, 0, sizeof(cur));
+		rc = look(d, app, i == 0 ? log_since : NULL, &cur, err);
 		if (rc < 0)
 			goto out;
-		if (prev && prev_len == len && !memcmp(prev, xml, len)) {
-			*settled = true;
-			break;
+		if (i == 0 && log_since && cur.log) {
+			d->obs_log = cur.log;
+			cur.log = NULL;
+			snprintf(d->obs_log_since, sizeof(d->obs_log_since), "%s", log_since);
 		}
-		free(prev);
-		prev = xml;
-		prev_len = len;
-		xml = NULL;
-		if (sw_monotonic_ms() >= deadline)
+		char *pkg = dump_package(cur.xml);
+		bool same_app = pkg && app && app[0] && !strcmp(pkg, app);
+		if (cur.focus) {
+			free(d->obs_focus);
+			d->obs_focus = sw__strdup(cur.focus);
+		}
+		/* the signal: the app drew nothing while its hierarchy was read */
+		if (same_app && cur.frames_before >= 0 && cur.frames_after == cur.frames_before) {
+			*settled = true;
+			*signal = "frames";
+		} else if (prev.xml && prev.xml_len == cur.xml_len && !memcmp(prev.xml, cur.xml, cur.xml_len)) {
+			*settled = true;
+			*signal = "identical dumps";
+		}
+		if (!same_app && pkg) {
+			/* another app came to the front: read its frame counter next time */
+			free(app);
+			app = pkg;
+			pkg = NULL;
+		}
+		free(pkg);
+		if (*settled || sw_monotonic_ms() >= deadline)
 			break;
 		if (i > 0)
 			sleep_ms(150);
 	}
-	if (!xml) {
-		xml = prev;
-		len = prev_len;
-		prev = NULL;
-	}
-	rc = refresh_keyboard(d, err);
-	if (rc < 0)
-		goto out;
 	json_t *extra = json_pack("{sbsb}", "diff", true, "verbose", verbose);
-	rc = observe(d, xml, len, extra, res, err);
+	rc = observe(d, cur.xml, cur.xml_len, extra, res, err);
 	json_decref(extra);
+	d->last_settled = rc == SW_OK && *settled;
 out:
-	free(prev);
-	free(xml);
+	sw_observation_clear(&prev);
+	sw_observation_clear(&cur);
+	free(app);
 	if (rc < 0)
 		mark_state(err, true);
 	return rc;
@@ -505,9 +621,10 @@ static json_t *overlay_json(const sw__overlay *o)
 static int check_obstruction(sw_drive *d, target_el *t, bool *keyboard_hidden, json_t *warnings, sw_error **err)
 {
 	*keyboard_hidden = false;
-	int rc = refresh_keyboard(d, err);
-	if (rc < 0)
+	int rc = SW_OK;
+	if (!d->keyboard && (rc = refresh_keyboard(d, err)) < 0)
 		return rc;
+	/* the keyboard as the last look saw it (the same round trip as the hierarchy the target came from) */
 	int f[4];
 	int x = cx(t->b), y = cy(t->b);
 	if (keyboard_shown(d)) {
@@ -588,6 +705,9 @@ static int baseline(sw_drive *d, json_t *target, sw_error **err)
 {
 	bool by_ref = json_is_string(json_object_get(target, "ref"));
 	if (sw_snapshot_tracker_has_snapshot(d->t) && (by_ref || !json_is_object(target)))
+		return SW_OK;
+	/* back-to-back steps (a flow): the snapshot the previous act settled on is the screen as it is */
+	if (sw_snapshot_tracker_has_snapshot(d->t) && d->trust_settled && d->last_settled)
 		return SW_OK;
 	json_t *res = NULL;
 	int rc = snapshot_now(d, NULL, &res, err);
@@ -679,6 +799,17 @@ static int invalid(sw_error **err, const char *msg)
 static void health_after(sw_drive *d, json_t *out)
 {
 	json_t *o = json_pack("{ss}", "xml", d->last_xml ? d->last_xml : "");
+	if (o && d->obs_log && d->obs_log_since[0]) {
+		/* the settle's look read the log from the stamp the check would use: no second read */
+		json_object_set_new(o, "log", json_string(d->obs_log));
+		json_object_set_new(o, "logSince", json_string(d->obs_log_since));
+	}
+	const sw__screen *scr = sw__snapshot_current(d->t);
+	const char *slash = d->obs_focus ? strchr(d->obs_focus, '/') : NULL;
+	if (o && scr && scr->package && slash && (size_t)(slash - d->obs_focus) == strlen(scr->package) &&
+	    !strncmp(d->obs_focus, scr->package, strlen(scr->package)))
+		/* the foreground as the same look saw it: the dump's window and the app's visible activity */
+		json_object_set_new(o, "foreground", json_pack("{ssss}", "package", scr->package, "activity", slash + 1));
 	char *oj = o ? sw__json_compact(o) : NULL, *hj = NULL;
 	json_decref(o);
 	sw_error *e = NULL;
@@ -848,8 +979,10 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 			json_object_set_new(out, "ref", json_string(ref));
 		}
 		changed_state = true;
-		if ((rc = sw_device_tap(d->dev, x, y, dur > 0 ? dur : 0, err)) < 0)
+		if ((rc = sw_device_tap(d->dev, x, y, dur > 0 ? dur : 0, err)) < 0) {
+			input_failed(err, rc, keyboard_hidden);
 			goto out;
+		}
 		json_object_set_new(out, "point", json_pack("[ii]", x, y));
 		if (keyboard_hidden)
 			json_object_set_new(out, "keyboardHidden", json_true());
@@ -885,8 +1018,10 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 			if (!ignore_overlay && (rc = check_obstruction(d, &tgt, &keyboard_hidden, warnings, err)) < 0)
 				goto out;
 			changed_state = true;
-			if ((rc = sw_device_tap(d->dev, cx(tgt.b), cy(tgt.b), 0, err)) < 0)
+			if ((rc = sw_device_tap(d->dev, cx(tgt.b), cy(tgt.b), 0, err)) < 0) {
+				input_failed(err, rc, keyboard_hidden);
 				goto out;
+			}
 		}
 		changed_state = true;
 		if ((!is_type || !mode || !strcmp(mode, "replace")) && (rc = clear_field(d, tgt.text_chars, err)) < 0)
@@ -993,7 +1128,8 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 				json_decref(res);
 				res = NULL;
 				bool st;
-				if ((rc = settle(d, timeout, verbose, &res, &st, err)) < 0)
+				const char *sig = NULL;
+				if ((rc = settle(d, timeout, verbose, NULL, &res, &st, &sig, err)) < 0)
 					goto out;
 				if (!json_is_true(json_object_get(json_object_get(res, "diff"), "changed")))
 					end = true;
@@ -1020,8 +1156,10 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
 			goto out;
 		changed_state = true;
-		if ((rc = sw_device_press_key(d->dev, key, err)) < 0)
+		if ((rc = sw_device_press_key(d->dev, key, err)) < 0) {
+			input_failed(err, rc, false);
 			goto out;
+		}
 		json_object_set_new(out, "key", json_string(key));
 	} else if (!strcmp(action, "open_url")) {
 		const char *url = json_string_value(json_object_get(args, "url"));
@@ -1072,13 +1210,29 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 
 	/* settle and observe (scroll already observed after each swipe) */
 	bool settled = true;
+	const char *signal = NULL;
 	if (!res || strcmp(action, "scroll") != 0) {
 		json_decref(res);
 		res = NULL;
-		if ((rc = settle(d, timeout, verbose, &res, &settled, err)) < 0)
+		char since[40];
+		bool health = d->session && !json_is_false(json_object_get(args, "health"));
+		if (health)
+			sw__health_log_since(d->session, d->dev, since);
+		if ((rc = settle(d, timeout, verbose, health ? since : NULL, &res, &settled, &signal, err)) < 0)
 			goto out;
 	}
 	json_object_set_new(out, "settled", json_boolean(settled));
+	if (signal && settled)
+		json_object_set_new(out, "settleSignal", json_string(signal));
+	if (signal && !settled) {
+		char note[160];
+		snprintf(note, sizeof(note),
+		         "the screen was still changing at the %d ms deadline (it drew frames and every dump differed); "
+		         "the result is the last look",
+		         timeout);
+		json_object_set_new(out, "settleTimedOut", json_true());
+		json_array_append_new(warnings, json_string(note));
+	}
 	add_observation(out, res, observe_mode);
 	json_object_set_new(out, "changedState", json_boolean(changed_state));
 	if (d->session && !json_is_false(json_object_get(args, "health")))
@@ -1089,6 +1243,8 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 		json_object_set(out, "notes", notes);
 	*out_res = json_incref(out);
 out:
+	if (rc < 0 && d)
+		d->last_settled = false;
 	if (rc < 0 && err && *err && !json_object_get(sw__error_details(*err), "changedState"))
 		mark_state(err, changed_state);
 	if (typed) {

@@ -62,6 +62,8 @@ static int unsupported(const sw_device *dev, const char *what, sw_error **err)
 #define HAS(dev, cap, slot) ((dev) && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
 /* a version 2 slot: never read from a table written for version 1 (it is shorter) */
 #define HAS2(dev, cap, slot) ((dev) && (dev)->ops->version >= 2 && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
+/* a version 3 slot */
+#define HAS3(dev, cap, slot) ((dev) && (dev)->ops->version >= 3 && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
 
 int sw_device_describe(sw_device *dev, char **out_json, sw_error **err)
 {
@@ -346,4 +348,66 @@ void sw_drivers_shutdown(sw_ctx *ctx)
 	for (size_t i = 0; i < SW_ARRAY_SIZE(known); i++)
 		if (known[i]->version >= 2 && known[i]->shutdown)
 			known[i]->shutdown(ctx);
+}
+
+/* ---- version 3 ---------------------------------------------------------------- */
+
+void sw_observation_clear(sw_observation *o)
+{
+	if (!o)
+		return;
+	free(o->xml);
+	free(o->dump_error);
+	free(o->focus);
+	free(o->log);
+	memset(o, 0, sizeof(*o));
+	o->version = SW_OBSERVATION_VERSION;
+	o->frames_before = o->frames_after = -1;
+	o->keyboard_shown = -1;
+}
+
+int sw_device_observe(sw_device *dev, const sw_observe_request *req, sw_observation *out, sw_error **err)
+{
+	if (!dev || !req || !out)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "device, request and out must not be NULL");
+	if (req->version == 0 || req->version > SW_OBSERVE_REQUEST_VERSION)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_observe_request version %u is not known (this library knows up to %d)",
+		                     req->version, SW_OBSERVE_REQUEST_VERSION);
+	memset(out, 0, sizeof(*out)); /* @out may be uninitialised: nothing in it is freed */
+	out->version = SW_OBSERVATION_VERSION;
+	out->frames_before = out->frames_after = -1;
+	out->keyboard_shown = -1;
+	if (HAS3(dev, SW_DRIVER_CAP_OBSERVE, observe))
+		return dev->ops->observe(dev->state, req, out, err);
+	/* the same look through the older slots, one call each */
+	if (!HAS(dev, SW_DRIVER_CAP_DUMP, dump_ui))
+		return unsupported(dev, "read the UI hierarchy", err);
+	sw_error *e = NULL;
+	int rc = dev->ops->dump_ui(dev->state, &out->xml, &out->xml_len, &e);
+	if (rc < 0) {
+		if (!e || strcmp(sw_error_failure_code(e), "SNAPSHOT_FAILED") != 0) {
+			sw__error_propagate(err, e);
+			return rc;
+		}
+		out->xml = NULL;
+		out->dump_error = sw__strdup(sw_error_message(e));
+		sw_error_free(e);
+	}
+	if (req->want_keyboard && HAS(dev, SW_DRIVER_CAP_KEYBOARD, keyboard)) {
+		char *kb = NULL;
+		if (dev->ops->keyboard(dev->state, &kb, NULL) == SW_OK && kb) {
+			json_t *k = json_loads(kb, 0, NULL);
+			out->keyboard_shown = json_is_true(json_object_get(k, "shown")) ? 1 : 0;
+			json_decref(k);
+		}
+		free(kb);
+	}
+	if (req->want_log && HAS2(dev, SW_DRIVER_CAP_LOGS, log_read)) {
+		if (dev->ops->log_read(dev->state, req->log_since, &out->log, &out->log_len, NULL) < 0) {
+			out->log = NULL;
+			out->log_len = 0;
+		}
+	}
+	return SW_OK;
 }

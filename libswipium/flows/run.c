@@ -929,7 +929,7 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 	const char *name = json_string_value(json_object_get(flow, "name"));
 	int64_t t0 = sw_monotonic_ms();
 	const char *failed_phase = NULL, *failed_kind = NULL;
-	char *fail_code = NULL, *fail_msg = NULL, *shot = NULL;
+	char *fail_code = NULL, *fail_msg = NULL, *shot = NULL, *stop_reason = NULL;
 	long failed_index = -1;
 	sw_error *pe = NULL;
 	if (preflight(&r, &pe) < 0) {
@@ -938,7 +938,10 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 		sw_error_free(pe);
 	} else {
 		const char *phases[] = {"setup", "steps", "teardown"};
-		for (size_t p = 0; p < 3; p++) {
+		/* the steps run back to back: a step resolves its selector on the screen the previous step settled on */
+		if (o->drive)
+			sw__drive_trust_settled(o->drive, true);
+		for (size_t p = 0; p < 3 && !stop_reason; p++) {
 			bool is_teardown = p == 2;
 			if (!is_teardown && fail_code)
 				continue;
@@ -950,6 +953,22 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 				                        "kind", json_object_get(st, "kind"));
 				sw_error *se = NULL;
 				int64_t s0 = sw_monotonic_ms();
+				/* the session's budget holds inside a flow: a spent budget ends the flow at this step */
+				char *why = NULL;
+				if (o->session && sw_session_budget_exhausted(o->session, &why) == 1) {
+					stop_reason = why ? why : sw__strdup("budget reached");
+					why = NULL;
+					failed_phase = phases[p];
+					failed_index = (long)i;
+					failed_kind = json_string_value(json_object_get(st, "kind"));
+					json_object_set_new(rec, "ok", json_false());
+					json_object_set_new(rec, "durationMs", json_integer(0));
+					json_object_set_new(rec, "stopped", json_true());
+					json_object_set_new(rec, "reason", json_string(stop_reason));
+					json_array_append_new(steps, rec);
+					break;
+				}
+				sw_free(why);
 				int src = cancelled(&r) ? sw__error_set(&se, SW_ECANCELLED, "CANCELLED", NULL,
 				                                        "the flow run was cancelled")
 				                        : run_step(&r, st, rec, &se);
@@ -976,10 +995,27 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 			}
 		}
 	}
+	if (o->drive)
+		sw__drive_trust_settled(o->drive, false);
 	const char *outcome = "pass", *category = NULL;
 	if (fail_code)
 		category = category_for(fail_code, &outcome);
-	res = json_pack("{ss?,ss,sb}", "name", name, "outcome", outcome, "passed", fail_code == NULL);
+	if (stop_reason && !fail_code) {
+		outcome = "blocked";
+		category = "other";
+	}
+	res = json_pack("{ss?,ss,sb}", "name", name, "outcome", outcome, "passed", fail_code == NULL && !stop_reason);
+	if (stop_reason) {
+		/* a budget stop is not a failure of the app: stopped, the budget's reason, and the step it stopped at */
+		json_object_set_new(res, "stopped", json_true());
+		json_object_set_new(res, "reason", json_string(stop_reason));
+		if (!fail_code) {
+			json_object_set_new(res, "failedAtStep", json_integer(failed_index));
+			json_object_set_new(res, "failedPhase", json_string(failed_phase));
+			json_object_set_new(res, "failedKind", json_string(failed_kind));
+			json_object_set_new(res, "message", json_string(stop_reason));
+		}
+	}
 	if (path)
 		json_object_set_new(res, "path", json_string(path));
 	if (fail_code) {
@@ -1026,6 +1062,11 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 		                   : sw__asprintf("%s: %s", fail_code, fail_msg ? fail_msg : "");
 		json_object_set_new(note, "reason", json_string(reason ? reason : fail_code));
 		free(reason);
+	} else if (stop_reason) {
+		char *reason = sw__asprintf("stopped before %s step %ld (%s): %s", failed_phase, failed_index, failed_kind,
+		                            stop_reason);
+		json_object_set_new(note, "reason", json_string(reason ? reason : stop_reason));
+		free(reason);
 	} else {
 		json_object_set_new(note, "evidenceKind", json_string("structured_locator"));
 	}
@@ -1057,6 +1098,7 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 	sw_session_flush(o->session, NULL);
 	free(fail_code);
 	free(fail_msg);
+	free(stop_reason);
 	free(shot);
 
 	char *raw = sw__json_compact(res), *red = NULL;

@@ -10,6 +10,7 @@
 #include <libxml/tree.h>
 
 #include "../device/devctl-internal.h"
+#include "health-internal.h"
 
 struct kind_info {
 	const char *kind, *severity, *layer, *code;
@@ -728,11 +729,28 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 		char *lc = NULL;
 		size_t lcl = 0;
 		sw_error *e = NULL;
-		char since[40];
+		char since[40], from[40];
 		logcat_stamp(device_ms(dev, sw_session_created_at(s)), since);
 		json_t *devrec = sw__dc_session_get(s, "device");
 		const char *marker = json_string_value(json_object_get(devrec, "logcatMarker"));
-		if (sw_device_log_read(dev, marker ? NULL : since, &lc, &lcl, &e) == SW_OK) {
+		/* read from the last marker's time on (its line is skipped by the scan), else from the session's start:
+		 * the bytes since the last look, never the whole buffer; a cleared or wrapped buffer only loses lines
+		 * that are gone from the device anyway */
+		snprintf(from, sizeof(from), "%s", since);
+		if (marker && strlen(marker) >= 18 && marker[18] == '#')
+			snprintf(from, sizeof(from), "%.18s", marker);
+		const char *given_log = json_string_value(json_object_get(opts, "log"));
+		const char *given_from = json_string_value(json_object_get(opts, "logSince"));
+		int lrc;
+		if (given_log && given_from && !strcmp(given_from, from)) {
+			/* the caller read the log itself from the stamp this check would use (the act loop's observation) */
+			lc = sw__strdup(given_log);
+			lcl = lc ? strlen(lc) : 0;
+			lrc = lc ? SW_OK : sw__error_nomem(&e);
+		} else {
+			lrc = sw_device_log_read(dev, from, &lc, &lcl, &e);
+		}
+		if (lrc == SW_OK) {
 			json_t *lo = json_pack("{s:s}", "since", since);
 			if (app)
 				json_object_set_new(lo, "appId", json_string(app));
@@ -765,11 +783,14 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 		sw_free(lc);
 	}
 
-	/* 2. foreground */
+	/* 2. foreground (the caller may pass what it just read: {package, activity}) */
 	{
 		char *fj = NULL;
 		sw_error *e = NULL;
-		if (sw_device_foreground(dev, &fj, &e) == SW_OK) {
+		json_t *given_fg = json_object_get(opts, "foreground");
+		if (json_is_string(json_object_get(given_fg, "package")))
+			fj = json_dumps(given_fg, JSON_COMPACT);
+		if (fj || sw_device_foreground(dev, &fj, &e) == SW_OK) {
 			json_decref(fg);
 			fg = json_loads(fj, 0, NULL);
 			if (!fg)
@@ -1144,4 +1165,14 @@ out:
 	free(app);
 	json_decref(opts);
 	return rc;
+}
+
+void sw__health_log_since(sw_session *s, sw_device *dev, char out[40])
+{
+	logcat_stamp(device_ms(dev, sw_session_created_at(s)), out);
+	json_t *devrec = sw__dc_session_get(s, "device");
+	const char *marker = json_string_value(json_object_get(devrec, "logcatMarker"));
+	if (marker && strlen(marker) >= 18 && marker[18] == '#')
+		snprintf(out, 40, "%.18s", marker);
+	json_decref(devrec);
 }

@@ -588,5 +588,142 @@ class CancelBoot(Base):
                 self.assertEqual(self.job_record(env, sid, job_id)["status"], "cancelled")
 
 
+class ActLoop(Base):
+    """The act loop at the stock tools' minimum (issue 12, item 7), counted by the vdevice's --stats log."""
+
+    def stats(self):
+        with open(self.stats_path) as f:
+            return [json.loads(l) for l in f if l.strip()]
+
+    def since(self, mark):
+        return self.stats()[mark:]
+
+    def start(self, env_app="login", pkg="com.example.login"):
+        self.stats_path = os.path.join(self.tmp, "stats.jsonl")
+        self.env = VDeviceEnv(app=env_app, device_args=["--stats", self.stats_path]).__enter__()
+        self.env.shell("monkey -p %s -c android.intent.category.LAUNCHER 1" % pkg)
+        self.s = self.server(self.env)
+        self.sid = self.session(self.s, budget={"maxActions": 100, "maxNoChangeActions": 100})
+        snap = sc(self.s.tool("qa_snapshot", {"sessionId": self.sid}))
+        # the first act of a binding reads the device clock once (`date`, for the log stamps)
+        r = self.s.tool("qa_act", {"sessionId": self.sid, "action": "wait", "timeoutMs": 100})
+        self.assertIn("health", sc(r), r)
+        return snap
+
+    def tearDown(self):
+        if getattr(self, "s", None):
+            self.s.close()
+        if getattr(self, "env", None):
+            self.env.__exit__(None, None, None)
+        super().tearDown()
+
+    def ref(self, snap, needle):
+        return [l for l in snap["elements"] if needle in l][0].split()[0]
+
+    def test_tap_is_one_input_and_one_look(self):
+        snap = self.start()
+        mark = len(self.stats())
+        r = self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap",
+                                   "target": {"ref": self.ref(snap, '"Remember me"')}})
+        res = sc(r)
+        self.assertTrue(res["changed"] and res["settled"], res)
+        self.assertEqual(res["settleSignal"], "frames")
+        self.assertIn("health", res)
+        self.assertTrue(res["health"]["checked"]["logcat"] and res["health"]["checked"]["foreground"], res)
+        cmds = [l["cmd"] for l in self.since(mark)]
+        self.assertEqual(len(cmds), 2, cmds)
+        self.assertEqual(cmds[0], "input tap 540 930")
+        look = cmds[1]
+        for part in ("uiautomator dump /dev/tty", "dumpsys input_method", "dumpsys gfxinfo com.example.login",
+                     "logcat -d", " -T '"):
+            self.assertIn(part, look)
+        # never the old way: dump to a file and cat it, the window list, wm size, the whole log
+        for l in self.stats():
+            self.assertNotIn("cat /sdcard/window_dump.xml", l["cmd"])
+            self.assertFalse(l["cmd"].startswith("wm size"), l["cmd"])
+            self.assertFalse(l["cmd"].startswith("dumpsys window"), l["cmd"])
+
+    def test_typing_is_one_input_per_phase(self):
+        snap = self.start()
+        email = self.ref(snap, "#email")
+        mark = len(self.stats())
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "type", "target": {"ref": email},
+                                        "text": "ann@example.com"}))
+        self.assertEqual(res["typedChars"], 15)
+        cmds = [l["cmd"] for l in self.since(mark)]
+        # the field was not focused: one focusing tap, its text (the hint, 5 characters) cleared in one key
+        # sequence, one input text, one look; the keyboard's frame is read once per rotation when it first shows
+        self.assertEqual(cmds[0], "input tap 540 590")
+        self.assertEqual(cmds[1], "input keyevent 123" + " 67" * 5)
+        # the text on adb shell's stdin (never in an argv): one line, one invocation
+        self.assertTrue(cmds[2].startswith("input text 'ann@example.com' && echo "), cmds)
+        self.assertIn("uiautomator dump /dev/tty", cmds[3])
+        self.assertEqual(cmds[4:], ["dumpsys input_method", "dumpsys window windows"])
+        snap = sc(self.s.tool("qa_snapshot", {"sessionId": self.sid}))
+        self.assertIn("(focused)", [l for l in snap["elements"] if "#email" in l][0])
+        mark = len(self.stats())
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "type", "target": {"ref": email},
+                                        "text": "bob@example.com"}))
+        cmds = [l["cmd"] for l in self.since(mark)]
+        # focused already: no tap; the 15 old characters go in one key sequence
+        self.assertEqual(len(cmds), 3, cmds)
+        self.assertEqual(cmds[0], "input keyevent 123" + " 67" * 15)
+        self.assertTrue(cmds[1].startswith("input text "), cmds)
+        snap = sc(self.s.tool("qa_snapshot", {"sessionId": self.sid}))
+        self.assertIn('"bob@example.com"', [l for l in snap["elements"] if "#email" in l][0])
+
+    def test_a_screen_that_never_settles_gives_up_at_the_deadline(self):
+        snap = self.start()
+        self.env.shell("setprop debug.vdevice.animating 1")
+        t0 = time.monotonic()
+        r = self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap", "timeoutMs": 1500,
+                                   "target": {"ref": self.ref(snap, '"Remember me"')}})
+        took = time.monotonic() - t0
+        res = sc(r)
+        self.assertFalse(r["result"].get("isError"), r)
+        self.assertIs(res["settled"], False)
+        self.assertIs(res["settleTimedOut"], True)
+        self.assertTrue(any("1500 ms deadline" in w for w in res["warnings"]), res)
+        self.assertGreaterEqual(took, 1.4)
+        self.assertLess(took, 20)
+        self.assertIn("health", res)
+        # the screen stops: the next act settles on the frame signal again
+        self.env.shell("setprop debug.vdevice.animating 0")
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap",
+                                        "target": {"ref": self.ref(snap, '"Remember me"')}}))
+        self.assertTrue(res["settled"], res)
+
+    def test_log_read_since_the_marker_survives_clear_and_wrap(self):
+        snap = self.start(env_app="health", pkg="com.example.shop")
+        add = self.ref(snap, '"Add to cart"')
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap", "target": {"ref": add}}))
+        self.assertEqual(res["health"]["findings"], [], res)
+        # several MB of chatter in a 2 MiB ring buffer: it wraps; the next read costs the lines since the marker
+        self.env.shell("setprop debug.vdevice.logcat_spam 3000000")
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap", "target": {"ref": add}}))
+        self.assertTrue(res["health"]["checked"]["logcat"], res)
+        mark = len(self.stats())
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap", "target": {"ref": add}}))
+        look = [l for l in self.since(mark) if "logcat" in l["cmd"]]
+        self.assertEqual(len(look), 1)
+        self.assertTrue(res["health"]["checked"]["logcat"], res)
+        # the buffer holds about 2 MB, the read only what came since the marker
+        self.assertGreater(len(self.env.adb("exec-out", "logcat -d").stdout), 1500000)
+        self.assertLess(look[0]["bytes"], 64 * 1024, look[0])
+        # then `logcat -c` between two looks, and a crash: still caught
+        self.env.shell("logcat -c")
+        snap = sc(self.s.tool("qa_snapshot", {"sessionId": self.sid}))
+        mark = len(self.stats())
+        res = sc(self.s.tool("qa_act", {"sessionId": self.sid, "action": "tap",
+                                        "target": {"ref": self.ref(snap, '"Checkout"')}}))
+        self.assertIn("health", res, res)
+        kinds = [f["kind"] for f in res["health"]["findings"]]
+        self.assertIn("native_crash", kinds, res)
+        self.assertTrue(res["health"]["crashed"])
+        small = [l for l in self.since(mark) if "logcat" in l["cmd"]]
+        self.assertEqual(len(small), 1)
+        self.assertLess(small[0]["bytes"], 64 * 1024, small[0])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

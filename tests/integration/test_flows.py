@@ -4,6 +4,7 @@ Android device (tests/vdevice) through the real adb. Run with /usr/bin/python3 t
 import fcntl
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -104,6 +105,13 @@ def write(path, text):
         f.write(text)
 
 
+BUDGET_TAPS = """name: budget taps
+appId: com.example.login
+steps:
+  - prepareTarget
+""" + '  - tap: "Remember me"\n' * 6
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         if not CLI:
@@ -113,7 +121,7 @@ class Base(unittest.TestCase):
         write(os.path.join(self.project, "package.json"), "{}")
         flows = os.path.join(self.project, ".swipium", "flows")
         for name, text in (("login", LOGIN), ("wrong", WRONG), ("renamed", RENAMED), ("restart", MUTATING), ("offline", OFFLINE),
-                           ("scroll", SCROLL), ("relogin", LOGIN_AFTER_RESTART)):
+                           ("scroll", SCROLL), ("relogin", LOGIN_AFTER_RESTART), ("budget", BUDGET_TAPS)):
             write(os.path.join(flows, name + ".yaml"), text)
         write(os.path.join(self.project, ".swipium", "packs", "ci.yaml"), "name: ci\nflows:\n  - login\n  - wrong\n")
 
@@ -395,6 +403,33 @@ class McpFlows(Base):
         r = s.tool("qa_start_session", {"projectRoot": self.project})
         self.assertFalse(r["result"].get("isError"), r)
         return r["result"]["structuredContent"]["sessionId"]
+
+    def test_the_action_budget_holds_inside_flows_both_ways(self):
+        """A budget stop ends the flow at that step, the same through qa_flow_run and `swipium run`."""
+        with VDeviceEnv(app="login") as env:
+            s = self.server(env)
+            results = []
+            for how in ("qa_flow_run", "swipium run"):
+                r = s.tool("qa_start_session", {"projectRoot": self.project, "budget": {"maxActions": 3}})
+                sid = r["result"]["structuredContent"]["sessionId"]
+                if how == "qa_flow_run":
+                    res = s.tool("qa_flow_run", {"sessionId": sid, "flow": "budget"})["result"]["structuredContent"]
+                    results.append((res["failedAtStep"], res["failedPhase"], res["reason"]))
+                    self.assertIs(res["passed"], False)
+                    self.assertIs(res["stopped"], True)
+                    self.assertEqual(res["outcome"], "blocked")
+                    self.assertIn("action budget reached", res["reason"])
+                    self.assertTrue(res["steps"][-1]["stopped"])
+                else:
+                    p = self.run_cli(env, "run", "budget", "--root", self.project, "--session", sid)
+                    self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                    m = re.search(r"BLOCK budget taps at (\w+)\[(\d+)\] tap: stopped: (.*)", p.stdout)
+                    self.assertIsNotNone(m, p.stdout)
+                    results.append((int(m.group(2)), m.group(1), m.group(3)))
+            self.assertEqual(results[0], results[1])
+            # the flow stopped before its last taps: the budget held
+            self.assertLess(results[0][0], 6)
+            s.close()
 
     def test_tools_run_check_repair(self):
         with VDeviceEnv(app="login") as env:

@@ -9,6 +9,7 @@
 
 #include "sw-internal.h"
 #include "../../libswipium/drivers/android/android-internal.h"
+#include "../../libswipium/drivers/android/observe.h"
 
 static char *words_json(const char *text)
 {
@@ -325,6 +326,77 @@ START_TEST(test_proc_runner)
 }
 END_TEST
 
+
+/* The act loop's one-invocation observation: the script it sends and how its output is read. */
+START_TEST(test_observe_script_and_parse)
+{
+	sw__android_obs_req q = {.nonce = "k3y9", .frames_pkg = "com.example.login", .stream_dump = true,
+	                         .want_keyboard = true, .want_log = true, .log_since = "12-01 20:30:00.123"};
+	char *script = sw__android_observe_script(&q);
+	ck_assert_ptr_nonnull(script);
+	ck_assert_ptr_nonnull(strstr(script, "dumpsys gfxinfo com.example.login"));
+	ck_assert_ptr_nonnull(strstr(script, "uiautomator dump /dev/tty"));
+	ck_assert_ptr_nonnull(strstr(script, "-T '12-01 20:30:00.123'"));
+	ck_assert_ptr_nonnull(strstr(script, "echo @@swipium-obs-k3y9:end"));
+	free(script);
+	/* a package or stamp the shell would interpret is never pasted in; a bad nonce builds nothing */
+	sw__android_obs_req bad = {.nonce = "k3y9", .frames_pkg = "a;reboot", .want_log = true, .log_since = "'; reboot"};
+	script = sw__android_observe_script(&bad);
+	ck_assert_ptr_null(strstr(script, "reboot"));
+	ck_assert_ptr_nonnull(strstr(script, "rm -f /sdcard/window_dump.xml; uiautomator dump /sdcard/window_dump.xml"));
+	free(script);
+	bad.nonce = "a b";
+	ck_assert_ptr_null(sw__android_observe_script(&bad));
+
+	const char *out = "@@swipium-obs-k3y9:f0\nTotal frames rendered: 120\n"
+	                  "\tcom.example.login/com.example.login.LoginActivity/android.view.ViewRootImpl@5f0e7b1 "
+	                  "(visibility=0)\n@@swipium-obs-k3y9:dump\n<?xml version='1.0' encoding='UTF-8' "
+	                  "standalone='yes' ?><hierarchy rotation=\"0\"><node text=\"@@swipium-obs-k3y9:end\" "
+	                  "bounds=\"[0,0][10,10]\" /></hierarchy>UI hierchary dumped to: /dev/tty\n"
+	                  "@@swipium-obs-k3y9:f1\nTotal frames rendered: 120\n@@swipium-obs-k3y9:ime\n"
+	                  "    mInputShown=true\n@@swipium-obs-k3y9:log\n--------- beginning of main\n"
+	                  "12-01 20:30:00.200  4242  4259 I LoginActivity: shown\n@@swipium-obs-k3y9:end\n";
+	sw__android_obs o;
+	ck_assert_int_eq(sw__android_observe_parse(out, strlen(out), "k3y9", &o), 0);
+	ck_assert_ptr_nonnull(o.xml);
+	ck_assert(sw__str_has_prefix(o.xml, "<?xml"));
+	ck_assert_ptr_nonnull(strstr(o.xml, "</hierarchy>"));
+	ck_assert_ptr_null(strstr(o.xml, "dumped to"));
+	ck_assert_int_eq(o.frames_before, 120);
+	ck_assert_int_eq(o.frames_after, 120);
+	ck_assert_str_eq(o.focus, "com.example.login/com.example.login.LoginActivity");
+	ck_assert_int_eq(o.ime_shown, 1);
+	ck_assert_ptr_nonnull(strstr(o.log, "LoginActivity: shown"));
+	sw__android_obs_clear(&o);
+	/* another nonce: the markers of the output are not ours */
+	ck_assert_int_eq(sw__android_observe_parse(out, strlen(out), "zzzz", &o), -1);
+	ck_assert_ptr_null(o.xml);
+
+	/* cut short (the device vanished mid-script): nothing is trusted */
+	const char *cut = "@@swipium-obs-k3y9:f0\nTotal frames rendered: 5\n@@swipium-obs-k3y9:dump\n<?xml "
+	                  "version='1.0'?><hierarchy><node text=\"\n@@swipium-obs-k3y9:end\"";
+	ck_assert_int_eq(sw__android_observe_parse(cut, strlen(cut), "k3y9", &o), -1);
+	ck_assert_int_eq(o.frames_before, -1);
+	sw__android_obs_clear(&o);
+
+	/* a failed dump, /dev/tty not served, a logcat that refused a buffer */
+	const char *failed = "@@swipium-obs-k3y9:dump\nERROR: could not get idle state.\n@@swipium-obs-k3y9:log\n"
+	                     "logcat: Unknown buffer 'crash'\n@@swipium-obs-k3y9:end\n";
+	ck_assert_int_eq(sw__android_observe_parse(failed, strlen(failed), "k3y9", &o), 0);
+	ck_assert_ptr_null(o.xml);
+	ck_assert_str_eq(o.dump_error, "ERROR: could not get idle state.");
+	ck_assert(!o.stream_unsupported);
+	ck_assert_ptr_null(o.log);
+	ck_assert_int_eq(o.frames_before, -1);
+	ck_assert_int_eq(o.ime_shown, -1);
+	sw__android_obs_clear(&o);
+	const char *notty = "@@swipium-obs-k3y9:dump\n/dev/tty: No such device or address\n@@swipium-obs-k3y9:end\n";
+	ck_assert_int_eq(sw__android_observe_parse(notty, strlen(notty), "k3y9", &o), 0);
+	ck_assert(o.stream_unsupported);
+	sw__android_obs_clear(&o);
+}
+END_TEST
+
 static Suite *android_suite(void)
 {
 	Suite *s = suite_create("android");
@@ -338,6 +410,7 @@ static Suite *android_suite(void)
 	tcase_add_test(tc, test_getprop_parse_and_detection);
 	tcase_add_test(tc, test_dumpsys_parsers);
 	tcase_add_test(tc, test_failure_codes);
+	tcase_add_test(tc, test_observe_script_and_parse);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tools");
 	tcase_add_test(tc, test_tool_discovery);

@@ -439,6 +439,52 @@ START_TEST(version_one_tables_keep_working)
 }
 END_TEST
 
+
+START_TEST(observe_falls_back_to_the_older_slots)
+{
+	/* a driver without the observe slot is served by dump_ui, keyboard and log_read */
+	struct rig r;
+	rig_up(&r);
+	sw_device *dev = NULL;
+	ck_assert_int_eq(sw_device_open(r.ctx, sd_ops(), NULL, &dev, NULL), SW_OK);
+	sd.keyboard = true;
+	sw_observe_request q = SW_OBSERVE_REQUEST_INIT;
+	q.want_keyboard = 1;
+	q.want_log = 1;
+	q.log_since = "12-01 20:30:00.000";
+	sw_observation o;
+	ck_assert_int_eq(sw_device_observe(dev, &q, &o, NULL), SW_OK);
+	ck_assert_uint_eq(o.version, SW_OBSERVATION_VERSION);
+	ck_assert_str_eq(o.xml, sd.xml);
+	ck_assert_int_eq(o.keyboard_shown, 1);
+	ck_assert_ptr_nonnull(o.log);
+	ck_assert_int_eq(o.frames_before, -1);
+	ck_assert_ptr_nonnull(strstr(sd.calls, "dump_ui"));
+	ck_assert_ptr_nonnull(strstr(sd.calls, "log_read"));
+	sw_observation_clear(&o);
+	/* a failed dump is not an error: no hierarchy, the reason */
+	sd.fail_slot = "dump_ui";
+	sd.fail_code = "SNAPSHOT_FAILED";
+	ck_assert_int_eq(sw_device_observe(dev, &q, &o, NULL), SW_OK);
+	ck_assert_ptr_null(o.xml);
+	ck_assert_ptr_nonnull(o.dump_error);
+	sw_observation_clear(&o);
+	/* a lost device is */
+	sw_error *err = NULL;
+	sd.fail_code = "NO_DEVICE";
+	ck_assert_int_lt(sw_device_observe(dev, &q, &o, &err), 0);
+	ck_assert_str_eq(sw_error_failure_code(err), "NO_DEVICE");
+	sw_error_free(err);
+	err = NULL;
+	/* an unknown request version is refused */
+	q.version = 0;
+	ck_assert_int_eq(sw_device_observe(dev, &q, &o, &err), SW_EINVAL);
+	sw_error_free(err);
+	sw_device_free(dev);
+	rig_down(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("device");
@@ -454,6 +500,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, wait_for_the_device);
 	tcase_add_test(tc, each_slot_fails_in_turn);
 	tcase_add_test(tc, version_one_tables_keep_working);
+	tcase_add_test(tc, observe_falls_back_to_the_older_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }

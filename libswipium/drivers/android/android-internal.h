@@ -78,6 +78,7 @@ typedef struct sw__android_dev {
 	long clock_offset_s;
 	int (*abort_fn)(void *ud); /* nullable: every adb run of the handle stops (CANCELLED) when it says so */
 	void *abort_ud;
+	bool dump_via_file; /* observe: `uiautomator dump /dev/tty` printed no hierarchy here, use the dump file */
 } sw__android_dev;
 
 /*

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "android-internal.h"
+#include "observe.h"
 
 #define ADB_TIMEOUT_MS 20000
 #define INSTALL_TIMEOUT_MS 240000
@@ -792,21 +793,18 @@ static int android_press_key(void *state, const char *key, sw_error **err)
 
 static int android_clear_text(void *state, size_t chars, sw_error **err)
 {
-	/* MOVE_END, then DEL in batches: one adb call per 100 characters */
-	int rc = sw__android_shell_ok(state, "input keyevent 123", "UNKNOWN", err);
-	while (rc == SW_OK && chars > 0) {
-		size_t n = chars > 100 ? 100 : chars;
-		sw_buf b = SW_BUF_INIT;
-		sw__buf_puts(&b, "input keyevent");
-		for (size_t i = 0; i < n; i++)
-			sw__buf_puts(&b, " 67");
-		char *cmd = sw__buf_steal(&b, NULL);
-		if (!cmd)
-			return sw__error_nomem(err);
-		rc = sw__android_shell_ok(state, cmd, "UNKNOWN", err);
-		free(cmd);
-		chars -= n;
-	}
+	/* one key sequence in one `input` command: MOVE_END, then DEL for each character */
+	if (chars > 1000)
+		chars = 1000;
+	sw_buf b = SW_BUF_INIT;
+	sw__buf_puts(&b, "input keyevent 123");
+	for (size_t i = 0; i < chars; i++)
+		sw__buf_puts(&b, " 67");
+	char *cmd = sw__buf_steal(&b, NULL);
+	if (!cmd)
+		return sw__error_nomem(err);
+	int rc = sw__android_shell_ok(state, cmd, "UNKNOWN", err);
+	free(cmd);
 	return rc;
 }
 
@@ -933,7 +931,8 @@ static const struct sw_driver_ops android_ops = {
     .caps = SW_DRIVER_CAP_DUMP | SW_DRIVER_CAP_SCREENCAP | SW_DRIVER_CAP_INPUT | SW_DRIVER_CAP_OPEN_URL |
             SW_DRIVER_CAP_APP | SW_DRIVER_CAP_KEYBOARD | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS |
             SW_DRIVER_CAP_ROTATION | SW_DRIVER_CAP_NETWORK | SW_DRIVER_CAP_GEO | SW_DRIVER_CAP_LOGS |
-            SW_DRIVER_CAP_RECORD | SW_DRIVER_CAP_APP_DATA | SW_DRIVER_CAP_SETTINGS | SW_DRIVER_CAP_DEVICES,
+            SW_DRIVER_CAP_RECORD | SW_DRIVER_CAP_APP_DATA | SW_DRIVER_CAP_SETTINGS | SW_DRIVER_CAP_DEVICES |
+            SW_DRIVER_CAP_OBSERVE,
     .probe = android_probe,
     .release = android_release,
     .describe = android_describe,
@@ -970,6 +969,8 @@ static const struct sw_driver_ops android_ops = {
     .setting_put = sw__android_setting_put,
     .devices = sw__android_devices_slot,
     .shutdown = sw__android_shutdown,
+    /* version 3 (observe.c) */
+    .observe = sw__android_observe,
 };
 
 const struct sw_driver_ops *sw_driver_android(void)

@@ -248,11 +248,15 @@ int sw__android_geo_fix(void *state, double lat, double lng, sw_error **err)
 
 int sw__android_log_read(void *state, const char *since, char **text, size_t *len, sw_error **err)
 {
-	/* The whole buffer for now: the caller scans from its marker / @since, so earlier lines are harmless. */
-	(void)since;
+	/* Only the lines from @since on (logcat -T): a read costs the bytes since the last look, not the buffer. */
 	sw__android_dev *d = state;
 	sw__proc_result r;
-	int rc = sw__android_shell(d, "logcat -d -b main -b system -b crash -v threadtime", SHELL_TIMEOUT_MS, &r, err);
+	bool stamp = since && strlen(since) >= 14 && strlen(since) <= 18 && since[2] == '-' && since[5] == ' ' &&
+	             strspn(since, "0123456789- :.") == strlen(since);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "logcat -d -b main -b system -b crash -v threadtime%s%s%s", stamp ? " -T '" : "",
+	         stamp ? since : "", stamp ? "'" : "");
+	int rc = sw__android_shell(d, cmd, SHELL_TIMEOUT_MS, &r, err);
 	if (rc < 0)
 		return rc;
 	if (r.status != 0) {

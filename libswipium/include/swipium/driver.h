@@ -30,14 +30,45 @@ enum sw_driver_cap {
 	SW_DRIVER_CAP_APP_DATA = 1u << 13, /**< clear_app_data */
 	SW_DRIVER_CAP_SETTINGS = 1u << 14, /**< setting_get, setting_put */
 	SW_DRIVER_CAP_DEVICES = 1u << 15,  /**< devices (no bound device needed) */
+	/* ---- version 3 ---- */
+	SW_DRIVER_CAP_OBSERVE = 1u << 16, /**< observe */
 };
+
+/** The version of sw_observe_request described here. */
+#define SW_OBSERVE_REQUEST_VERSION 1
+/** What one observation reads besides the UI hierarchy (see struct sw_driver_ops.observe). */
+typedef struct sw_observe_request {
+	unsigned version; /**< SW_OBSERVE_REQUEST_VERSION */
+	/** nullable: the app whose frame counter is read just before and just after the hierarchy */
+	const char *frames_app;
+	int want_keyboard; /**< also read whether the soft keyboard is shown */
+	int want_log;      /**< also read the device log... */
+	/** ...from this threadtime stamp "MM-DD hh:mm:ss.mmm" on (nullable: all of it) */
+	const char *log_since;
+} sw_observe_request;
+#define SW_OBSERVE_REQUEST_INIT {SW_OBSERVE_REQUEST_VERSION, NULL, 0, 0, NULL}
+
+/** The version of sw_observation described here (the library fills it). */
+#define SW_OBSERVATION_VERSION 1
+/** One look at the screen. Release with sw_observation_clear(). */
+typedef struct sw_observation {
+	unsigned version; /**< SW_OBSERVATION_VERSION, set by the library */
+	char *xml;                        /**< the UI hierarchy, or NULL when the dump failed (dump_error says why) */
+	size_t xml_len;
+	char *dump_error;                 /**< what the dump said instead; NULL with xml */
+	long frames_before, frames_after; /**< frames the app had rendered before / after the dump; -1 unknown */
+	char *focus;                      /**< "package/Activity" of frames_app's visible window, or NULL */
+	int keyboard_shown;               /**< 1 shown, 0 hidden, -1 not read */
+	char *log;                        /**< the log lines (threadtime), or NULL when not read */
+	size_t log_len;
+} sw_observation;
 
 /**
  * The version of struct sw_driver_ops described here. Slots are only ever appended: a table written
  * for version N has exactly the slots up to the "version N" line below, and the library never reads
  * a slot past its table's version (version 1 tables keep working, without the version 2 capabilities).
  */
-#define SW_DRIVER_OPS_VERSION 2
+#define SW_DRIVER_OPS_VERSION 3
 
 /**
  * One platform driver. Every slot receives the state its probe returned.
@@ -124,6 +155,16 @@ struct sw_driver_ops {
 	int (*devices)(sw_ctx *ctx, char **out_json, sw_error **err);
 	/** Stops what the driver started in the background for this process (a tool daemon); may be NULL. */
 	void (*shutdown)(sw_ctx *ctx);
+
+	/* ---- version 3: the act loop ---- */
+
+	/**
+	 * One look at the screen in one device round trip: the UI hierarchy and, as @req asks, the frame
+	 * counter around it (a settle signal: unchanged, nothing was drawn while the hierarchy was read),
+	 * the keyboard state and the log since a stamp. A failed dump is not an error: out->xml is NULL
+	 * and out->dump_error says why. SW_DRIVER_CAP_OBSERVE.
+	 */
+	int (*observe)(void *state, const sw_observe_request *req, sw_observation *out, sw_error **err);
 };
 
 /** The Android driver (adb). (transfer none) */
@@ -199,6 +240,16 @@ SW_API int sw_device_record_start(sw_device *dev, int time_limit_s, sw_recording
 SW_API int sw_recording_poll(sw_recording *rec);
 /** Stops, saves to @local_path (NULL: discards) and frees @rec (always, even on failure). */
 SW_API int sw_recording_stop(sw_recording *rec, const char *local_path, sw_error **err);
+
+/* ---- version 3 ---- */
+
+/**
+ * One look at the screen (see struct sw_driver_ops.observe). A driver without the observe slot is
+ * served by its dump_ui, keyboard and log_read slots, one call each (frames stay -1).
+ */
+SW_API int sw_device_observe(sw_device *dev, const sw_observe_request *req, sw_observation *out, sw_error **err);
+/** Frees what @o holds and zeroes it. NULL is accepted. */
+SW_API void sw_observation_clear(sw_observation *o);
 
 /** The devices @ops can see, without binding one: [{serial, state}]. (transfer full) */
 SW_API int sw_driver_devices(const struct sw_driver_ops *ops, sw_ctx *ctx, char **out_json, sw_error **err);
