@@ -443,21 +443,18 @@ int cmd_run(int argc, char **argv)
 		}
 		json_decref(res);
 	}
-	/* a flow that left the device offline gets its network back, as qa_report does */
-	char *restore = NULL;
-	if (sw_devctl_network_restore(ctx, s, "swipium run", &restore, NULL) == SW_OK && restore &&
-	    strstr(restore, "\"restored\":true"))
-		printf("restored the network the flows changed\n");
-	sw_free(restore);
-	char *meta = NULL;
-	if (sw_flow_save_report(s, &meta, &err) != SW_OK) {
+	/* the library's one report pipeline, as qa_report: network restore, assemble, redact, save, manifest */
+	char *saved = NULL;
+	if (sw_report_save(ctx, s, "{\"format\":\"json\",\"tool\":\"swipium run\"}", &saved, NULL, &err) != SW_OK) {
 		fprintf(stderr, "swipium run: could not save the report: %s\n", sw_error_message(err));
 		goto out;
 	}
-	json_t *mj = json_loads(meta, 0, NULL);
-	sw_free(meta);
+	json_t *mj = json_loads(saved, 0, NULL);
+	sw_free(saved);
+	if (json_is_true(json_object_get(mj, "networkRestored")))
+		printf("restored the network the flows changed\n");
 	printf("%zu of %zu flow(s) passed; session %s; report %s\n", passed, total, sw_session_id(s),
-	       json_string_value(json_object_get(mj, "path")));
+	       json_string_value(json_object_get(mj, "reportPath")));
 	printf("Render it with: swipium report --latest --root %s --format junit\n", root);
 	json_decref(mj);
 	exit_code = passed == total ? CLI_EXIT_OK : CLI_EXIT_FAIL;

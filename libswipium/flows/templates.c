@@ -189,24 +189,18 @@ SW_API int sw_flow_save_report(sw_session *s, char **meta_json, sw_error **err)
 {
 	if (!s)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "session must not be NULL");
-	char *text = NULL, *red = NULL;
-	int rc = sw_report_assemble(s, NULL, &text, err);
+	/* the one report pipeline (sw_report_save), without a device to restore */
+	char *out = NULL;
+	int rc = sw_report_save(NULL, s, "{\"format\":\"json\",\"restoreNetwork\":false}", &out, NULL, err);
 	if (rc < 0)
 		return rc;
-	/* deep-redact before saving, as qa_report does */
-	sw_redactor *r = sw_session_redactor(s);
-	if (r && sw_redactor_count(r) > 0) {
-		if ((rc = sw_redactor_redact_json(r, text, &red, err)) < 0) {
-			sw_free(text);
-			return rc;
-		}
-		sw_free(text);
-		text = red;
-	}
-	char name[64];
-	snprintf(name, sizeof(name), "report-%lld.json", (long long)sw_wall_ms());
-	rc = sw_artifact_save(s, "report", name, "application/json", text, strlen(text), "flow run report", meta_json,
-	                      err);
-	sw_free(text);
-	return rc;
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	json_t *meta = json_pack("{s:O,s:O}", "uri", json_object_get(res, "reportUri"), "path",
+	                         json_object_get(res, "reportPath"));
+	json_decref(res);
+	if (meta_json)
+		*meta_json = meta ? sw__json_compact(meta) : NULL;
+	json_decref(meta);
+	return meta_json && !*meta_json ? sw__error_nomem(err) : SW_OK;
 }

@@ -144,4 +144,14 @@ const char *sw__sarif_anchor_workflow(const sw__sarif_sources *s, const char *lo
 /* The path from the nearest ancestor holding `.git` to @root, with a trailing '/', or "" (transfer full). */
 char *sw__git_prefix(const char *root);
 
+/* ---- the report pipeline (save.c) ------------------------------------- */
+
+/*
+ * sw_report_save() on parsed options (borrowed): *result (transfer full) as documented there;
+ * *report_meta (nullable, transfer full) the saved report's artifact metadata; *export_body (nullable,
+ * transfer full) the export text.
+ */
+int sw__report_save(sw_ctx *ctx, sw_session *s, const json_t *opts, json_t **result, json_t **report_meta,
+                    char **export_body, sw_error **err);
+
 #endif

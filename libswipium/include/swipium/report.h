@@ -3,6 +3,7 @@
 #define SWIPIUM_REPORT_H
 
 #include <swipium/common.h>
+#include <swipium/context.h>
 #include <swipium/session.h>
 
 #ifdef __cplusplus
@@ -124,6 +125,30 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
  * @report_json: (transfer full) pretty JSON text (JSON.stringify(r, null, 2)).
  */
 SW_API int sw_report_assemble(sw_session *s, const char *options_json, char **report_json, sw_error **err);
+
+/**
+ * The report pipeline every frontend uses (qa_report, `swipium run`): puts back
+ * the network a run turned off (with @ctx; skipped when @ctx is NULL or
+ * restoreNetwork is false), assembles the report (sw_report_assemble()),
+ * deep-redacts it with the session's redactor, saves it as the `report`
+ * artifact `report-<ms>.json`, writes the artifact manifest
+ * `manifest-<ms>.json` (each artifact's size and SHA-256, hashed while
+ * streaming from disk), and renders and saves the export of @format.
+ *
+ * @options_json: (nullable) {format?: summary (default) | markdown | json |
+ *   junit | sarif | github-summary | playwright | flow, baseline?, trendRoot?,
+ *   restoreNetwork?: bool (default true), tool?: the name recorded with the
+ *   network restore (default "qa_report")}; an unknown key or a wrong type is
+ *   INVALID_ARGUMENT.
+ * @result_json: (transfer full) {networkRestored?, sessionId, reportUri,
+ *   reportPath, manifestUri?, exportUri?, exportFormat?, releaseGate?,
+ *   warnings?, executiveSummary, appVerdict, coverageVerdict, toolVerdict,
+ *   outcomeTally, findingOccurrences}.
+ * @export_body: (nullable, transfer full) the export text (NULL for summary
+ *   and json).
+ */
+SW_API int sw_report_save(sw_ctx *ctx, sw_session *s, const char *options_json, char **result_json,
+                          char **export_body, sw_error **err);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,12 @@ SW_API int sw_file_write_atomic(const char *path, const void *data, size_t len, 
 
 /** Writes the lowercase hex SHA-256 of @data into @hex (65 bytes with the NUL). */
 SW_API void sw_sha256_hex(const void *data, size_t len, char hex[65]);
+/**
+ * SHA-256 of the file at @path as 64 lowercase hex digits plus NUL, read in
+ * 64 KiB pieces (a file is never held in memory whole); @bytes (nullable)
+ * receives its size. Fails with SW_ENOTFOUND / SW_EIO.
+ */
+SW_API int sw_sha256_file_hex(const char *path, char hex[65], uint64_t *bytes, sw_error **err);
 
 /**
  * The longest wait, in milliseconds, of any long-polling call (qa_job_status
