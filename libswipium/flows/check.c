@@ -433,12 +433,21 @@ json_t *sw__flow_lint(const json_t *flow, const json_t *errors, const char *plat
 	return res;
 }
 
+/* What sw_flow_check() and sw_flow_plan() accept; anything else is INVALID_ARGUMENT (the one options loader). */
+static const sw__opt flow_opts[] = {
+    {"root", SW__OPT_STRING, false},     {"flow", SW__OPT_STRING, false}, {"flowYaml", SW__OPT_STRING, false},
+    {"platform", SW__OPT_STRING, false}, {"ci", SW__OPT_BOOL, false},     {"variables", SW__OPT_OBJECT, false},
+    {"backend", SW__OPT_STRING, false},  {NULL}};
+
 int sw__flow_load_options(const char *options_json, json_t **opts, json_t **flow_out, json_t **errors, char **path_out,
                           sw_error **err)
 {
-	*opts = json_loads(options_json, 0, NULL);
-	if (!json_is_object(*opts))
+	*opts = NULL;
+	if (!options_json || !options_json[0])
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+	int rc = sw__options_load(options_json, flow_opts, "flow options", opts, err);
+	if (rc < 0)
+		return rc;
 	return sw__flow_load(json_string_value(json_object_get(*opts, "root")),
 	                     json_string_value(json_object_get(*opts, "flow")),
 	                     json_string_value(json_object_get(*opts, "flowYaml")), flow_out, errors, path_out, err);

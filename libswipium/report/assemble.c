@@ -1275,30 +1275,16 @@ static json_t *pr_summary(const facts *f, const json_t *es)
 
 /* ---- public entry point ------------------------------------------------ */
 
+static const sw__opt assemble_opts[] = {
+    {"baseline", SW__OPT_STRING, true}, {"trendRoot", SW__OPT_STRING, true}, {NULL}};
+
+/* The checked options of sw_report_assemble() (the one options loader); NULL or "" is none. */
 static int parse_options(const char *options_json, json_t **out, sw_error **err)
 {
 	*out = NULL;
 	if (!options_json || !*options_json)
 		return SW_OK;
-	json_error_t je;
-	json_t *o = json_loads(options_json, 0, &je);
-	if (!json_is_object(o)) {
-		json_decref(o);
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
-		                     "Pass an object such as {\"baseline\": \"...\"}.",
-		                     "report options must be a JSON object");
-	}
-	static const char *const keys[] = {"baseline", "trendRoot"};
-	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++) {
-		json_t *v = json_object_get(o, keys[i]);
-		if (v && !json_is_null(v) && !json_is_string(v)) {
-			json_decref(o);
-			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass a path as a string.",
-			                     "report option %s must be a string", keys[i]);
-		}
-	}
-	*out = o;
-	return SW_OK;
+	return sw__options_load(options_json, assemble_opts, "report options", out, err);
 }
 
 SW_API int sw_report_assemble(sw_session *s, const char *options_json, char **report_json, sw_error **err)

@@ -586,6 +586,63 @@ static bool file_tree_contains(const char *dir, const char *needle)
 	return system(cmd) == 0;
 }
 
+/* The drive's options go through the one options loader; with a session attached the drive keeps its books. */
+START_TEST(test_drive_checked_options_and_books)
+{
+	struct rig r;
+	rig_up(&r);
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_drive_snapshot(r.drive, "{\"fitler\":\"Sign\"}", &out, &err), SW_EINVAL);
+	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "\"fitler\""));
+	ck_assert_ptr_nonnull(strstr(sw_error_details_json(err), "\"unknownOptions\":[\"fitler\"]"));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_drive_snapshot(r.drive, "{\"filter\":3}", &out, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "\"filter\" must be a string"));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_drive_act(r.drive, "{\"action\":\"tap\",\"taget\":{\"text\":\"Sign in\"}}", &out, &err),
+	                 SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "\"taget\""));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_ptr_null(out);
+	/* the books: with the session attached, an act is recorded as given and counted */
+	sw_drive_set_session(r.drive, r.ctx, r.s);
+	ck_assert_int_eq(sw_drive_snapshot(r.drive, "{\"filter\":\"Sign\"}", &out, &err), SW_OK);
+	sw_free(out);
+	ck_assert_int_eq(sw_drive_act(r.drive, "{\"action\":\"tap\",\"target\":{\"text\":\"Sign in\"}}", &out, &err),
+	                 SW_OK);
+	sw_free(out);
+	char *rec = NULL, *counters = NULL;
+	ck_assert_int_eq(sw_session_get_json(r.s, "recordedActions", &rec, NULL), SW_OK);
+	json_t *rj = json_loads(rec, 0, NULL);
+	ck_assert_uint_eq(json_array_size(rj), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(rj, 0), "tool")), "qa_act");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(rj, 0), "target"), "text")),
+	                 "Sign in");
+	json_decref(rj);
+	ck_assert_int_eq(sw_session_get_json(r.s, "counters", &counters, NULL), SW_OK);
+	json_t *cj = json_loads(counters, 0, NULL);
+	ck_assert_int_eq(json_integer_value(json_object_get(cj, "actions")), 1);
+	json_decref(cj);
+	sw_free(rec);
+	sw_free(counters);
+	/* a flow keeps its own books: its steps are counted, never recorded as qa_act calls */
+	json_t *res = run_flow(&r, NULL, "name: t\nsteps:\n  - tap: \"Sign in\"\n", NULL, 0);
+	json_decref(res);
+	ck_assert_int_eq(sw_session_get_json(r.s, "recordedActions", &rec, NULL), SW_OK);
+	rj = json_loads(rec, 0, NULL);
+	ck_assert_uint_eq(json_array_size(rj), 1);
+	json_decref(rj);
+	sw_free(rec);
+	sw_drive_set_session(r.drive, NULL, NULL);
+	rig_down(&r);
+}
+END_TEST
+
 START_TEST(test_run_login_secret_redacted)
 {
 	struct rig r;
@@ -1037,6 +1094,7 @@ static Suite *flows_suite(void)
 	TCase *tc = tcase_create("flows");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_corpus);
+	tcase_add_test(tc, test_drive_checked_options_and_books);
 	tcase_add_test(tc, test_ten_megabytes_refused);
 	tcase_add_test(tc, test_flow_lookup);
 	tcase_add_test(tc, test_policy_tokens);

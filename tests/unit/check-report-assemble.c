@@ -540,6 +540,86 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
+/* sw_report_save: checked options; the manifest's hash of a large artifact equals the file's, read in pieces. */
+START_TEST(test_save_pipeline)
+{
+	fixture f;
+	fx_open(&f);
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_report_assemble(f.s, "{\"fitler\":\"x\"}", &out, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "\"fitler\""));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_report_save(NULL, f.s, "{\"format\":3}", &out, NULL, &err), SW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "\"format\" must be a string"));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_report_save(NULL, f.s, "{\"format\":\"pdf\"}", &out, NULL, &err), SW_EINVAL);
+	sw_error_free(err);
+	err = NULL;
+	/* a 6 MiB "recording" (bigger than any read buffer) */
+	size_t n = 6u << 20;
+	unsigned char *big = malloc(n);
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < n; i++)
+		big[i] = (unsigned char)(i * 2654435761u >> 13);
+	char want[65];
+	sw_sha256_hex(big, n, want);
+	ck_assert_int_eq(sw_artifact_save(f.s, "recording", "rec.mp4", "video/mp4", big, n, NULL, NULL, NULL), SW_OK);
+	free(big);
+	sw_redactor_add_secret(sw_session_redactor(f.s), "hunter2-secret", NULL);
+	note(&f, "{\"workflow\":\"login hunter2-secret\",\"outcome\":\"pass\"}");
+	char *body = NULL;
+	int rc = sw_report_save(NULL, f.s, "{\"format\":\"junit\"}", &out, &body, &err);
+	ck_assert_msg(rc == SW_OK, "save: %s", err ? sw_error_message(err) : "");
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(res, "reportUri")), "/report-"));
+	ck_assert_str_eq(json_string_value(json_object_get(res, "exportFormat")), "junit");
+	ck_assert_ptr_nonnull(json_object_get(res, "manifestUri"));
+	ck_assert_ptr_nonnull(body);
+	ck_assert_ptr_null(strstr(body, "hunter2-secret"));
+	sw_free(body);
+	/* the saved report is deep-redacted */
+	char *saved = NULL;
+	ck_assert_int_eq(
+	    sw__read_file(json_string_value(json_object_get(res, "reportPath")), 64u << 20, &saved, NULL, NULL), SW_OK);
+	ck_assert_ptr_nonnull(strstr(saved, "login"));
+	ck_assert_ptr_null(strstr(saved, "hunter2-secret"));
+	free(saved);
+	/* the manifest row of the recording: its size and the hash of the whole file */
+	char *list = NULL;
+	ck_assert_int_eq(sw_artifact_list(f.s, &list, NULL), SW_OK);
+	json_t *arts = json_loads(list, 0, NULL);
+	sw_free(list);
+	const char *mpath = NULL;
+	size_t i;
+	json_t *a;
+	json_array_foreach(arts, i, a) if (!strcmp(json_string_value(json_object_get(a, "kind")), "manifest")) mpath =
+	    json_string_value(json_object_get(a, "path"));
+	ck_assert_ptr_nonnull(mpath);
+	char *mt = NULL;
+	ck_assert_int_eq(sw__read_file(mpath, 64u << 20, &mt, NULL, NULL), SW_OK);
+	json_t *man = json_loads(mt, 0, NULL);
+	free(mt);
+	bool seen = false;
+	json_array_foreach(json_object_get(man, "artifacts"), i, a)
+	{
+		if (strcmp(json_string_value(json_object_get(a, "mime")), "video/mp4") != 0)
+			continue;
+		seen = true;
+		ck_assert_int_eq(json_integer_value(json_object_get(a, "bytes")), (json_int_t)n);
+		ck_assert_str_eq(json_string_value(json_object_get(a, "sha256")), want);
+	}
+	ck_assert(seen);
+	json_decref(man);
+	json_decref(arts);
+	json_decref(res);
+	fx_close(&f);
+}
+END_TEST
+
 START_TEST(test_locators_and_session_facts)
 {
 	fixture f;
@@ -630,6 +710,7 @@ static Suite *assemble_suite(void)
 	tcase_add_test(tc, test_renders_every_format);
 	tcase_add_test(tc, test_bad_options);
 	tcase_add_test(tc, test_locators_and_session_facts);
+	tcase_add_test(tc, test_save_pipeline);
 	tcase_add_test(tc, test_many);
 	suite_add_tcase(s, tc);
 	return s;

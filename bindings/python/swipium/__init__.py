@@ -36,7 +36,7 @@ __all__ = [
     "ProjectRoot", "resolve_project_root", "has_project_marker",
     "Context", "LOG_LEVELS", "parse_log_level",
     "Report", "FORMATS", "library_path", "catalog_lookup", "catalog_list", "catalog_count",
-    "find_report",
+    "find_report", "flow_check",
 ]
 
 _native = None
@@ -292,6 +292,19 @@ def catalog_list():
     out = ctypes.c_void_p()
     err = ctypes.c_void_p()
     _check(_L().sw_catalog_list_json(ctypes.byref(out), ctypes.byref(err)), err)
+    return json.loads(_take_string(out.value))
+
+
+def flow_check(options):
+    """Lints a Flow V2 flow without a device (qa_flow_check): @options is a dict with root, flow or
+    flowYaml, platform, ci, variables, backend. Returns {valid, errors, warnings, ...}. An unknown key or a
+    wrong type raises InvalidArgumentError naming it (details: unknownOptions, wrongTypes)."""
+    _need("sw_flow_check", "flows")
+    if not isinstance(options, dict):
+        raise TypeError("options must be a dict")
+    out = ctypes.c_void_p()
+    err = ctypes.c_void_p()
+    _check(_L().sw_flow_check(_enc(json.dumps(options), "options"), ctypes.byref(out), ctypes.byref(err)), err)
     return json.loads(_take_string(out.value))
 
 

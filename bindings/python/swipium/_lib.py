@@ -147,6 +147,8 @@ def _declare(lib):
     _fn(lib, "sw_catalog_lookup", _int, _cp, _vpp, _vpp, optional=True)
     _fn(lib, "sw_catalog_list_json", _int, _vpp, _vpp, optional=True)
     _fn(lib, "sw_catalog_count", _size, optional=True)
+    # flow.h
+    _fn(lib, "sw_flow_check", _int, _cp, _vpp, _vpp, optional=True)
     _fn(lib, "sw_report_find", _int, _cp, _cp, _cp, _vpp, _vpp, optional=True)
     _fn(lib, "sw_report_render", _int, _vp, _int, ctypes.POINTER(RenderOptions), _vpp, ctypes.POINTER(_size), _vpp,
         _vpp, optional=True)

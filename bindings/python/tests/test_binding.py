@@ -414,6 +414,30 @@ class ReportErrorTest(unittest.TestCase):
             self.assertEqual(json.loads(rep.render("json"))["findings"][0]["detail"], big)
 
 
+class CheckedOptionsTest(unittest.TestCase):
+    """The library's one options loader: unknown keys and wrong types are refused, never ignored."""
+
+    FLOW = "name: x\nsteps:\n  - tap: Sign in\n"
+
+    def test_valid_options_lint(self):
+        res = swipium.flow_check({"flowYaml": self.FLOW, "platform": "android"})
+        self.assertTrue(res["valid"], res)
+
+    def test_misspelt_key_is_named(self):
+        with self.assertRaises(swipium.InvalidArgumentError) as cm:
+            swipium.flow_check({"flowYaml": self.FLOW, "fitler": "Sign"})
+        e = cm.exception
+        self.assertEqual(e.failure_code, "INVALID_ARGUMENT")
+        self.assertIn('"fitler"', e.message)
+        self.assertEqual(e.details["unknownOptions"], ["fitler"])
+
+    def test_wrong_type_is_named(self):
+        with self.assertRaises(swipium.InvalidArgumentError) as cm:
+            swipium.flow_check({"flowYaml": self.FLOW, "ci": "yes"})
+        self.assertIn('"ci" must be a boolean', cm.exception.message)
+        self.assertEqual(cm.exception.details["wrongTypes"], ["ci"])
+
+
 class MemoryTest(unittest.TestCase):
     def test_render_many_times_without_growth(self):
         data = big_report(300)
