@@ -97,12 +97,17 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* The newest report of a session: its report artifacts first, then <dir>/report/report-N.json. */
-static char *session_report(const session *s)
+/*
+ * The one rule for "the newest report" among a session's artifact records: kind "report", mime
+ * application/json, a file named report-<digits>.json (not an export such as report-N.sarif.json) that is
+ * still on disk, the latest createdAt winning (the later record on a tie). Relative paths resolve against
+ * @dir. Returns the index in @arts, or -1; *abs_out (nullable) gets the absolute path (transfer full).
+ */
+static long newest_report_artifact(const json_t *arts, const char *dir, char **abs_out)
 {
-	const json_t *arts = sw__js_get(s->state, "artifacts");
-	char *best = NULL;
+	long best = -1;
 	double best_at = 0;
+	char *best_abs = NULL;
 	for (size_t i = 0; i < sw__js_array_len(arts); i++) {
 		const json_t *a = json_array_get(arts, i);
 		const json_t *path = sw__js_get(a, "path");
@@ -113,19 +118,50 @@ static char *session_report(const session *s)
 		const char *p = json_string_value(path);
 		if (!report_name(p, NULL, NULL))
 			continue;
-		char *abs = p[0] == '/' ? sw__strdup(p) : sw__path_join(s->dir, p);
+		char *abs = p[0] == '/' || !dir ? sw__strdup(p) : sw__path_join(dir, p);
 		if (!abs || !exists(abs)) {
 			free(abs);
 			continue;
 		}
 		double at = created_at(sw__js_get(a, "createdAt"));
-		if (!best || at >= best_at) {
-			free(best);
-			best = abs, best_at = at;
+		if (best < 0 || at >= best_at) {
+			free(best_abs);
+			best_abs = abs, best_at = at, best = (long)i;
 		} else {
 			free(abs);
 		}
 	}
+	if (abs_out)
+		*abs_out = best_abs;
+	else
+		free(best_abs);
+	return best;
+}
+
+SW_API int sw_session_latest_report(sw_session *s, char **meta_json, sw_error **err)
+{
+	if (!s || !meta_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "session and meta_json must not be NULL");
+	*meta_json = NULL;
+	json_t *arts = NULL;
+	int rc = sw__session_get(s, "artifacts", &arts, err);
+	if (rc < 0)
+		return rc;
+	long i = newest_report_artifact(arts, NULL, NULL);
+	if (i >= 0)
+		*meta_json = sw__json_compact(json_array_get(arts, (size_t)i));
+	json_decref(arts);
+	if (i < 0)
+		return sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT", "Call qa_report for it first.",
+		                     "Session %s has no persisted report yet.", sw_session_id(s));
+	return *meta_json ? SW_OK : sw__error_nomem(err);
+}
+
+/* The newest report of a session: its report artifacts first, then <dir>/report/report-N.json. */
+static char *session_report(const session *s)
+{
+	char *best = NULL;
+	newest_report_artifact(sw__js_get(s->state, "artifacts"), s->dir, &best);
 	if (best)
 		return best;
 	char *rdir = sw__path_join(s->dir, "report");

@@ -135,27 +135,15 @@ static json_t *state_get(sw_session *s, const char *key)
 	return v ? v : json_null();
 }
 
-/* Time of the newest report artifact, or "" when none. */
-static const char *latest_report(json_t *artifacts, const char **uri)
+/* The newest report of the session (the library's one rule, as `swipium report` uses): its createdAt, or "". */
+static json_t *latest_report(sw_session *s)
 {
-	const char *best = "";
-	*uri = NULL;
-	size_t i;
-	json_t *a;
-	json_array_foreach(artifacts, i, a)
-	{
-		const char *kind = json_string_value(json_object_get(a, "kind"));
-		const char *at = json_string_value(json_object_get(a, "createdAt"));
-		const char *u = json_string_value(json_object_get(a, "uri"));
-		const char *mime = json_string_value(json_object_get(a, "mime"));
-		if (kind && !strcmp(kind, "report") && mime && !strcmp(mime, "application/json") && at && u &&
-		    strcmp(at, best) >= 0 && strstr(u, "/report-") && !strstr(u, ".sarif.") &&
-		    !strstr(u, ".playwright.")) {
-			best = at;
-			*uri = u;
-		}
-	}
-	return best;
+	char *meta = NULL;
+	if (sw_session_latest_report(s, &meta, NULL) != SW_OK)
+		return NULL;
+	json_t *m = json_loads(meta, 0, NULL);
+	sw_free(meta);
+	return m;
 }
 
 static void status_session(mcp_call *call, sw_session *s, const char *goal)
@@ -169,7 +157,6 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	size_t n_notes = (size_t)json_integer_value(json_object_get(sum, "notes"));
 	size_t n_findings = (size_t)json_integer_value(json_object_get(sum, "findings"));
 	size_t n_recorded = (size_t)json_integer_value(json_object_get(sum, "recordedActions"));
-	json_t *artifacts = state_get(s, "artifacts");
 	json_t *device = state_get(s, "device");
 	json_t *counters = state_get(s, "counters");
 	json_t *budget = state_get(s, "budget");
@@ -199,8 +186,11 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 		if (code && !json_object_get(milestones, key))
 			unexplained_code = code;
 	}
-	const char *report_uri = NULL;
-	const char *report_at = latest_report(artifacts, &report_uri);
+	json_t *latest = latest_report(s);
+	const char *report_uri = json_string_value(json_object_get(latest, "uri"));
+	const char *report_at = json_string_value(json_object_get(latest, "createdAt"));
+	if (!report_at)
+		report_at = "";
 	const char *notes_at = json_string_value(json_object_get(sum, "notesLastAt"));
 	const char *findings_at = json_string_value(json_object_get(sum, "findingsLastAt"));
 	if (!notes_at)
@@ -284,7 +274,7 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	mcp_ok(call, o, summary);
 	json_decref(jobs);
 	json_decref(sum);
-	json_decref(artifacts);
+	json_decref(latest);
 	json_decref(device);
 	json_decref(counters);
 	json_decref(budget);

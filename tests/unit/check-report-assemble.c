@@ -558,6 +558,11 @@ START_TEST(test_save_pipeline)
 	ck_assert_int_eq(sw_report_save(NULL, f.s, "{\"format\":\"pdf\"}", &out, NULL, &err), SW_EINVAL);
 	sw_error_free(err);
 	err = NULL;
+	/* no report yet: the one "newest report" rule finds none */
+	ck_assert_int_eq(sw_session_latest_report(f.s, &out, &err), SW_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "has no persisted report yet"));
+	sw_error_free(err);
+	err = NULL;
 	/* a 6 MiB "recording" (bigger than any read buffer) */
 	size_t n = 6u << 20;
 	unsigned char *big = malloc(n);
@@ -581,6 +586,13 @@ START_TEST(test_save_pipeline)
 	ck_assert_ptr_nonnull(body);
 	ck_assert_ptr_null(strstr(body, "hunter2-secret"));
 	sw_free(body);
+	/* the newest report is the saved report, never its export (report-N.xml) */
+	char *latest = NULL;
+	ck_assert_int_eq(sw_session_latest_report(f.s, &latest, NULL), SW_OK);
+	json_t *lj = json_loads(latest, 0, NULL);
+	sw_free(latest);
+	ck_assert_str_eq(json_string_value(json_object_get(lj, "uri")), json_string_value(json_object_get(res, "reportUri")));
+	json_decref(lj);
 	/* the saved report is deep-redacted */
 	char *saved = NULL;
 	ck_assert_int_eq(

@@ -112,6 +112,15 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
                           sw_error **err);
 
 /**
+ * The newest saved report of @s, by the one rule sw_report_find() also
+ * applies to a session: a `report` artifact report-<digits>.json
+ * (application/json) still on disk, the latest createdAt winning. @meta_json:
+ * (transfer full) its artifact record {uri, path, kind, mime, createdAt, ...}.
+ * SW_ENOTFOUND (NO_ARTIFACT) when the session has none.
+ */
+SW_API int sw_session_latest_report(sw_session *s, char **meta_json, sw_error **err);
+
+/**
  * Assembles the report JSON of @s from its persisted state, with the
  * top-level keys and records of the reference's report (findings
  * deduplicated, verdicts, tallies; see docs/report-formats.md, "Report
