@@ -10,9 +10,49 @@
 
 #include "mcp.h"
 
-/* tools/device.c: background orphan sweep + pending network restores; shutdown restores and recorder stops */
-void mcp_device_startup(struct mcp_server *srv);
-void mcp_device_shutdown(struct mcp_server *srv);
+/* ---- start-up recovery and shutdown restore: the library does both; the server runs them ---- */
+
+static void *startup_thread(void *ud)
+{
+	sw_ctx *ctx = ud;
+	sw_store *store = NULL;
+	if (sw_store_open(ctx, &store, NULL) != SW_OK)
+		return NULL;
+	char *sum = NULL;
+	if (sw_devctl_startup_recovery(ctx, store, &sum, NULL) == SW_OK && sum) {
+		json_t *j = json_loads(sum, 0, NULL);
+		if (json_object_get(j, "sweep"))
+			mcp_log(SW_LOG_DEBUG, "orphan sweep", json_incref(json_object_get(j, "sweep")));
+		json_t *net = json_object_get(j, "network");
+		if (json_integer_value(json_object_get(net, "checked")) > 0)
+			mcp_log(SW_LOG_INFO, "network restore after restart", json_incref(net));
+		json_decref(j);
+	}
+	sw_free(sum);
+	sw_store_free(store);
+	return NULL;
+}
+
+/* The start-up thread uses srv->ctx, which main() frees after mcp_device_shutdown(): it is joined there. */
+static pthread_t startup_tid;
+static bool startup_running;
+
+/* Starts the background start-up work: the orphan sweep and pending network restores. */
+static void mcp_device_startup(struct mcp_server *srv)
+{
+	startup_running = pthread_create(&startup_tid, NULL, startup_thread, srv->ctx) == 0;
+}
+
+/* Shutdown (stdin closed, SIGINT, SIGTERM): stop recorders, restore the network of every live session. */
+static void mcp_device_shutdown(struct mcp_server *srv)
+{
+	if (startup_running) {
+		pthread_join(startup_tid, NULL);
+		startup_running = false;
+	}
+	if (srv->store)
+		sw_devctl_shutdown(srv->ctx, srv->store, NULL, NULL);
+}
 
 static int sig_pipe[2] = {-1, -1};
 static volatile sig_atomic_t got_signal;

@@ -61,6 +61,24 @@ SW_API int sw_devctl_network_restore(sw_ctx *ctx, sw_session *s, const char *rea
  */
 SW_API int sw_devctl_restore_pending(sw_ctx *ctx, sw_store *store, char **summary_json, sw_error **err);
 
+/**
+ * What a frontend runs once at start-up: the orphan-process sweep
+ * (sw_store_sweep_processes()) and the pending network restores
+ * (sw_devctl_restore_pending()). Slow (adb): run it on a background thread
+ * with its own store. @summary_json: (nullable, transfer full)
+ * {sweep?, network?: {checked, restored, failed}}.
+ */
+SW_API int sw_devctl_startup_recovery(sw_ctx *ctx, sw_store *store, char **summary_json, sw_error **err);
+
+/**
+ * What a frontend runs at shutdown: stops every screen recorder
+ * (sw_devctl_record_stop_all()) and gives every live session of @store the
+ * network back (sw_devctl_network_restore(), reason "server shutdown"); a
+ * restore that fails is logged and listed. @summary_json: (nullable, transfer
+ * full) {networkNotRestored: [{sessionId, error}]}.
+ */
+SW_API int sw_devctl_shutdown(sw_ctx *ctx, sw_store *store, char **summary_json, sw_error **err);
+
 /** qa_geolocation through the emulator console (`adb emu geo fix <lng> <lat>`). {lat, lng, set}. */
 SW_API int sw_devctl_geolocation(sw_ctx *ctx, sw_session *s, sw_device *dev, double lat, double lng, char **out_json,
                                  sw_error **err);
