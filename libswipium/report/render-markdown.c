@@ -80,41 +80,8 @@ static void upper_risk(md *m, const json_t *risk)
 		return;
 	}
 	sw_buf s = SW_BUF_INIT;
-	if (sw__js_nullish(risk))
-		sw__buf_puts(&s, "UNKNOWN");
-	else
-		sw__js_string(&s, risk);
-	for (size_t i = 0; i < s.len; i++) {
-		if (s.data[i] >= 'a' && s.data[i] <= 'z')
-			s.data[i] = (char)(s.data[i] - 32);
-		if (s.data[i] == '\n' || s.data[i] == '\r')
-			s.data[i] = ' ';
-	}
-	sw__buf_append(&m->b, s.data, s.len);
-	sw__buf_free(&s);
-}
-
-static void risk_word(sw_buf *b, const json_t *risk)
-{
-	sw_buf s = SW_BUF_INIT;
-	if (sw__js_nullish(risk))
-		sw__buf_puts(&s, "unknown");
-	else
-		sw__js_string(&s, risk);
-	for (size_t i = 0; i < s.len; i++)
-		if (s.data[i] >= 'a' && s.data[i] <= 'z')
-			s.data[i] = (char)(s.data[i] - 32);
-	sw__buf_append(b, s.data, s.len);
-	sw__buf_free(&s);
-}
-
-static void js_line(sw_buf *b, const json_t *v)
-{
-	sw_buf s = sw__js_string_buf(v);
-	for (size_t i = 0; i < s.len; i++)
-		if (s.data[i] == '\n' || s.data[i] == '\r')
-			s.data[i] = ' ';
-	sw__buf_append(b, s.data, s.len);
+	sw__js_upper(&s, risk);
+	sw__js_line(&m->b, &s);
 	sw__buf_free(&s);
 }
 
@@ -123,7 +90,7 @@ static void js_line_or(sw_buf *b, const json_t *v, const char *fallback)
 	if (sw__js_nullish(v))
 		sw__buf_puts(b, fallback);
 	else
-		js_line(b, v);
+		sw__js_line_value(b, v);
 }
 
 static bool is_app_fail(const json_t *o)
@@ -140,26 +107,26 @@ static void pr_summary(sw_buf *s, const json_t *r)
 	const json_t *outcomes = get(r, "testOutcomes");
 	size_t no = sw__js_array_len(outcomes);
 	sw__buf_puts(s, "Swipium: ");
-	risk_word(s, get(es, "risk"));
+	sw__js_upper(s, get(es, "risk"));
 	sw__buf_puts(s, "\nReason: ");
 	const json_t *failed = NULL;
 	for (size_t i = 0; i < no && !failed; i++)
 		if (sw__js_is(get(json_array_get(outcomes, i), "outcome"), "fail"))
 			failed = json_array_get(outcomes, i);
 	if (failed) {
-		js_line(s, get(failed, "workflow"));
+		sw__js_line_value(s, get(failed, "workflow"));
 		sw__buf_puts(s, ": ");
 		const json_t *why = get(failed, "reason");
 		if (!sw__js_truthy(why))
 			why = get(failed, "category");
 		if (sw__js_truthy(why))
-			js_line(s, why);
+			sw__js_line_value(s, why);
 		else
 			sw__buf_puts(s, "failed");
 	} else {
 		const json_t *reasons = get(es, "reasons");
 		if (sw__js_array_len(reasons))
-			js_line(s, json_array_get(reasons, 0));
+			sw__js_line_value(s, json_array_get(reasons, 0));
 		else
 			sw__buf_puts(s, "no reason recorded");
 	}
@@ -171,7 +138,7 @@ static void pr_summary(sw_buf *s, const json_t *r)
 	const json_t *desc = get(get(r, "automationBackend"), "description");
 	if (sw__js_truthy(desc)) {
 		sw__buf_puts(s, "\nBackend: ");
-		js_line(s, desc);
+		sw__js_line_value(s, desc);
 		sw__buf_putc(s, '.');
 	}
 	sw__buf_puts(s, "\nReadiness: ");
@@ -180,7 +147,7 @@ static void pr_summary(sw_buf *s, const json_t *r)
 		for (size_t i = 0; i < json_array_size(ready); i++) {
 			if (i)
 				sw__buf_puts(s, " > ");
-			js_line(s, json_array_get(ready, i));
+			sw__js_line_value(s, json_array_get(ready, i));
 		}
 	} else {
 		sw__buf_puts(s, "none");
@@ -189,9 +156,9 @@ static void pr_summary(sw_buf *s, const json_t *r)
 	const json_t *ar = get(r, "automationReadiness");
 	if (json_is_object(ar)) {
 		sw__buf_puts(s, "\nAutomation readiness: ");
-		js_line(s, get(ar, "grade"));
+		sw__js_line_value(s, get(ar, "grade"));
 		sw__buf_puts(s, " (");
-		js_line(s, get(ar, "score"));
+		sw__js_line_value(s, get(ar, "score"));
 		sw__buf_puts(s, "/100).");
 	}
 	/* Likely category: the app when the app failed, the setup when only blockers remain. */

@@ -37,17 +37,11 @@ const char *sw__outcome_mark(const json_t *outcome)
 	return NULL;
 }
 
-/* Upper case of String(v) (ASCII letters; enough for a risk word). */
+/* Upper case of String(v) as Markdown text on one line. */
 static void upper(sw_buf *b, const json_t *v)
 {
 	sw_buf s = SW_BUF_INIT;
-	if (sw__js_nullish(v))
-		sw__buf_puts(&s, "UNKNOWN");
-	else
-		sw__js_string(&s, v);
-	for (size_t i = 0; i < s.len; i++)
-		if (s.data[i] >= 'a' && s.data[i] <= 'z')
-			s.data[i] = (char)(s.data[i] - 32);
+	sw__js_upper(&s, v);
 	sw__md_text_line(b, sw__buf_cstr(&s), s.len);
 	sw__buf_free(&s);
 }

@@ -70,6 +70,12 @@ void sw__md_link_dest(sw_buf *b, const char *s, size_t len);
 void sw__clip(sw_buf *b, const char *s, size_t len, size_t max);
 /* compactValue(v, max): "-" for null/undefined/empty, JSON for non-strings, clipped. */
 void sw__compact_value(sw_buf *b, const json_t *v, size_t max);
+/* String(v) upper-cased (ASCII letters: a risk word); undefined and null are "UNKNOWN". */
+void sw__js_upper(sw_buf *b, const json_t *v);
+/* Appends @text with CR and LF turned into spaces (a value shown on one line). */
+void sw__js_line(sw_buf *b, const sw_buf *text);
+/* sw__js_line of String(v). */
+void sw__js_line_value(sw_buf *b, const json_t *v);
 /* Lower-cases like String.prototype.toLowerCase for the common cases. */
 void sw__js_lower(sw_buf *b, const char *s, size_t len);
 

@@ -585,3 +585,33 @@ char *sw__nul_to_replacement(char *body, size_t len, size_t *len_out)
 	free(body);
 	return sw__buf_steal(&b, len_out);
 }
+
+void sw__js_upper(sw_buf *b, const json_t *v)
+{
+	sw_buf s = SW_BUF_INIT;
+	if (sw__js_nullish(v))
+		sw__buf_puts(&s, "UNKNOWN");
+	else
+		sw__js_string(&s, v);
+	for (size_t i = 0; i < s.len; i++)
+		if (s.data[i] >= 'a' && s.data[i] <= 'z')
+			s.data[i] = (char)(s.data[i] - 32);
+	sw__buf_append(b, s.data, s.len);
+	sw__buf_free(&s);
+}
+
+void sw__js_line(sw_buf *b, const sw_buf *text)
+{
+	size_t start = b->len;
+	sw__buf_append(b, text->data, text->len);
+	for (size_t i = start; b->data && i < b->len; i++)
+		if (b->data[i] == '\n' || b->data[i] == '\r')
+			b->data[i] = ' ';
+}
+
+void sw__js_line_value(sw_buf *b, const json_t *v)
+{
+	sw_buf s = sw__js_string_buf(v);
+	sw__js_line(b, &s);
+	sw__buf_free(&s);
+}

@@ -450,39 +450,14 @@ static int prepare_job_run(sw_job *job, void *ud, char **result_json, sw_error *
 	return SW_OK;
 }
 
+/* The APK's SHA-256, streamed from disk (an APK is never read whole into memory); NULL when unreadable. */
 static char *file_sha256(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		if (cap >= ((size_t)1 << 31)) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		char *nb = realloc(buf, cap * 2);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	fclose(f);
-	if (!buf)
-		return NULL;
 	char *hex = malloc(65);
-	if (hex)
-		sw_sha256_hex(buf, n, hex);
-	free(buf);
+	if (hex && sw_sha256_file_hex(path, hex, NULL, NULL) != SW_OK) {
+		free(hex);
+		hex = NULL;
+	}
 	return hex;
 }
 
