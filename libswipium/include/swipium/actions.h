@@ -76,7 +76,12 @@ SW_API void sw_drive_set_abort(sw_drive *d, int (*abort_fn)(void *userdata), voi
  * Attaches @s (and @ctx; both borrowed, they must outlive the drive or be
  * detached with NULL): every sw_drive_act() then ends with the health check
  * of sw_health_check() on the dump it settled on (no new dump), its findings
- * recorded on @s, and the result under `health` (see sw_drive_act()).
+ * recorded on @s, and the result under `health` (see sw_drive_act()); and
+ * the drive calls keep the session's books: sw_drive_act() appends the action
+ * to `recordedActions` (arguments as given, tool "qa_act", failureCode on
+ * failure) and counts `actions` / `noChangeActions`, sw_drive_snapshot()
+ * counts `snapshotFailures`, and both take `verbose` from the session's
+ * responseMode when not given. sw_drive_bind() attaches the session itself.
  */
 SW_API void sw_drive_set_session(sw_drive *d, sw_ctx *ctx, sw_session *s);
 /** The snapshot tracker. (transfer none) */
