@@ -92,10 +92,8 @@ static const char *section(const char *out, const char *nonce, const char *name,
 		p += strlen(m);
 	if (!p)
 		return NULL;
-	const char *e = strstr(p - 1, any);
-	*len = e ? (size_t)(e - p + (e >= p ? 0 : 0)) : strlen(p);
-	if (e && e < p)
-		*len = 0;
+	const char *e = strstr(p - 1, any); /* from the marker's own newline: an empty section ends at once */
+	*len = !e ? strlen(p) : (e < p ? 0 : (size_t)(e - p));
 	return p;
 }
 
@@ -251,7 +249,8 @@ int sw__android_observe(void *state, const sw_observe_request *req, sw_observati
 			return sw__error_nomem(err);
 		const char *args[] = {"exec-out", script, NULL};
 		sw__proc_result r;
-		rc = sw__android_adb_abortable(d->adb, d->serial, args, OBSERVE_TIMEOUT_MS, d->abort_fn, d->abort_ud, &r, err);
+		rc = sw__android_adb_abortable(d->adb, d->serial, args, OBSERVE_TIMEOUT_MS, d->abort_fn, d->abort_ud, &r,
+		                               err);
 		free(script);
 		if (rc < 0)
 			return rc;
