@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "sw-internal.h"
+#include "sw-proc.h"
 
 static char *make_tmpdir(void)
 {
@@ -601,6 +603,88 @@ START_TEST(test_http_get_bad_arguments)
 }
 END_TEST
 
+
+/* ---- the process runner (core/proc.c) ----------------------------------------------- */
+
+static int abort_after_calls(void *ud)
+{
+	int *n = ud;
+	return ++*n > 4;
+}
+
+START_TEST(test_runner_long_argv_stdin_and_abort)
+{
+	/* an argv longer than any fixed table: every argument arrives */
+	sw__argv a = SW_ARGV_INIT;
+	sw__argv_add(&a, "/bin/sh");
+	sw__argv_add(&a, "-c");
+	sw__argv_add(&a, "echo $#");
+	sw__argv_add(&a, "sh");
+	for (int i = 0; i < 5000; i++)
+		sw__argv_addf(&a, "arg%d", i);
+	const char *const *argv = sw__argv_finish(&a, NULL);
+	ck_assert_ptr_nonnull(argv);
+	sw__proc_result r;
+	ck_assert_int_eq(sw__proc_run(argv, NULL, &r, NULL), SW_OK);
+	ck_assert_str_eq(r.out, "5000\n");
+	sw__proc_result_clear(&r);
+	sw__argv_free(&a);
+	/* a failed append is reported, never a shorter argv */
+	sw__argv b = SW_ARGV_INIT;
+	sw__argv_add(&b, "/bin/true");
+	sw__argv_add(&b, NULL);
+	sw_error *err = NULL;
+	ck_assert_ptr_null(sw__argv_finish(&b, &err));
+	ck_assert_ptr_nonnull(err);
+	sw_error_free(err);
+	err = NULL;
+	sw__argv_free(&b);
+
+	/* stdin bytes (more than a pipe holds), never an argument */
+	size_t n = 300 * 1024;
+	char *in = malloc(n);
+	memset(in, 'x', n);
+	const char *cat[] = {"/bin/sh", "-c", "wc -c", NULL};
+	sw__proc_opts o = {.in = in, .in_len = n};
+	ck_assert_int_eq(sw__proc_run(cat, &o, &r, NULL), SW_OK);
+	ck_assert_int_eq(atol(r.out), (long)n);
+	sw__proc_result_clear(&r);
+	free(in);
+
+	/* an abort callback stops a child that would run for a minute, at once */
+	int calls = 0;
+	const char *sleeper[] = {"/bin/sleep", "60", NULL};
+	sw__proc_opts ao = {.timeout_ms = 60000, .abort_fn = abort_after_calls, .abort_ud = &calls};
+	int64_t t0 = sw_monotonic_ms();
+	ck_assert_int_eq(sw__proc_run(sleeper, &ao, &r, NULL), SW_OK);
+	ck_assert(r.cancelled);
+	ck_assert_int_lt(sw_monotonic_ms() - t0, 5000);
+	sw__proc_result_clear(&r);
+
+	/* a bare name needs search_path; a missing program says why */
+	const char *bare[] = {"true", NULL};
+	ck_assert_int_eq(sw__proc_run(bare, NULL, &r, &err), SW_EINVAL);
+	sw_error_free(err);
+	err = NULL;
+	sw__proc_opts so = {.search_path = true};
+	ck_assert_int_eq(sw__proc_run(bare, &so, &r, NULL), SW_OK);
+	ck_assert_int_eq(r.status, 0);
+	sw__proc_result_clear(&r);
+	const char *missing[] = {"/nonexistent/tool", NULL};
+	ck_assert_int_lt(sw__proc_run(missing, NULL, &r, &err), 0);
+	ck_assert_int_ne(r.exec_errno, 0);
+	sw_error_free(err);
+
+	/* a background child in its own group, stopped with its group */
+	pid_t pid = 0;
+	const char *bg[] = {"/bin/sh", "-c", "sleep 60 & sleep 60", NULL};
+	ck_assert_int_eq(sw__proc_spawn(bg, NULL, -1, &pid, NULL), SW_OK);
+	ck_assert(!sw__proc_ended(pid, NULL));
+	sw__proc_stop(pid, SIGTERM, 1000);
+	ck_assert_int_ne(kill(-pid, 0), 0); /* nothing left in its group */
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -629,6 +713,10 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_http_get_closed_port);
 	tcase_add_test(tc, test_http_get_timeout);
 	tcase_add_test(tc, test_http_get_bad_arguments);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("processes");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_runner_long_argv_stdin_and_abort);
 	suite_add_tcase(s, tc);
 	return s;
 }
