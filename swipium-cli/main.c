@@ -16,6 +16,7 @@ static const struct {
 	{"verify", cmd_verify},
 	{"init", cmd_init},
 	{"run", cmd_run},
+	{"scan", cmd_scan},
 };
 
 static void usage(FILE *f)
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		"  swipium run <flow-or-pack> [--root DIR] [--device SERIAL] [--variables K=V ...]\n"
 		"                 [--approve ACTION ...] [--session ID]\n"
 		"                             run saved flows on a device without an MCP client (CI)\n"
+		"  swipium scan [path] [--check|--dry-run|--no-write]\n"
+		"                             is this project testable now (READY/PARTIAL/BLOCKED); writes .swipium/ starters\n"
 		"  swipium verify             start swipium-mcp, check its tools and prompts, run qa_doctor\n"
 		"  swipium --help | -h        show this help\n"
 		"  swipium --version | -v     print the version\n"

@@ -3,6 +3,7 @@
 #define SWIPIUM_PROJECT_H
 
 #include <swipium/common.h>
+#include <swipium/context.h>
 #include <swipium/util.h>
 
 #ifdef __cplusplus
@@ -78,6 +79,27 @@ SW_API int sw_project_write_file(const char *project_root, const char *path, con
  * notes?[]}. App paths are relative to @root ("apps/mobile").
  */
 SW_API int sw_project_detect(const char *root, char **out_json, sw_error **err);
+
+/** Flags of sw_project_scan(). */
+enum {
+	/** Inspect only (`swipium scan --check|--dry-run|--no-write`): write nothing. */
+	SW_SCAN_NO_WRITE = 1u << 0,
+};
+
+/**
+ * `swipium scan`: can @root (absolute, existing) be tested now. Detects the project
+ * (sw_project_detect), looks for Android build outputs (.apk/.aab, symlinks not followed) and for
+ * devices (the selection of qa_resolve_target; nothing boots). @out_json (transfer full): {root,
+ * verdict: READY|PARTIAL|BLOCKED, framework, frameworkReasons, platforms, appRoot?, appId, appIdSource,
+ * monorepo, artifacts[{path, kind}], installableArtifacts, devices{onlineEmulators, avds, selected},
+ * metro{needed, why}, freshStart{safe, why}, likelyAuth{likely, why}, recommendedProfile, toFix[],
+ * notes?, written[], kept[]}. READY: known framework, an installable APK and an online emulator or
+ * an AVD; BLOCKED: no APK or no device; PARTIAL: the rest. Unless BLOCKED or SW_SCAN_NO_WRITE it
+ * writes, through the project confinement rule, .swipium/config.json (the result under "scan"; other
+ * keys kept), .swipium/fixtures.json and .swipium/flows/README.md only when absent, and
+ * .swipium/packs/. Never touches .gitignore, never runs git. A refused or failed write is an error.
+ */
+SW_API int sw_project_scan(sw_ctx *ctx, const char *root, unsigned flags, char **out_json, sw_error **err);
 
 /** Non-zero when @dir holds one of the project markers (package.json, android/, *.xcodeproj ...). */
 SW_API int sw_project_has_marker(const char *dir);
