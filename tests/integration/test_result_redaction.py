@@ -72,8 +72,16 @@ class EveryTool(Base):
     def test_secret_in_every_argument_of_every_listed_tool(self):
         home = os.path.join(self.tmp, "home")
         os.makedirs(home)
-        # no adb anywhere: device tools fail fast (their errors still echo arguments)
-        s = Server(env={"HOME": home, "PATH": "/usr/bin:/bin", "ANDROID_HOME": "", "ANDROID_SDK_ROOT": "",
+        # an adb that sees no device (first on PATH, so the real one never starts a daemon on the
+        # shared default port 5037): device tools fail fast (their errors still echo arguments)
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "adb"), "w") as f:
+            f.write('#!/bin/sh\ncase "$*" in *devices*) printf "List of devices attached\\n\\n"; exit 0;; esac\n'
+                    'echo "error: no devices/emulators found" >&2\nexit 1\n')
+        os.chmod(os.path.join(bindir, "adb"), 0o700)
+        s = Server(env={"HOME": home, "PATH": bindir + ":/usr/bin:/bin", "ANDROID_HOME": "", "ANDROID_SDK_ROOT": "",
+                        "ADB_EMU": "0",
                         "SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": ""})
         s.initialize()
         sid = s.tool("qa_start_session", {"projectRoot": self.project})["result"]["structuredContent"]["sessionId"]
