@@ -293,6 +293,214 @@ out:
 	return rc;
 }
 
+/* ---- merging into a client's JSON config without rewriting what is there ---------------------------- */
+
+static size_t skip_ws(const char *s, size_t len, size_t i)
+{
+	while (i < len && strchr(" \t\r\n", s[i]) && s[i])
+		i++;
+	return i;
+}
+
+/* End of the JSON string starting at s[i] == '"' (one past the closing quote), or 0. */
+static size_t skip_string(const char *s, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		if (s[i] == '\\')
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+/* End of the JSON value starting at s[i] (the text is known to be valid JSON), or 0. */
+static size_t skip_value(const char *s, size_t len, size_t i)
+{
+	if (i >= len)
+		return 0;
+	if (s[i] == '"')
+		return skip_string(s, len, i);
+	if (s[i] != '{' && s[i] != '[') {
+		while (i < len && !strchr(",}] \t\r\n", s[i]))
+			i++;
+		return i;
+	}
+	int depth = 0;
+	for (; i < len; i++) {
+		if (s[i] == '"') {
+			size_t e = skip_string(s, len, i);
+			if (!e)
+				return 0;
+			i = e - 1;
+		} else if (s[i] == '{' || s[i] == '[') {
+			depth++;
+		} else if (s[i] == '}' || s[i] == ']') {
+			if (--depth == 0)
+				return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Leading whitespace of the line holding s[i]. */
+static char *line_indent(const char *s, size_t i)
+{
+	size_t b = i;
+	while (b > 0 && s[b - 1] != '\n')
+		b--;
+	size_t e = b;
+	while (s[e] == ' ' || s[e] == '\t')
+		e++;
+	return strndup(s + b, e - b);
+}
+
+/*
+ * Adds member "@key": @value as the last member of the object whose '{' is at s[at], in the layout of the
+ * text around it (indentation of its members, or compact). The rest of the text is kept byte for byte, so
+ * numbers, key order and spacing stay as written.
+ */
+static char *insert_member(const char *s, size_t len, size_t at, const char *key, const json_t *value)
+{
+	size_t end = skip_value(s, len, at);
+	if (!end)
+		return NULL;
+	size_t close = end - 1, first = skip_ws(s, len, at + 1);
+	bool empty = first == close;
+	size_t last = close; /* just after the last member's value */
+	while (last > at + 1 && strchr(" \t\r\n", s[last - 1]))
+		last--;
+	bool lines = memchr(s + at + 1, '\n', close - at - 1) != NULL || (empty && memchr(s, '\n', len));
+	char *outer = line_indent(s, at), *inner = NULL;
+	if (!empty && lines) {
+		inner = line_indent(s, first);
+	} else if (lines) {
+		/* one more step than the enclosing line: the file's own step when it has one, else 2 spaces */
+		size_t f0 = skip_ws(s, len, (size_t)(strchr(s, '{') - s) + 1);
+		char *step = line_indent(s, f0);
+		if (!step || !*step) {
+			free(step);
+			step = strdup("  ");
+		}
+		if (asprintf(&inner, "%s%s", outer ? outer : "", step) < 0)
+			inner = NULL;
+		free(step);
+	}
+	size_t unit = 2;
+	if (inner && outer && strlen(inner) > strlen(outer))
+		unit = strlen(inner) - strlen(outer);
+	char *k = json_quote(key);
+	char *v = json_dumps(value, lines ? (JSON_INDENT(unit) | JSON_PRESERVE_ORDER) : (JSON_COMPACT | JSON_PRESERVE_ORDER));
+	char *out = NULL;
+	if (k && v && (!lines || (inner && outer))) {
+		size_t extra = 0;
+		for (const char *c = v; *c; c++)
+			extra += *c == '\n';
+		size_t cap = len + strlen(k) + strlen(v) + (extra + 2) * (inner ? strlen(inner) : 0) +
+		             (outer ? strlen(outer) : 0) + 64;
+		out = malloc(cap);
+		if (out) {
+			size_t n = empty ? at + 1 : last;
+			memcpy(out, s, n);
+			if (!empty)
+				out[n++] = ',';
+			if (lines)
+				n += (size_t)sprintf(out + n, "\n%s", inner);
+			n += (size_t)sprintf(out + n, "%s:%s", k, lines ? " " : "");
+			/* the value's own lines carry the member's indentation */
+			for (const char *c = v; *c; c++) {
+				out[n++] = *c;
+				if (*c == '\n' && inner)
+					n += (size_t)sprintf(out + n, "%s", inner);
+			}
+			size_t rest = empty ? close : last; /* between the braces of an empty object: our layout */
+			if (empty && lines)
+				n += (size_t)sprintf(out + n, "\n%s", outer);
+			memcpy(out + n, s + rest, len - rest);
+			n += len - rest;
+			if (n > 0 && out[n - 1] != '\n')
+				out[n++] = '\n'; /* a text file ends with a line break */
+			out[n] = '\0';
+		}
+	}
+	free(outer);
+	free(inner);
+	free(k);
+	free(v);
+	return out;
+}
+
+/* @src (a JSON object) with "swipium": @entry added to its object member @top (which is added when missing);
+ * every other byte as written. NULL when the text cannot be merged that way. */
+static char *merge_entry(const char *src, size_t len, const char *top, const json_t *entry)
+{
+	size_t i = skip_ws(src, len, 0);
+	if (i >= len || src[i] != '{')
+		return NULL;
+	size_t root = i, top_at = 0;
+	bool found = false;
+	i = skip_ws(src, len, i + 1);
+	while (i < len && src[i] != '}') {
+		if (src[i] != '"')
+			return NULL;
+		size_t ke = skip_string(src, len, i);
+		if (!ke)
+			return NULL;
+		json_t *key = json_loadb(src + i, ke - i, JSON_DECODE_ANY, NULL);
+		bool match = json_is_string(key) && !strcmp(json_string_value(key), top);
+		json_decref(key);
+		i = skip_ws(src, len, ke);
+		if (i >= len || src[i] != ':')
+			return NULL;
+		i = skip_ws(src, len, i + 1);
+		size_t ve = skip_value(src, len, i);
+		if (!ve)
+			return NULL;
+		if (match) {
+			/* the last one wins, as it does for the parser */
+			found = src[i] == '{';
+			top_at = i;
+			if (!found)
+				return NULL;
+		}
+		i = skip_ws(src, len, ve);
+		if (i < len && src[i] == ',')
+			i = skip_ws(src, len, i + 1);
+	}
+	if (found)
+		return insert_member(src, len, top_at, "swipium", entry);
+	json_t *wrap = json_pack("{s:O}", "swipium", entry);
+	char *out = wrap ? insert_member(src, len, root, top, wrap) : NULL;
+	json_decref(wrap);
+	return out;
+}
+
+/*
+ * Where --apply writes @path: the file itself, or the target of a symbolic link when that target is a plain
+ * file of this user (a config kept in a dotfiles folder), so the link stays a link. NULL (and *why) otherwise.
+ */
+static char *write_target(const char *path, const char **why)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+		return strdup(path);
+	if (!S_ISLNK(st.st_mode)) {
+		*why = "it is not a plain file";
+		return NULL;
+	}
+	char *real = realpath(path, NULL);
+	if (!real) {
+		*why = "it is a symbolic link whose target does not exist";
+		return NULL;
+	}
+	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		*why = "it is a symbolic link to something that is not a plain file of yours";
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
 static int init_json_file(const char *client, const char *scope, const char *cwd, bool apply)
 {
 	bool vscode = !strcmp(client, "vscode");
@@ -314,7 +522,8 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 		fclose(f);
 		if (size > 0) {
 			json_error_t jerr;
-			doc = json_load_file(path, JSON_DECODE_ANY, &jerr);
+			/* only checked here (the file is merged as text): integers past 64 bits must not fail it */
+			doc = json_load_file(path, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
 			if (!doc || !json_is_object(doc) ||
 			    (json_object_get(doc, top) && !json_is_object(json_object_get(doc, top)))) {
 				fprintf(stderr,
@@ -339,7 +548,34 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 	if (!apply) {
 		printf("Would write %s with:\n%s\n", path, snippet ? snippet : "");
 	} else {
-		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		const char *why = NULL;
+		char *target = write_target(path, &why);
+		char *orig = NULL, *text = NULL;
+		size_t olen = 0;
+		if (!target) {
+			fprintf(stderr, "swipium init %s: will not write %s: %s. Add this yourself:\n%s\n", client, path,
+			        why, snippet ? snippet : "");
+			rc = CLI_EXIT_FAIL;
+			goto out;
+		}
+		FILE *rf = fopen(target, "rb");
+		if (rf) {
+			orig = malloc(1 << 20);
+			olen = orig ? fread(orig, 1, (1 << 20) - 1, rf) : 0;
+			if (orig)
+				orig[olen] = '\0';
+			fclose(rf);
+		}
+		/* an existing file keeps every byte it had (numbers such as 0.1 included): the entry is spliced in */
+		if (orig && olen > 0 && strspn(orig, " \t\r\n") < olen) {
+			text = merge_entry(orig, olen, top, entry);
+		} else {
+			char *dumped = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			if (dumped && asprintf(&text, "%s\n", dumped) < 0)
+				text = NULL;
+			free(dumped);
+		}
+		free(orig);
 		char *dir = strdup(path);
 		char *slash = dir ? strrchr(dir, '/') : NULL;
 		if (slash)
@@ -347,23 +583,20 @@ static int init_json_file(const char *client, const char *scope, const char *cwd
 		if (dir)
 			mkdir(dir, 0755);
 		free(dir);
-		size_t len = text ? strlen(text) : 0;
-		char *withnl = text ? malloc(len + 2) : NULL;
 		sw_error *err = NULL;
-		if (withnl) {
-			memcpy(withnl, text, len);
-			withnl[len] = '\n';
-			withnl[len + 1] = '\0';
-		}
-		if (!withnl || sw_file_write_atomic(path, withnl, len + 1, SW_WRITE_SHARED, &err) != SW_OK) {
-			fprintf(stderr, "swipium init %s: cannot write %s: %s\n", client, path,
-			        err ? sw_error_message(err) : "out of memory");
+		/* a new file is 0644 less the umask; an existing one keeps its mode (it may hold tokens) */
+		if (!text ||
+		    sw_file_write_atomic(target, text, strlen(text), SW_WRITE_SHARED | SW_WRITE_KEEP_MODE, &err) != SW_OK) {
+			fprintf(stderr, "swipium init %s: cannot write %s: %s\n", client, target,
+			        err ? sw_error_message(err) : "its JSON layout could not be merged; add the entry yourself");
 			sw_error_free(err);
 			rc = CLI_EXIT_FAIL;
+		} else if (strcmp(target, path)) {
+			printf("Wrote %s (through the link %s).\n", target, path);
 		} else {
 			printf("Wrote %s.\n", path);
 		}
-		free(withnl);
+		free(target);
 		free(text);
 	}
 	if (!strcmp(scope, "user")) {

@@ -53,6 +53,11 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	sw_error *harden_err = NULL;
+	if (sw_process_disable_core_dumps(&harden_err) != SW_OK) {
+		fprintf(stderr, "swipium: warning: %s\n", sw_error_message(harden_err));
+		sw_error_free(harden_err);
+	}
 	if (argc < 2)
 		return cmd_serve(0, argv + argc);
 	const char *word = argv[1];

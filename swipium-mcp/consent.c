@@ -201,6 +201,8 @@ enum mcp_consent_outcome mcp_call_consent_via(mcp_call *call, json_t *args, cons
 		json_object_set_new(g, "risk", json_string(req->risk));
 	if (req->exact_command)
 		json_object_set_new(g, "exactCommand", json_string(req->exact_command));
+	if (req->commands)
+		json_object_set(g, "commands", req->commands);
 	if (req->affects)
 		json_object_set(g, "affects", req->affects);
 	if (req->session)

@@ -99,6 +99,9 @@ struct mcp_consent_request {
 	const char *exact_command; /* nullable: the command that will run, one step per line */
 	json_t *affects;           /* nullable (borrowed): the targets, compared JSON-equal on re-call */
 	sw_session *session;       /* nullable: the session the consent is bound to */
+	json_t *commands;          /* nullable (borrowed): [{label, argv, origin}] argv lists the library quotes
+	                              itself and refuses (UNSAFE_ACTION_REFUSED) when a prompt cannot show them whole;
+	                              use it, not exact_command, for any command built from repository data */
 };
 
 /* Outcome of mcp_call_consent(). */

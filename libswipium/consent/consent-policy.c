@@ -348,34 +348,71 @@ static void collect_steps(const json_t *cmd, json_t *steps)
 	json_array_foreach(cmd, i, item) if (json_is_string(item)) split_lines(json_string_value(item), steps);
 }
 
-json_t *sw__consent_prompt_build(const char *action, const char *risk, const char *explain, const json_t *cmd)
+/* UTF-16 length of the sanitised @s capped at @max, and whether the cap cut it. */
+static bool sanitized_cut(const char *s, size_t max)
 {
-	sw_buf b = SW_BUF_INIT;
+	char *clean = sw__consent_sanitize(s, s ? strlen(s) : 0, max + 1);
+	bool cut = clean && sw__utf16_len(clean, strlen(clean)) > max;
+	free(clean);
+	return cut;
+}
+
+json_t *sw__consent_steps(const json_t *cmd)
+{
+	json_t *steps = json_array();
+	if (steps && cmd)
+		collect_steps(cmd, steps);
+	return steps;
+}
+
+/*
+ * The prompt. The "Will run" part is never cut to make room: when the whole message would pass 2,000
+ * characters the details are shortened first (down to 100). *@hidden (nullable) tells whether a shown
+ * step is not shown whole: a step over 500 characters, or a message still too long. (Steps beyond the
+ * 4th are counted in the message: "(and N more step(s) not shown)".)
+ */
+static json_t *prompt_build(const char *action, const char *risk, const char *explain, const json_t *cmd,
+                            bool *hidden)
+{
+	sw_buf head = SW_BUF_INIT, run = SW_BUF_INIT, b = SW_BUF_INIT;
 	json_t *steps = json_array();
 	json_t *res = NULL;
+	bool cut = false;
 	if (!steps)
 		return NULL;
-	sw__buf_puts(&b, "Swipium requests consent (risk: ");
-	put_quoted(&b, risk, 20);
-	sw__buf_puts(&b, ") for action ");
-	put_quoted(&b, action, 60);
-	sw__buf_puts(&b, ".\nDetails: ");
-	put_quoted(&b, explain ? explain : "", 600);
+	sw__buf_puts(&head, "Swipium requests consent (risk: ");
+	put_quoted(&head, risk, 20);
+	sw__buf_puts(&head, ") for action ");
+	put_quoted(&head, action, 60);
+	sw__buf_puts(&head, ".\nDetails: ");
 	if (cmd)
 		collect_steps(cmd, steps);
 	size_t n = json_array_size(steps);
-	if (n == 1) {
-		sw__buf_puts(&b, "\nWill run: ");
-		put_quoted(&b, json_string_value(json_array_get(steps, 0)), 500);
-	} else if (n > 1) {
-		sw__buf_puts(&b, "\nWill run:");
-		for (size_t i = 0; i < n && i < 4; i++) {
-			sw__buf_puts(&b, "\n  ");
-			put_quoted(&b, json_string_value(json_array_get(steps, i)), 500);
-		}
-		if (n > 4)
-			sw__buf_printf(&b, "\n  (and %zu more step(s) not shown)", n - 4);
+	for (size_t i = 0; i < n && i < 4; i++) {
+		const char *st = json_string_value(json_array_get(steps, i));
+		sw__buf_puts(&run, n == 1 ? "\nWill run: " : "\n  ");
+		put_quoted(&run, st, 500);
+		cut = cut || sanitized_cut(st, 500);
 	}
+	if (n > 1) {
+		/* the heading line goes before the indented steps */
+		sw_buf t = SW_BUF_INIT;
+		sw__buf_puts(&t, "\nWill run:");
+		sw__buf_append(&t, run.data ? run.data : "", run.len);
+		sw__buf_free(&run);
+		run = t;
+	}
+	if (n > 4)
+		sw__buf_printf(&run, "\n  (and %zu more step(s) not shown)", n - 4);
+	if (head.failed || run.failed)
+		goto out;
+	/* the details get what is left of the 2,000 characters (at most 600, at least 100) */
+	size_t fixed = sw__utf16_len(head.data, head.len) + (run.data ? sw__utf16_len(run.data, run.len) : 0);
+	size_t room = fixed + 2 + 600 <= 2000 ? 600 : fixed + 2 + 100 <= 2000 ? 2000 - fixed - 2 : 100;
+	sw__buf_append(&b, head.data, head.len);
+	put_quoted(&b, explain ? explain : "", room);
+	if (run.data)
+		sw__buf_append(&b, run.data, run.len);
 	if (b.failed)
 		goto out;
 	if (sw__utf16_len(b.data, b.len) > 2000) {
@@ -383,16 +420,121 @@ json_t *sw__consent_prompt_build(const char *action, const char *risk, const cha
 		b.len = keep;
 		b.data[keep] = '\0';
 		sw__buf_puts(&b, "\xe2\x80\xa6");
+		cut = cut || n > 0;
 		if (b.failed)
 			goto out;
 	}
 	res = json_pack("{s:s%, s:{s:s, s:{s:{s:s, s:s, s:s}}, s:[s]}}", "message", b.data, b.len, "requestedSchema",
 	                "type", "object", "properties", "approve", "type", "boolean", "title", "Approve", "description",
 	                "Allow Swipium to perform this action.", "required", "approve");
+	if (hidden)
+		*hidden = cut;
 out:
+	sw__buf_free(&head);
+	sw__buf_free(&run);
 	sw__buf_free(&b);
 	json_decref(steps);
 	return res;
+}
+
+json_t *sw__consent_prompt_build(const char *action, const char *risk, const char *explain, const json_t *cmd)
+{
+	return prompt_build(action, risk, explain, cmd, NULL);
+}
+
+char *sw__consent_unshowable(const char *action, const char *risk, const char *explain, const json_t *cmd,
+                             bool every_step)
+{
+	json_t *steps = sw__consent_steps(cmd);
+	if (!steps)
+		return NULL;
+	char *why = NULL;
+	size_t n = json_array_size(steps);
+	for (size_t i = 0; i < n && !why; i++) {
+		const char *st = json_string_value(json_array_get(steps, i));
+		if (sanitized_cut(st, 500)) {
+			char *clean = sw__consent_sanitize(st, strlen(st), (size_t)-1 / 2);
+			why = sw__asprintf("step %zu of the command is %zu characters long, and a consent prompt shows at "
+			                   "most 500 per step",
+			                   i + 1, clean ? sw__utf16_len(clean, strlen(clean)) : 0);
+			free(clean);
+		}
+	}
+	if (!why && every_step && n > 4)
+		why = sw__asprintf("the command has %zu steps, and a consent prompt shows at most 4", n);
+	json_decref(steps);
+	if (why)
+		return why;
+	bool hidden = false;
+	json_t *p = prompt_build(action, risk, explain, cmd, &hidden);
+	json_decref(p);
+	if (hidden)
+		return sw__strdup("the whole command does not fit in a consent prompt of 2,000 characters");
+	return NULL;
+}
+
+/* Appends argument @a as the prompt shows it: single-quoted the way a POSIX shell reads it, with every
+ * character the prompt sanitiser would hide or fold (controls, line separators, zero-width and bidi marks,
+ * spaces other than U+0020, a space after a space) written as <U+XXXX>, so what is shown is what runs. */
+static void put_arg(sw_buf *b, const char *a)
+{
+	const unsigned char *s = (const unsigned char *)a;
+	size_t len = strlen(a);
+	bool prev_space = false;
+	sw__buf_putc(b, '\'');
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t k = sw__utf8_decode(s + i, len - i, &cp);
+		if (k == 0) {
+			sw__buf_printf(b, "<0x%02X>", s[i]);
+			i++;
+			prev_space = false;
+			continue;
+		}
+		bool visible_space = cp == ' ' && !prev_space;
+		if (is_stripped(cp) || (is_js_space(cp) && !visible_space)) {
+			sw__buf_printf(b, "<U+%04X>", (unsigned)cp);
+		} else if (cp == '\'') {
+			sw__buf_puts(b, "'\\''");
+		} else {
+			sw__buf_append(b, s + i, k);
+		}
+		prev_space = cp == ' ';
+		i += k;
+	}
+	sw__buf_putc(b, '\'');
+}
+
+char *sw__consent_command_step(const json_t *command)
+{
+	const json_t *argv = json_object_get(command, "argv");
+	const char *label = json_string_value(json_object_get(command, "label"));
+	const char *origin = json_string_value(json_object_get(command, "origin"));
+	if (!json_is_array(argv) || json_array_size(argv) == 0)
+		return NULL;
+	sw_buf b = SW_BUF_INIT;
+	if (label && *label) {
+		sw__buf_puts(&b, label);
+		sw__buf_puts(&b, ": ");
+	}
+	size_t i;
+	json_t *a;
+	json_array_foreach(argv, i, a)
+	{
+		if (!json_is_string(a)) {
+			sw__buf_free(&b);
+			return NULL;
+		}
+		if (i)
+			sw__buf_putc(&b, ' ');
+		put_arg(&b, json_string_value(a));
+	}
+	if (origin && *origin) {
+		sw__buf_puts(&b, " (from ");
+		sw__buf_puts(&b, origin);
+		sw__buf_putc(&b, ')');
+	}
+	return sw__buf_steal(&b, NULL);
 }
 
 SW_API int sw_consent_prompt(const char *request_json, char **prompt_json, sw_error **err)

@@ -34,5 +34,15 @@ char *sw__consent_sanitize(const char *in, size_t len, size_t max_units);
 
 /* {message, requestedSchema} for a prompt. @cmd: string, array of strings or NULL. */
 json_t *sw__consent_prompt_build(const char *action, const char *risk, const char *explain, const json_t *cmd);
+/* The steps of a command (a string or an array of strings): its non-blank lines. (transfer full) */
+json_t *sw__consent_steps(const json_t *cmd);
+/* Why the prompt for this request cannot show the whole command (a step over 500 characters, a message over
+ * 2,000 even with the details shortened, and with @every_step more than 4 steps), or NULL when it can.
+ * (transfer full) */
+char *sw__consent_unshowable(const char *action, const char *risk, const char *explain, const json_t *cmd,
+                             bool every_step);
+/* One prompt step for @command {label?, argv: [string...], origin?}: "label: 'arg' 'arg' (from origin)",
+ * each argument quoted with hidden characters spelled <U+XXXX>. NULL when @command is malformed. */
+char *sw__consent_command_step(const json_t *command);
 
 #endif

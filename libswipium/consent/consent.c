@@ -212,8 +212,9 @@ typedef struct gate_req {
 	char *payload_hash;
 	json_t *target; /* for the ledger: the request's target, else its targets object */
 	const json_t *exact_command, *affects;
+	json_t *built_command; /* the steps built from "commands" (owned) */
 	const char *consent_id;
-	bool approve, approve_given, can_elicit, include_session;
+	bool approve, approve_given, can_elicit, include_session, show_every_step;
 	const json_t *answer;
 	const sw_consent_action *def;
 } gate_req;
@@ -224,6 +225,7 @@ static void gate_req_free(gate_req *g)
 	free(g->targets);
 	free(g->payload_hash);
 	json_decref(g->target);
+	json_decref(g->built_command);
 }
 
 static int parse_request(const char *request_json, gate_req *g, sw_error **err)
@@ -263,6 +265,35 @@ static int parse_request(const char *request_json, gate_req *g, sw_error **err)
 	if (g->exact_command && !json_is_string(g->exact_command) && !json_is_array(g->exact_command))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "The consent exactCommand must be a string or an array of strings.");
+	json_t *commands = json_object_get(r, "commands");
+	if (commands) {
+		/* argv lists: the gate quotes them itself, so what the prompt shows is what runs */
+		if (!json_is_array(commands) || json_array_size(commands) == 0)
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			                     "The consent commands must be a non-empty array of {label, argv, origin}.");
+		sw_buf lines = SW_BUF_INIT;
+		size_t i;
+		json_t *c;
+		json_array_foreach(commands, i, c)
+		{
+			char *step = sw__consent_command_step(c);
+			if (!step) {
+				sw__buf_free(&lines);
+				return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+				                     "Consent command %zu has no argv array of strings.", i + 1);
+			}
+			if (i)
+				sw__buf_putc(&lines, '\n');
+			sw__buf_puts(&lines, step);
+			free(step);
+		}
+		/* one line per command (a step never holds a line break: put_arg spells them out) */
+		g->built_command = lines.failed ? NULL : json_stringn(lines.data, lines.len);
+		sw__buf_free(&lines);
+		if (!g->built_command)
+			return sw__error_nomem(err);
+		g->exact_command = g->built_command;
+	}
 	g->affects = json_object_get(r, "affects");
 	json_t *targets = json_object_get(r, "targets");
 	if (!targets)
@@ -294,6 +325,7 @@ static int parse_request(const char *request_json, gate_req *g, sw_error **err)
 	g->approve = json_is_true(ap);
 	g->can_elicit = json_is_true(json_object_get(r, "canElicit"));
 	g->include_session = json_is_true(json_object_get(r, "includeSessionId"));
+	g->show_every_step = json_is_true(json_object_get(r, "showEveryStep"));
 	g->answer = json_object_get(r, "elicitationAnswer");
 	if (g->answer && !json_is_object(g->answer))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
@@ -335,6 +367,7 @@ typedef struct refusal {
 	const char *failure; /* elicitationFailure, nullable */
 	int64_t answered_ms; /* -1: no prompt */
 	const char *id;      /* nullable */
+	const char *hint;    /* nullable: replaces the default hint */
 } refusal;
 
 static int refuse(const gate_req *g, const refusal *f, sw_error **err)
@@ -364,7 +397,9 @@ static int refuse(const gate_req *g, const refusal *f, sw_error **err)
 	json_object_set_new(d, "ledgerRow", row);
 
 	char *hint = NULL;
-	if (automatic)
+	if (f->hint)
+		hint = sw__strdup(f->hint);
+	else if (automatic)
 		hint =
 		    sw__asprintf("The prompt was answered in %lld ms, which looks automatic (headless clients answer "
 		                 "every prompt themselves). Do not retry in a loop: ask the user, or have the operator "
@@ -758,7 +793,21 @@ SW_API int sw_consent_gate(sw_consent_store *s, const char *request_json, char *
 		previous = g.consent_id;
 	}
 
-	if (preapproved(&g, s->ctx)) {
+	bool pre = preapproved(&g, s->ctx);
+	/* never ask about a command the prompt cannot show whole (operator pre-approval shows nothing) */
+	char *unshown = pre ? NULL : sw__consent_unshowable(g.action, g.risk, g.explain, g.exact_command,
+	                                                           g.built_command || g.show_every_step);
+	if (unshown) {
+		refusal f = {.code = "UNSAFE_ACTION_REFUSED",
+		             .mechanism = "policy",
+		             .reason = unshown,
+		             .answered_ms = -1,
+		             .hint = "Shorten the command (for a repository's .swipium/config.json: move its arguments "
+		                     "into a script in the project) so that its consent prompt can show every argument, "
+		                     "then call again."};
+		rc = refuse(&g, &f, err);
+		free(unshown);
+	} else if (pre) {
 		char id[2 * ID_BYTES + 1];
 		if (!sw__random_hex(id, ID_BYTES)) {
 			rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "No randomness available for a consent id.");

@@ -1,6 +1,7 @@
 /* check.c: loading flows by name or path, path confinement, the CI policy, and the static check (qa_flow_check). */
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -232,17 +233,26 @@ static bool is_native_ios(const char *s)
 static void warn(json_t *w, const json_t *step, const char *code, const char *fmt, ...) SW_PRINTF(4, 5);
 static void warn(json_t *w, const json_t *step, const char *code, const char *fmt, ...)
 {
-	char msg[512];
+	char *raw = NULL, *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
 	va_end(ap);
-	json_t *o = json_pack("{ss,ss}", "code", code, "message", msg);
+	/* capped on a character boundary (a flow's text can be anything): never an invalid string, never lost */
+	msg = sw__cap(raw ? raw : "", 500);
+	free(raw);
+	json_t *o = json_pack("{ss,ss?}", "code", code, "message", msg);
+	free(msg);
+	if (!o)
+		return;
 	if (step) {
 		json_object_set(o, "phase", json_object_get(step, "phase"));
 		json_object_set(o, "step", json_object_get(step, "index"));
 		json_object_set(o, "kind", json_object_get(step, "kind"));
 		json_object_set(o, "line", json_object_get(step, "line"));
+	} else {
+		json_object_set_new(o, "line", json_integer(1)); /* about the whole flow: its first line */
 	}
 	json_array_append_new(w, o);
 }

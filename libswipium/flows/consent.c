@@ -5,8 +5,8 @@
 #include "flow-internal.h"
 
 /* Members of @gate_json the flow decides; the frontend cannot override them. */
-static const char *const FLOW_KEYS[] = {"action",  "risk",      "explain",        "exactCommand",
-                                        "affects", "sessionId", "operatorAnswer", "explainMaxBytes"};
+static const char *const FLOW_KEYS[] = {"action",    "risk",           "explain",         "exactCommand", "affects",
+                                        "sessionId", "operatorAnswer", "explainMaxBytes", "showEveryStep", "commands"};
 
 static void append_row(sw_session *session, json_t *row)
 {
@@ -71,6 +71,8 @@ static int build_request(json_t *plan, json_t *front, sw_session *session, json_
 	json_object_set_new(req, "exactCommand", json_string(cmd.data ? cmd.data : ""));
 	if (json_object_get(c, "affects"))
 		json_object_set(req, "affects", json_object_get(c, "affects"));
+	if (json_is_true(json_object_get(c, "showEveryStep")))
+		json_object_set_new(req, "showEveryStep", json_true());
 	if (session)
 		json_object_set_new(req, "sessionId", json_string(sw_session_id(session)));
 	sw__buf_free(&cmd);

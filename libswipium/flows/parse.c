@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,14 +44,21 @@ typedef struct yparse {
 static int perr(yparse *yp, int line, int col, const char *fmt, ...) SW_PRINTF(4, 5);
 static int perr(yparse *yp, int line, int col, const char *fmt, ...)
 {
-	char msg[512];
+	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
 	va_end(ap);
+	char *msg = sw__cap(raw ? raw : "", 500);
+	free(raw);
 	int rc = sw__error_set(yp->err, SW_EPARSE, "INVALID_FLOW",
 	                       "Fix the flow file and run qa_flow_check (or `swipium run`) again.", "%s%s%d:%d: %s",
-	                       yp->path ? yp->path : "", yp->path ? ":" : "", line, col, msg);
+	                       yp->path ? yp->path : "", yp->path ? ":" : "", line, col, msg ? msg : "");
+	/* where it is, machine-readable (the error envelope carries line and column) */
+	if (yp->err && *yp->err && !sw__error_details(*yp->err))
+		sw__error_take_details(*yp->err, json_pack("{si,si}", "line", line, "column", col));
+	free(msg);
 	return rc;
 }
 
@@ -289,12 +297,17 @@ typedef struct schema {
 static void serr(schema *sc, const ynode *at, const char *fmt, ...) SW_PRINTF(3, 4);
 static void serr(schema *sc, const ynode *at, const char *fmt, ...)
 {
-	char msg[600];
+	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
 	va_end(ap);
-	json_t *e = json_pack("{si,si,ss}", "line", at->line, "column", at->col, "message", msg);
+	char *msg = sw__cap(raw ? raw : "", 600);
+	free(raw);
+	json_t *e = json_pack("{ss,si,si,ss?}", "code", "INVALID_FLOW", "line", at->line, "column", at->col, "message",
+	                      msg);
+	free(msg);
 	if (!e)
 		return;
 	if (sc->phase) {

@@ -21,6 +21,46 @@ static double similarity(const char *a, const char *b)
 	return 1.0 - (double)sw__flow_edit_distance(a, la, b, lb) / (double)m;
 }
 
+/* Unicode spaces a label may end or be padded with (U+00A0 and U+202F are common in real apps). */
+static bool is_space_cp(uint32_t cp)
+{
+	return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+	       (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
+	       cp == 0x3000 || cp == 0xFEFF;
+}
+
+/* @s with every run of Unicode spaces folded to one U+0020 and both ends trimmed: the form every text
+ * comparison of the repair uses. (transfer full; NULL only when out of memory) */
+static char *norm_text(const char *s)
+{
+	size_t len = strlen(s);
+	sw_buf b = SW_BUF_INIT;
+	bool space = false;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t k = sw__utf8_decode((const unsigned char *)s + i, len - i, &cp);
+		if (k == 0) {
+			cp = 0xFFFD;
+			k = 1;
+		}
+		if (is_space_cp(cp)) {
+			space = b.len > 0;
+		} else {
+			if (space)
+				sw__buf_putc(&b, ' ');
+			space = false;
+			if (cp == 0xFFFD && k == 1)
+				sw__buf_puts(&b, "\xef\xbf\xbd");
+			else
+				sw__buf_append(&b, s + i, k);
+		}
+		i += k;
+	}
+	if (!b.data && !b.failed)
+		return sw__strdup("");
+	return sw__buf_steal(&b, NULL);
+}
+
 static bool has_selector(const char *k)
 {
 	return !strcmp(k, "tap") || !strcmp(k, "assertVisible") || !strcmp(k, "assertNotVisible") ||
@@ -111,7 +151,7 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 {
 	int rc = SW_OK;
 	json_t *opts = NULL, *flow = NULL, *errors = NULL, *snap = NULL, *res = NULL, *cands = json_array();
-	char *path = NULL, *rp = NULL, *text = NULL, *patched = NULL, *from = NULL;
+	char *want = NULL, *path = NULL, *rp = NULL, *text = NULL, *patched = NULL, *from = NULL;
 	if (!session || !drive || !options_json || !result_json) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "session, drive, options and result are required");
@@ -148,7 +188,11 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 		goto out;
 	}
 	bool by_id = sw__str_has_prefix(sel, "id=");
-	const char *want = by_id ? sel + 3 : sel;
+	want = norm_text(by_id ? sel + 3 : sel);
+	if (!want) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
 	json_t *sopts = json_pack("{sb}", "verbose", 1);
 	rc = sopts ? sw__drive_snapshot(drive, sopts, &snap, err) : sw__error_nomem(err);
 	json_decref(sopts);
@@ -164,8 +208,10 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 		                       json_string_value(json_object_get(e, "label"))};
 		const char *conf = NULL, *why = NULL, *shown = NULL;
 		double best = 0;
+		char *normed[3] = {NULL, NULL, NULL};
 		for (size_t v = 0; v < 3; v++) {
-			const char *s = vals[v];
+			normed[v] = vals[v] ? norm_text(vals[v]) : NULL;
+			const char *s = normed[v];
 			if (!s || !s[0])
 				continue;
 			if (!strcasecmp(s, want)) {
@@ -188,8 +234,11 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 				shown = s;
 			}
 		}
-		if (!conf)
+		if (!conf) {
+			for (size_t v = 0; v < 3; v++)
+				free(normed[v]);
 			continue;
+		}
 		const char *etext = vals[1] && vals[1][0] ? vals[1] : vals[2];
 		char *newsel = by_id && vals[0]    ? sw__asprintf("id=%s", vals[0])
 		               : etext && etext[0] ? sw__strdup(etext)
@@ -198,6 +247,8 @@ SW_API int sw_flow_repair(sw_session *session, sw_drive *drive, const char *opti
 		    json_pack("{sO,sO,ss,ss,ss}", "ref", json_object_get(e, "ref"), "role", json_object_get(e, "role"),
 		              "selector", newsel ? newsel : shown, "confidence", conf, "reason", why);
 		free(newsel);
+		for (size_t v = 0; v < 3; v++)
+			free(normed[v]);
 		for (size_t v = 0; v < 3; v++)
 			if (vals[v])
 				json_object_set_new(c, v == 0 ? "id" : v == 1 ? "text" : "label", json_string(vals[v]));
@@ -283,6 +334,7 @@ out:
 	json_decref(snap);
 	json_decref(res);
 	json_decref(cands);
+	free(want);
 	free(path);
 	free(rp);
 	free(text);

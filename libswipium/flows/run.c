@@ -1184,6 +1184,7 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 	json_t *steps = json_array(), *backends = json_object(), *vars = json_array(), *cmds = json_array(),
 	       *affects = json_array();
 	bool consent = false, script_seed = false;
+	size_t repo_lines = 0;
 	for (size_t b = 0; b < SW_ARRAY_SIZE(BACKENDS); b++)
 		if (!only || !strcmp(only, BACKENDS[b]))
 			json_object_set_new(backends, BACKENDS[b], json_array());
@@ -1222,7 +1223,11 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 					json_array_append_new(affects,
 					                      json_pack("{ss,ss}", "kind", "step", "value", k));
 				}
-				if (line)
+				/* repository-supplied values (URLs, fixtures) go first, where a prompt shows them */
+				bool from_repo = !strcmp(k, "openUrl") || !strcmp(k, "seed");
+				if (line && from_repo)
+					json_array_insert_new(cmds, repo_lines++, json_string(line));
+				else if (line)
 					json_array_append_new(cmds, json_string(line));
 				free(line);
 			}
@@ -1238,6 +1243,8 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 	                                      "these steps come from the repository and were not reviewed."
 	                                    : "The flow has no mutating or OCR steps; no consent is needed."));
 	json_object_set_new(c, "exactCommand", cmds);
+	if (repo_lines > 4) /* a prompt shows 4 steps: more repository values would go unseen */
+		json_object_set_new(c, "showEveryStep", json_true());
 	json_object_set_new(c, "affects", affects);
 	json_object_set_new(res, "consent", c);
 	if (path)

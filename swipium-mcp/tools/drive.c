@@ -501,12 +501,22 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 		char *sha = file_sha256(apk_real);
 		json_t *affects =
 		    json_pack("{s:s,s:s*,s:b}", "apk", apk_real, "sha256", sha, "insideProjectRoot", inside);
-		char explain[1200], cmd[1200];
-		sw_text_snprintf(explain, sizeof(explain), "Install %s%s on the emulator%s%s, then launch it.", apk_real,
+		char explain[1200];
+		sw_text_snprintf(explain, sizeof(explain), "Install the APK%s on the emulator%s%s, then launch it.",
 		         inside ? "" : " (outside the project)", sha ? "; sha256 " : "", sha ? sha : "");
-		snprintf(cmd, sizeof(cmd), "adb install -r %s", apk_real);
-		struct mcp_consent_request req = {"prepare_plan", inside ? "low" : "medium", explain, cmd, affects, s};
+		/* the path goes to the gate as an argument: quoted whole, or the prompt is refused */
+		json_t *commands = json_pack("[{s:s,s:[s,s,s,s],s:s}]", "label", "install", "argv", "adb", "install", "-r",
+		                             apk_real, "origin", "the apk argument");
+		struct mcp_consent_request req = {
+		    .action = "prepare_plan",
+		    .risk = inside ? "low" : "medium",
+		    .explain = explain,
+		    .affects = affects,
+		    .session = s,
+		    .commands = commands,
+		};
 		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(commands);
 		json_decref(affects);
 		free(sha);
 		if (oc == MCP_CONSENT_ANSWERED) {

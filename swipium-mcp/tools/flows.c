@@ -197,7 +197,7 @@ static void qa_flow_run(mcp_call *call, json_t *args)
 	 * request from the flow (as for `swipium run`); this server asks the way the connection allows */
 	int approved = 0;
 	if (json_is_true(json_object_get(json_object_get(p, "consent"), "required"))) {
-		struct mcp_consent_request req = {"flow_mutation_run", NULL, NULL, NULL, NULL, s};
+		struct mcp_consent_request req = {.action = "flow_mutation_run", .session = s};
 		struct flow_gate_data fg = {oj, s};
 		enum mcp_consent_outcome oc = mcp_call_consent_via(call, args, &req, flow_gate, &fg);
 		if (oc == MCP_CONSENT_ANSWERED) {

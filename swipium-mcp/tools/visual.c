@@ -173,25 +173,6 @@ static sw_image *load_template(mcp_call *call, sw_session *s, const char *templ)
 	return img;
 }
 
-/* "a b {image}" for the consent prompt. */
-static char *join_argv(json_t *argv)
-{
-	size_t len = 0;
-	size_t i;
-	json_t *a;
-	json_array_foreach(argv, i, a) len += json_string_length(a) + 3;
-	char *out = calloc(1, len + 1);
-	if (!out)
-		return NULL;
-	json_array_foreach(argv, i, a)
-	{
-		if (i)
-			strcat(out, " ");
-		strcat(out, json_string_value(a));
-	}
-	return out;
-}
-
 /*
  * find_text's gate: the providers must be configured and the ocr_run consent given. Returns 0 to go on;
  * -1 when the call was answered. @ocr and @mask receive the provider descriptions (transfer full).
@@ -222,20 +203,17 @@ static int ocr_gate(mcp_call *call, sw_session *s, json_t *args)
 		                    ".swipium/config.json, or SWIPIUM_OCR_CMD for the server");
 		goto out;
 	}
-	char command[1100] = "";
-	json_t *affects = json_object();
+	/* the argv lists go to the consent gate whole: it quotes every argument and refuses a prompt that
+	 * could not show them all (never cut here, the origin never appended after a cut) */
+	json_t *affects = json_object(), *commands = json_array();
 	if (json_is_true(json_object_get(mask, "configured"))) {
-		char *m = join_argv(json_object_get(mask, "argv"));
-		snprintf(command, sizeof(command), "mask: %.400s (%s)\n", m ? m : "",
-		         json_string_value(json_object_get(mask, "origin")));
-		free(m);
+		json_array_append_new(commands, json_pack("{s:s,s:O,s:O}", "label", "mask", "argv",
+		                                          json_object_get(mask, "argv"), "origin",
+		                                          json_object_get(mask, "origin")));
 		json_object_set(affects, "maskArgv", json_object_get(mask, "argv"));
 	}
-	char *o = join_argv(json_object_get(ocr, "argv"));
-	size_t used = strlen(command);
-	snprintf(command + used, sizeof(command) - used, "ocr: %.400s (%s)", o ? o : "",
-	         json_string_value(json_object_get(ocr, "origin")));
-	free(o);
+	json_array_append_new(commands, json_pack("{s:s,s:O,s:O}", "label", "ocr", "argv", json_object_get(ocr, "argv"),
+	                                          "origin", json_object_get(ocr, "origin")));
 	json_object_set(affects, "ocrArgv", json_object_get(ocr, "argv"));
 	json_object_set(affects, "origin", json_object_get(ocr, "origin"));
 	struct mcp_consent_request req = {
@@ -243,12 +221,13 @@ static int ocr_gate(mcp_call *call, sw_session *s, json_t *args)
 	    .risk = "medium",
 	    .explain = "Run the configured OCR provider (a program on this machine) on a screenshot of the device to "
 	               "find text.",
-	    .exact_command = command,
+	    .commands = commands,
 	    .affects = affects,
 	    .session = s,
 	};
 	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
 	json_decref(affects);
+	json_decref(commands);
 	if (oc == MCP_CONSENT_APPROVED)
 		ret = 0;
 out:

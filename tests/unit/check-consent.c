@@ -609,13 +609,98 @@ START_TEST(test_prompt_hostile)
 	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(schema, "required"), 0)), "approve");
 	json_decref(p);
 
-	/* the envelope's caps: the gate works on the 10 MB request as well, linearly */
+	/* the gate works on the 10 MB request as well, linearly, and refuses it: a 10 MB step cannot be shown */
 	sw_consent_store *s = new_store();
 	char *out = NULL;
-	ck_assert_int_eq(sw_consent_gate(s, req_text, &out, NULL), SW_OK);
-	free(out);
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_consent_gate(s, req_text, &out, &err), SW_EDENIED);
+	ck_assert_str_eq(sw_error_failure_code(err), "UNSAFE_ACTION_REFUSED");
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "at most 500 per step"));
+	sw_error_free(err);
 	sw_consent_store_free(s);
 	free(req_text);
+}
+END_TEST
+
+/* Commands given as argv lists: quoted whole, hidden characters spelled out, refused when a prompt could not
+ * show them all (issue 11 item 2). */
+START_TEST(test_commands_shown_whole_or_refused)
+{
+	sw_consent_store *s = new_store();
+	sw_error *err = NULL;
+	/* quoting: each argument in single quotes, an apostrophe escaped, a line break and a bidi override spelled */
+	json_t *r = gate(s,
+	                 "{\"tool\":\"qa_visual\",\"action\":\"ocr_run\",\"canElicit\":true,\"commands\":["
+	                 "{\"label\":\"mask\",\"argv\":[\"python3\",\"it's.py\"],\"origin\":\"env:SWIPIUM_VISUAL_MASK_CMD\"},"
+	                 "{\"label\":\"ocr\",\"argv\":[\"sh\",\"-c\",\"echo a\\nrm -rf ~ \\u202e  x\"],"
+	                 "\"origin\":\"config:.swipium/config.json (unreviewed)\"}]}",
+	                 &err);
+	ck_assert_ptr_nonnull(r);
+	const char *msg = json_string_value(json_object_get(json_object_get(r, "elicitation"), "message"));
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_msg(strstr(msg, "\"mask: 'python3' 'it'\\\\''s.py' (from env:SWIPIUM_VISUAL_MASK_CMD)\"") != NULL, "%s",
+	              msg);
+	ck_assert_msg(strstr(msg, "\"ocr: 'sh' '-c' 'echo a<U+000A>rm -rf ~ <U+202E> <U+0020>x' (from "
+	                          "config:.swipium/config.json (unreviewed))\"") != NULL,
+	              "%s", msg);
+	json_decref(r);
+	/* an argument long enough that its step passes 500 characters: refused, no prompt, a ledger row */
+	char longarg[700];
+	memset(longarg, 'a', sizeof(longarg) - 1);
+	longarg[sizeof(longarg) - 1] = '\0';
+	json_t *req = json_pack("{s:s,s:s,s:b,s:[{s:s,s:[s,s],s:s}]}", "tool", "qa_visual", "action", "ocr_run",
+	                        "canElicit", 1, "commands", "label", "ocr", "argv", "python3", longarg, "origin",
+	                        "config:.swipium/config.json (unreviewed)");
+	char *text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	ck_assert_ptr_null(gate(s, text, &err));
+	free(text);
+	ck_assert_int_eq(sw_error_code(err), SW_EDENIED);
+	ck_assert_str_eq(sw_error_failure_code(err), "UNSAFE_ACTION_REFUSED");
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "at most 500 per step"));
+	json_t *d = json_loads(sw_error_details_json(err), 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(d, "ledgerRow"), "status")), "refused");
+	json_decref(d);
+	sw_error_free(err);
+	err = NULL;
+	/* five commands: a prompt shows four steps, so it is refused too (the envelope path as well) */
+	ck_assert_ptr_null(gate(s,
+	                        "{\"tool\":\"t\",\"action\":\"ocr_run\",\"commands\":[{\"argv\":[\"a\"]},{\"argv\":[\"b\"]},"
+	                        "{\"argv\":[\"c\"]},{\"argv\":[\"d\"]},{\"argv\":[\"e\"]}]}",
+	                        &err));
+	ck_assert_str_eq(sw_error_failure_code(err), "UNSAFE_ACTION_REFUSED");
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "at most 4"));
+	sw_error_free(err);
+	err = NULL;
+	/* four steps of 432 characters: the details are shortened so every step is shown whole */
+	req = json_pack("{s:s,s:s,s:b,s:s,s:[]}", "tool", "t", "action", "ocr_run", "canElicit", 1, "explain",
+	                "An explanation that is long enough to be shortened when room runs out. An explanation that is "
+	                "long enough to be shortened when room runs out. An explanation that is long enough.",
+	                "commands");
+	char arg[431];
+	memset(arg, 'b', sizeof(arg) - 1);
+	arg[sizeof(arg) - 1] = '\0';
+	for (int i = 0; i < 4; i++)
+		json_array_append_new(json_object_get(req, "commands"), json_pack("{s:[s]}", "argv", arg));
+	text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	r = gate(s, text, &err);
+	free(text);
+	ck_assert_msg(r != NULL, "%s", err ? sw_error_message(err) : "");
+	msg = json_string_value(json_object_get(json_object_get(r, "elicitation"), "message"));
+	ck_assert_uint_le(sw__utf16_len(msg, strlen(msg)), 2000);
+	const char *q = msg;
+	for (int i = 0; i < 4; i++) {
+		q = strstr(q, arg);
+		ck_assert_msg(q != NULL, "step %d not whole in %s", i, msg);
+		q += strlen(arg);
+	}
+	json_decref(r);
+	/* malformed commands are an argument error */
+	ck_assert_ptr_null(gate(s, "{\"tool\":\"t\",\"action\":\"ocr_run\",\"commands\":[{\"argv\":[1]}]}", &err));
+	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+	sw_error_free(err);
+	sw_consent_store_free(s);
 }
 END_TEST
 
@@ -781,6 +866,7 @@ static Suite *consent_suite(void)
 	tcase_add_test(tc, test_deferred_prompt);
 	tcase_add_test(tc, test_sanitize);
 	tcase_add_test(tc, test_prompt_hostile);
+	tcase_add_test(tc, test_commands_shown_whole_or_refused);
 	tcase_add_test(tc, test_ledger_row);
 	suite_add_tcase(s, tc);
 	return s;

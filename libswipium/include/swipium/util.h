@@ -29,6 +29,15 @@ enum {
  */
 SW_API int sw_file_write_atomic(const char *path, const void *data, size_t len, unsigned flags, sw_error **err);
 
+/**
+ * Turns off core files for the calling process: RLIMIT_CORE 0 (inherited by
+ * the children it starts) and, on Linux, PR_SET_DUMPABLE 0 (which also keeps
+ * other processes of the same user from reading its memory through ptrace or
+ * /proc/<pid>/mem). A crash then leaves no file holding secrets behind.
+ * swipium and swipium-mcp call it first thing. SW_EIO when refused.
+ */
+SW_API int sw_process_disable_core_dumps(sw_error **err);
+
 /** Writes the lowercase hex SHA-256 of @data into @hex (65 bytes with the NUL). */
 SW_API void sw_sha256_hex(const void *data, size_t len, char hex[65]);
 /**
