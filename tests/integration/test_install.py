@@ -226,6 +226,30 @@ class InstallTest(unittest.TestCase):
         if os.path.exists(os.path.join(BUILD_ROOT, "swipium-mcp", "swipium-mcp")):
             self.assertTrue(os.access(os.path.join(os.path.dirname(cli), "swipium-mcp"), os.X_OK))
 
+    def test_installed_binaries_start_in_a_clean_environment(self):
+        """Issue 11 item 21: outside the loader's default paths (the staging tree), with no LD_LIBRARY_PATH, the
+        installed binaries find libswipium through their relative rpath, and still do after the tree moves."""
+        bindir = self.destdir + self.prefix + "/bin"
+        cli = os.path.join(bindir, "swipium")
+        dyn = run(["readelf", "-d", cli]).stdout
+        self.assertRegex(dyn, r"\((RUN)?PATH\).*\[\$ORIGIN/\.\./", dyn)
+        home = tempfile.mkdtemp(dir=self.tmp)
+        clean = {"PATH": "/usr/bin:/bin", "HOME": home}
+        p = run([cli, "--version"], env=clean, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        if VERSION:
+            self.assertIn(VERSION, p.stdout)
+        if not os.path.exists(os.path.join(bindir, "swipium-mcp")):
+            return
+        p = run([cli, "verify"], env=clean, cwd=home, check=False)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("verify OK", p.stdout)
+        # relocatable: the same tree copied elsewhere starts too
+        moved = os.path.join(self.tmp, "moved")
+        shutil.copytree(self.destdir + self.prefix, moved, symlinks=True)
+        p = run([os.path.join(moved, "bin", "swipium-mcp"), "--version"], env=clean, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
