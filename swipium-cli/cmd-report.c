@@ -87,10 +87,48 @@ static void parse_args(report_args *a, int argc, char **argv)
 }
 
 /* Prints untrusted text on a terminal line: control characters become '?' so they cannot drive the terminal. */
+/* Bytes of a C1 control (U+0080..U+009F, e.g. U+009B CSI) in UTF-8 at s, else 0. */
+static size_t c1_control(const unsigned char *s)
+{
+	return s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F ? 2 : 0;
+}
+
 static void put_safe(FILE *f, const char *s)
 {
-	for (; *s; s++)
+	for (; *s; s++) {
+		if (c1_control((const unsigned char *)s)) {
+			fputc('?', f);
+			s++;
+			continue;
+		}
 		fputc(((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s, f);
+	}
+}
+
+/*
+ * What a terminal gets: a report is untrusted text, so every control character that could drive the
+ * terminal (ESC and so every escape sequence, CR, BEL, backspace, DEL, the C1 controls such as CSI)
+ * is shown as U+FFFD; newlines and tabs stay. Files and pipes get the bytes unchanged.
+ */
+static char *tty_safe(const char *s, size_t len, size_t *out_len)
+{
+	char *out = malloc(len * 3 + 1), *o = out;
+	if (!out)
+		return NULL;
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len; i++) {
+		size_t c1 = i + 1 < len ? c1_control(p + i) : 0;
+		if (c1 || (p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f) {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i += c1 ? c1 - 1 : 0;
+		} else {
+			*o++ = (char)p[i];
+		}
+	}
+	*o = '\0';
+	*out_len = (size_t)(o - out);
+	return out;
 }
 
 static int usage_error(const char *msg)
@@ -222,9 +260,20 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "Wrote %s for session ", a.format);
 		put_safe(stderr, sid ? sid : "undefined");
 		fprintf(stderr, " > %s\n", out_path);
-	} else if (fwrite(body, 1, len, stdout) != len || fflush(stdout) != 0) {
-		fprintf(stderr, "swipium report: cannot write to stdout: %s\n", strerror(errno));
-		goto out;
+	} else {
+		if (isatty(STDOUT_FILENO)) {
+			size_t n = 0;
+			char *safe = tty_safe(body, len, &n);
+			if (!safe)
+				goto oom;
+			free(body);
+			body = safe;
+			len = n;
+		}
+		if (fwrite(body, 1, len, stdout) != len || fflush(stdout) != 0) {
+			fprintf(stderr, "swipium report: cannot write to stdout: %s\n", strerror(errno));
+			goto out;
+		}
 	}
 	fprintf(stderr, "Release gate: %s: ", block ? "BLOCK" : "PASS");
 	put_safe(stderr, reason);

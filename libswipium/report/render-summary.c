@@ -4,6 +4,9 @@
 
 #include "report-internal.h"
 
+/* Characters of the release-gate reason shown in the summary (the whole reason is in the JSON export). */
+#define GATE_REASON_MAX 4000
+
 static const char TRUNCATION_NOTE[] =
     "\n\n> \xE2\x9A\xA0\xEF\xB8\x8F Summary truncated at 900 KB (GitHub's step-summary "
     "limit is 1 MiB). See the JUnit/SARIF/Markdown exports for the full report.";
@@ -139,7 +142,13 @@ char *sw__render_github_summary(const json_t *r, const json_t *gate, size_t *len
 		sw__buf_puts(&b, "**Release gate (policy):** ");
 		sw__buf_puts(&b,
 		             json_is_true(sw__js_get(gate, "block")) ? "\xE2\x9D\x8C FAIL: " : "\xE2\x9C\x85 PASS: ");
-		put_js(&b, sw__js_get(gate, "reason"), sw__md_text_line);
+		/* The verdict survives the 900 KB cap: the reason is capped (head and tail), not the line dropped. */
+		sw_buf reason = sw__js_string_buf(sw__js_get(gate, "reason"));
+		char *shown = sw__utf8_cap(sw__buf_cstr(&reason), reason.len, GATE_REASON_MAX, SW_CAP_HEAD_TAIL);
+		sw__buf_free(&reason);
+		if (shown)
+			sw__md_text_line(&b, shown, strlen(shown));
+		free(shown);
 		sw__buf_puts(&b, "\n\n");
 	}
 	sw__buf_puts(&b, "**Next action:** ");

@@ -405,6 +405,63 @@ class CliReportTest(unittest.TestCase):
                          '"g": 100,', '"h": 2.5,', '"z": {\n    "1": 1,\n    "2": 2,\n    "x": 0\n  }']:
             self.assertIn(expected, text)
 
+    def test_summary_keeps_the_gate_verdict_when_its_reason_is_huge(self):
+        # A failing workflow whose name alone is larger than the 900 KB cap: the gate reason quotes it.
+        with open(SAMPLE) as f:
+            report = json.load(f)
+        name = "checkout " + "é" * 600000
+        report["testOutcomes"].append({"at": "2026-11-30T10:09:00.000Z", "workflow": name, "outcome": "fail",
+                                       "failureCode": "ASSERTION_FAILED"})
+        path = os.path.join(self.root, "huge-gate.json")
+        with open(path, "w") as f:
+            json.dump(report, f)
+        rc, out, _ = self.run_cli("--format", "github-summary", "--report", path)
+        self.assertEqual(rc, 0)
+        text = out.decode()
+        self.assertLessEqual(len(out), 900 * 1024 + 400)
+        self.assertIn("**Release gate (policy):** \u274c FAIL: release blocked: ", text)
+        gate_line = [line for line in text.splitlines() if line.startswith("**Release gate")][0]
+        self.assertIn("\u2026", gate_line)  # capped around the marker, not dropped
+        self.assertLess(len(gate_line), 10000)
+        self.assertIn("**Next action:**", text)
+
+    def test_terminal_gets_no_escape_sequences_files_stay_exact(self):
+        import pty
+        path = os.path.join(REPORTS, "hostile-escapes.json")
+        env = dict(os.environ, HOME=self.home)
+        for fmt in ("markdown", "github-summary"):
+            with self.subTest(fmt=fmt):
+                # a pipe (and --out) gets the bytes as rendered: the escapes are there
+                rc, piped, _ = self.run_cli("--format", fmt, "--report", path)
+                self.assertEqual(rc, 0)
+                self.assertIn(b"\x1b", piped)
+                out_file = os.path.join(self.tmp, "out-" + fmt)
+                rc, _, _ = self.run_cli("--format", fmt, "--report", path, "--out", out_file)
+                with open(out_file, "rb") as f:
+                    self.assertEqual(f.read(), piped)
+                # a terminal gets them neutralised
+                master, slave = pty.openpty()
+                p = subprocess.Popen([CLI, "report", "--format", fmt, "--report", path], stdout=slave,
+                                     stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=self.root, env=env)
+                os.close(slave)
+                shown = b""
+                while True:
+                    try:
+                        chunk = os.read(master, 65536)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    shown += chunk
+                os.close(master)
+                self.assertEqual(p.wait(30), 0)
+                self.assertGreater(len(shown), 100)
+                for bad in (b"\x1b", b"\x07", b"\x08", b"\xc2\x9b", b"\x7f"):
+                    self.assertNotIn(bad, shown)
+                self.assertIn("\ufffd".encode(), shown)
+                # the text itself is all there (the pty turns \n into \r\n)
+                self.assertEqual(shown.replace(b"\r\n", b"\n").count(b"\n"), piped.count(b"\n"))
+
     def test_hostile_summary_cannot_inject(self):
         path = os.path.join(REPORTS, "hostile-escapes.json")
         rc, out, _ = self.run_cli("--format", "github-summary", "--report", path)
