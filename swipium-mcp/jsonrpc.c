@@ -111,6 +111,7 @@ static bool valid_id(const json_t *id)
 void mcp_msg_parse(const char *line, size_t len, struct mcp_msg *m)
 {
 	memset(m, 0, sizeof(*m));
+	m->bytes = len;
 	json_error_t jerr;
 	/*
 	 * What JSON.parse reads, this server reads: invalid UTF-8 bytes become U+FFFD and an escaped lone

@@ -14,11 +14,17 @@ enum {
 	RPC_METHOD_NOT_FOUND = -32601,
 	RPC_INVALID_PARAMS = -32602,
 	RPC_INTERNAL_ERROR = -32603,
+	RPC_SERVER_BUSY = -32000, /* implementation-defined server error: the request queue is full */
 	RPC_UNSUPPORTED_VERSION = -32022, /* MCP 2026-07-28 UnsupportedProtocolVersion */
 };
 
 /* The largest message accepted; a longer line is discarded and answered with -32600. */
 #define MCP_MAX_MESSAGE_BYTES ((size_t)4 * 1024 * 1024)
+/* Requests (and their bytes) that may wait behind a running call; more are answered "server busy". */
+#define MCP_MAX_QUEUED_REQUESTS 64
+#define MCP_MAX_QUEUED_BYTES ((size_t)16 * 1024 * 1024)
+/* After a message at least this large is freed, the allocator gives its memory back to the system. */
+#define MCP_TRIM_AFTER_BYTES ((size_t)1024 * 1024)
 
 /* Splits a byte stream into lines. Bounded memory: at most max + one read of buffering. */
 struct mcp_reader {
@@ -55,6 +61,7 @@ struct mcp_msg {
 	json_t *params;     /* object or NULL */
 	json_t *result;     /* responses */
 	json_t *error;      /* responses */
+	size_t bytes;       /* length of the line it came from */
 	int err_code;       /* invalid: the JSON-RPC error to answer with */
 	char err_message[160];
 };

@@ -1,6 +1,9 @@
 /* main.c: swipium-mcp entry: stdout guard, the stdin read loop, signals and the shutdown sequence. */
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -120,6 +123,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+#ifdef __GLIBC__
+	/*
+	 * Large blocks (a big message's line buffer and strings) are mapped and unmapped on their own, so
+	 * memory goes back to the system when the message is done; a fixed threshold stops glibc from
+	 * raising it after the first such free and keeping later ones in the heap.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
 	static struct mcp_server srv;
 	mcp_srv = &srv;
 	srv.out_fd = out_fd;

@@ -36,6 +36,7 @@ struct mcp_inflight {
 	atomic_int cancelled;
 	struct mcp_inflight *next;  /* in the in-flight list */
 	struct mcp_inflight *qnext; /* in the worker queue */
+	size_t bytes;               /* size of the request line */
 };
 
 /* A request the server sent to the client (elicitation/create, roots/list). */
@@ -79,6 +80,8 @@ struct mcp_server {
 	struct mcp_inflight *inflight;   /* every queued or running request */
 	struct mcp_inflight *queue_head; /* worker queue */
 	struct mcp_inflight *queue_tail;
+	size_t queued;       /* requests waiting in the queue (not the running one) */
+	size_t queued_bytes; /* their bytes */
 	struct mcp_outgoing *outgoing;
 	unsigned next_out_id;
 	struct mcp_request_state *states;
@@ -104,6 +107,9 @@ void mcp_send(struct mcp_server *s, json_t *msg);                             /*
 void mcp_send_result(struct mcp_server *s, const json_t *id, json_t *result); /* steals @result */
 void mcp_send_result_text(struct mcp_server *s, const json_t *id, const char *result_json);
 void mcp_send_error(struct mcp_server *s, const json_t *id, int code, const char *message, json_t *data);
+
+/* Gives freed heap memory back to the system (after a large message). */
+void mcp_trim_memory(void);
 
 /* ---- logging ---- */
 void mcp_log(sw_log_level level, const char *msg, json_t *fields); /* steals @fields (nullable) */

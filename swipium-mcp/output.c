@@ -1,5 +1,8 @@
 /* output.c: the only writer of protocol bytes (stdout) and of JSON log lines (stderr). */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +12,14 @@
 #include <unistd.h>
 
 #include "mcp.h"
+
+void mcp_trim_memory(void)
+{
+#ifdef __GLIBC__
+	/* freed arenas of a large message go back to the system, so a long session stays small */
+	malloc_trim(0);
+#endif
+}
 
 static int write_all(int fd, const char *p, size_t n)
 {

@@ -116,9 +116,27 @@ static void enqueue(struct mcp_server *s, struct mcp_msg *m)
 		mcp_send_error(s, m->id, RPC_INTERNAL_ERROR, "Internal error: out of memory", NULL);
 		return;
 	}
+	pthread_mutex_lock(&s->lock);
+	if (s->queued >= MCP_MAX_QUEUED_REQUESTS || s->queued_bytes + m->bytes > MCP_MAX_QUEUED_BYTES) {
+		/* Bounded memory behind a blocked call: refuse now (the client may retry), never keep all. */
+		size_t n = s->queued, bytes = s->queued_bytes;
+		pthread_mutex_unlock(&s->lock);
+		free(f);
+		char msg[300];
+		snprintf(msg, sizeof(msg),
+		         "Server busy: %zu request(s) (%zu bytes) already wait behind a running call (limits %d and "
+		         "%zu bytes); retry after it finished",
+		         n, bytes, MCP_MAX_QUEUED_REQUESTS, MCP_MAX_QUEUED_BYTES);
+		mcp_send_error(s, m->id, RPC_SERVER_BUSY, msg,
+		               json_pack("{s:s,s:I,s:I}", "reason", "queue_full", "queued", (json_int_t)n, "queuedBytes",
+		                         (json_int_t)bytes));
+		return;
+	}
 	f->msg = json_incref(m->root);
 	f->id = json_incref(m->id);
-	pthread_mutex_lock(&s->lock);
+	f->bytes = m->bytes;
+	s->queued++;
+	s->queued_bytes += m->bytes;
 	f->next = s->inflight;
 	s->inflight = f;
 	if (s->queue_tail)
@@ -158,6 +176,8 @@ void *mcp_worker_main(void *arg)
 		s->queue_head = f->qnext;
 		if (!s->queue_head)
 			s->queue_tail = NULL;
+		s->queued--;
+		s->queued_bytes -= f->bytes;
 		pthread_mutex_unlock(&s->lock);
 
 		if (!atomic_load(&f->cancelled)) {
@@ -169,7 +189,10 @@ void *mcp_worker_main(void *arg)
 			else if (!strcmp(method, "resources/read"))
 				mcp_resources_read(s, f);
 		}
+		bool large = f->bytes >= MCP_TRIM_AFTER_BYTES;
 		inflight_remove(s, f);
+		if (large)
+			mcp_trim_memory();
 	}
 	return NULL;
 }
@@ -475,4 +498,6 @@ void mcp_server_handle_line(struct mcp_server *s, const char *line, size_t len, 
 	case MCP_MSG_RESPONSE: route_response(s, &m); break;
 	}
 	mcp_msg_clear(&m);
+	if (len >= MCP_TRIM_AFTER_BYTES)
+		mcp_trim_memory();
 }

@@ -303,6 +303,44 @@ class RootsWait(Base):
         self.finish(s)
         self.assertFalse([l for l in s.raw_lines if json.loads(l).get("id") == 42])
 
+    def test_flood_behind_a_blocked_call_is_capped_and_memory_returns(self):
+        def rss_kb(pid):
+            with open("/proc/%d/status" % pid) as f:
+                return int([l for l in f if l.startswith("VmRSS:")][0].split()[1])
+
+        s = self.server()
+        req = self.start_waiting_call(s, 45)  # the worker is now blocked in roots/list
+        base = rss_kb(s.proc.pid)
+        pad = "p" * (512 * 1024)
+        ids = list(range(5000, 5100))
+        # 100 requests of 512 KB: only what fits in 64 requests / 16 MB is kept
+        for i in ids:
+            s.send_raw(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                   "params": {"name": "qa_status", "arguments": {"pad": pad}}}).encode() + b"\n")
+        busy = {}
+        while len(busy) < len(ids) - 31:  # 16 MB / 512 KB = 31 whole requests fit
+            m = s.read_line()
+            if m.get("id") in ids:
+                self.assertEqual(m["error"]["code"], -32000, m)
+                self.assertIn("Server busy", m["error"]["message"])
+                busy[m["id"]] = m
+        peak = rss_kb(s.proc.pid)
+        s.send({"jsonrpc": "2.0", "id": req["id"], "result": {"roots": []}})
+        answered = dict(busy)
+        self.assertIn("result", s.wait_for(45))
+        while len(answered) < len(ids):
+            m = s.read_line()
+            if m.get("id") in ids:
+                self.assertNotIn(m["id"], answered, "answered twice")
+                self.assertEqual(m["result"]["structuredContent"]["failureCode"], "INVALID_ARGUMENT")
+                answered[m["id"]] = m
+        self.assertEqual(s.call("ping")["result"], {})
+        after = rss_kb(s.proc.pid)
+        # queued bytes are bounded (16 MB of text, a few times that as JSON trees), and given back
+        self.assertLess(peak - base, 200 * 1024, (base, peak, after))
+        self.assertLess(after - base, 4 * 1024, (base, peak, after))
+        self.finish(s)
+
     def test_duplicate_id_while_running_is_refused(self):
         s = self.server()
         req = self.start_waiting_call(s, 43)
