@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
 #include <stdint.h>
 
 #include <swipium/util.h>
@@ -108,6 +109,46 @@ static bool valid_id(const json_t *id)
 	return id && (json_is_string(id) || json_is_integer(id));
 }
 
+/* \u0000 escapes inside JSON strings become \ufffd in place: a C string can not carry NUL, and the request
+ * keeps its id and its answer (jansson would refuse the whole message). */
+static void fix_nul_escapes(char *s, size_t len)
+{
+	bool in_string = false;
+	for (size_t i = 0; i < len; i++) {
+		if (!in_string) {
+			in_string = s[i] == '"';
+		} else if (s[i] == '"') {
+			in_string = false;
+		} else if (s[i] == '\\' && i + 1 < len) {
+			if (s[i + 1] == 'u' && i + 5 < len && !memcmp(s + i + 2, "0000", 4))
+				memcpy(s + i + 2, "fffd", 4);
+			i++; /* the escaped character is never a quote or a backslash that counts */
+		}
+	}
+}
+
+/* After a decode with every number as a real: whole values that fit an int64 become integers again. */
+static json_t *ints_back(json_t *v)
+{
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		if (d == floor(d) && d >= -9007199254740992.0 && d <= 9007199254740992.0) {
+			json_t *i = json_integer((json_int_t)d);
+			json_decref(v);
+			return i;
+		}
+	} else if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		void *tmp;
+		json_object_foreach_safe(v, tmp, k, x) json_object_set_new(v, k, ints_back(json_incref(x)));
+	} else if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++)
+			json_array_set_new(v, i, ints_back(json_incref(json_array_get(v, i))));
+	}
+	return v;
+}
+
 void mcp_msg_parse(const char *line, size_t len, struct mcp_msg *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -132,10 +173,17 @@ void mcp_msg_parse(const char *line, size_t len, struct mcp_msg *m)
 		if (fixed) {
 			len = strlen(fixed);
 			sw_json_fix_lone_surrogates(fixed, len);
+			fix_nul_escapes(fixed, len);
 			line = fixed;
 		}
 	}
 	m->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (!m->root && strstr(jerr.text, "too big integer")) {
+		/* JSON.parse reads 2^64 as a number: so does this server (a double), and the request is answered */
+		m->root = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
+		if (m->root)
+			m->root = ints_back(m->root);
+	}
 	sw_free(fixed);
 	if (!m->root) {
 		char msg[160];
