@@ -21,7 +21,7 @@ enum {
 /* The largest message accepted; a longer line is discarded and answered with -32600. */
 #define MCP_MAX_MESSAGE_BYTES ((size_t)4 * 1024 * 1024)
 /* Requests (and their bytes) that may wait behind a running call; more are answered "server busy". */
-#define MCP_MAX_QUEUED_REQUESTS 64
+#define MCP_MAX_QUEUED_REQUESTS 1024
 #define MCP_MAX_QUEUED_BYTES ((size_t)16 * 1024 * 1024)
 /* After a message at least this large is freed, the allocator gives its memory back to the system. */
 #define MCP_TRIM_AFTER_BYTES ((size_t)1024 * 1024)

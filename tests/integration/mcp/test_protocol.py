@@ -313,7 +313,7 @@ class RootsWait(Base):
         base = rss_kb(s.proc.pid)
         pad = "p" * (512 * 1024)
         ids = list(range(5000, 5100))
-        # 100 requests of 512 KB: only what fits in 64 requests / 16 MB is kept
+        # 100 requests of 512 KB: only what fits in 16 MB is kept
         for i in ids:
             s.send_raw(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
                                    "params": {"name": "qa_status", "arguments": {"pad": pad}}}).encode() + b"\n")
