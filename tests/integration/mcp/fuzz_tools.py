@@ -121,7 +121,15 @@ def run(seed, calls, server_path, verbose=False):
         f.write("{}")
     import mcpclient
     mcpclient.SERVER = server_path
-    env = {"HOME": home, "PATH": "/usr/bin:/bin", "ANDROID_HOME": "", "ANDROID_SDK_ROOT": "",
+    # an adb that sees no device, first on PATH: the real adb would start a daemon on the shared
+    # default port 5037 that outlives the test
+    bindir = os.path.join(home, "bin")
+    os.makedirs(bindir)
+    with open(os.path.join(bindir, "adb"), "w") as f:
+        f.write('#!/bin/sh\ncase "$*" in *devices*) printf "List of devices attached\\n\\n"; exit 0;; esac\n'
+                'echo "error: no devices/emulators found" >&2\nexit 1\n')
+    os.chmod(os.path.join(bindir, "adb"), 0o700)
+    env = {"HOME": home, "PATH": bindir + ":/usr/bin:/bin", "ANDROID_HOME": "", "ANDROID_SDK_ROOT": "", "ADB_EMU": "0",
            "SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": "", "SWIPIUM_LOG_LEVEL": "error"}
     s = Server(env=env)
     try:
