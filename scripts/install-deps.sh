@@ -6,8 +6,9 @@ set -euo pipefail
 PKGS=(
 	build-essential meson ninja-build pkg-config
 	libjansson-dev libyaml-dev libxml2-dev libcurl4-openssl-dev libpng-dev zlib1g-dev nettle-dev
+	libzip-dev libplist-dev
 	check valgrind
-	adb
+	adb aapt
 	libxml2-utils python3 python3-jsonschema python3-yaml cmark-gfm
 	tesseract-ocr tesseract-ocr-eng python3-pil
 	nodejs npm

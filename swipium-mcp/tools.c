@@ -16,6 +16,7 @@ extern const struct mcp_tool mcp_tool_qa_start_session;
 extern const struct mcp_tool mcp_tool_qa_prepare_target;
 /* build */
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
+extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
 /* drive */
 extern const struct mcp_tool mcp_tool_qa_snapshot;
 extern const struct mcp_tool mcp_tool_qa_inspect;
@@ -67,6 +68,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_prepare_target,
 	/* build */
 	&mcp_tool_qa_resolve_target,
+	&mcp_tool_qa_resolve_artifact,
 	/* device */
 	&mcp_tool_qa_device_info,
 	&mcp_tool_qa_orientation,

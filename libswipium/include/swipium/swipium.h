@@ -22,5 +22,6 @@
 #include <swipium/flow.h>
 #include <swipium/device.h>
 #include <swipium/health.h>
+#include <swipium/artifacts.h>
 
 #endif
