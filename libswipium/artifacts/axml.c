@@ -37,7 +37,7 @@ static uint32_t rd32(const uint8_t *p)
 static int fail(char *why, size_t whylen, const char *msg)
 {
 	if (why && whylen)
-		snprintf(why, whylen, "%s", msg);
+		sw_text_snprintf(why, whylen, "%s", msg);
 	return -1;
 }
 
@@ -439,7 +439,7 @@ int sw__arsc_resolve(const uint8_t *arsc, size_t len, sw__axml_value *v, char *w
 			return fail(why, whylen, "the resource reference loops or chains too deep");
 		if (!table_lookup(arsc, len, data, &type, &data)) {
 			char msg[96];
-			snprintf(msg, sizeof(msg), "resource 0x%08x is not in resources.arsc", (unsigned)data);
+			sw_text_snprintf(msg, sizeof(msg), "resource 0x%08x is not in resources.arsc", (unsigned)data);
 			return fail(why, whylen, msg);
 		}
 	}

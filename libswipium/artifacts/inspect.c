@@ -17,12 +17,18 @@
 static void warn(json_t *warnings, const char *fmt, ...) SW_PRINTF(2, 3);
 static void warn(json_t *warnings, const char *fmt, ...)
 {
-	char msg[600];
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	json_array_append_new(warnings, json_string(msg));
+	/* paths and entry names come from the repository: cut on a character boundary, never mid-sequence */
+	char *capped = msg ? sw_text_cap(msg, (size_t)-1, 1000, SW_CAP_HEAD_TAIL) : NULL;
+	if (capped)
+		json_array_append_new(warnings, json_string(capped));
+	sw_free(capped);
+	free(msg);
 }
 
 /*
@@ -35,37 +41,37 @@ static int read_entry(zip_t *z, zip_int64_t idx, size_t max, uint8_t **out, size
 	zip_stat_t st;
 	zip_stat_init(&st);
 	if (zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0) {
-		snprintf(why, whylen, "cannot read the zip entry's header");
+		sw_text_snprintf(why, whylen, "cannot read the zip entry's header");
 		return -1;
 	}
 	const char *name = st.name ? st.name : "entry";
 	if ((st.valid & ZIP_STAT_SIZE) && st.size > max) {
-		snprintf(why, whylen, "%s inflates to %llu bytes, over the %zu MiB limit", name,
-		         (unsigned long long)st.size, max >> 20);
+		sw_text_snprintf(why, whylen, "%s inflates to %llu bytes, over the %zu MiB limit", name,
+		                 (unsigned long long)st.size, max >> 20);
 		return -1;
 	}
 	if ((st.valid & ZIP_STAT_SIZE) && (st.valid & ZIP_STAT_COMP_SIZE) && st.size > ((zip_uint64_t)1 << 20) &&
 	    st.size / (st.comp_size ? st.comp_size : 1) > SW__ART_MAX_RATIO) {
-		snprintf(why, whylen, "%s is a compression bomb (%llu bytes from %llu compressed)", name,
-		         (unsigned long long)st.size, (unsigned long long)st.comp_size);
+		sw_text_snprintf(why, whylen, "%s is a compression bomb (%llu bytes from %llu compressed)", name,
+		                 (unsigned long long)st.size, (unsigned long long)st.comp_size);
 		return -1;
 	}
 	zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)idx, 0);
 	if (!f) {
-		snprintf(why, whylen, "cannot open %s: %s", name, zip_strerror(z));
+		sw_text_snprintf(why, whylen, "cannot open %s: %s", name, zip_strerror(z));
 		return -1;
 	}
 	sw_buf b = SW_BUF_INIT;
 	int rc = 0;
 	for (;;) {
 		if (!sw__buf_reserve(&b, READ_CHUNK)) {
-			snprintf(why, whylen, "out of memory reading %s", name);
+			sw_text_snprintf(why, whylen, "out of memory reading %s", name);
 			rc = -1;
 			break;
 		}
 		zip_int64_t got = zip_fread(f, b.data + b.len, READ_CHUNK);
 		if (got < 0) {
-			snprintf(why, whylen, "cannot inflate %s: %s", name, zip_file_strerror(f));
+			sw_text_snprintf(why, whylen, "cannot inflate %s: %s", name, zip_file_strerror(f));
 			rc = -1;
 			break;
 		}
@@ -74,7 +80,7 @@ static int read_entry(zip_t *z, zip_int64_t idx, size_t max, uint8_t **out, size
 		b.len += (size_t)got;
 		b.data[b.len] = '\0';
 		if (b.len > max) {
-			snprintf(why, whylen, "%s inflates to more than the %zu MiB limit", name, max >> 20);
+			sw_text_snprintf(why, whylen, "%s inflates to more than the %zu MiB limit", name, max >> 20);
 			rc = -1;
 			break;
 		}
@@ -82,7 +88,7 @@ static int read_entry(zip_t *z, zip_int64_t idx, size_t max, uint8_t **out, size
 	zip_fclose(f);
 	if (rc != 0 || b.failed) {
 		if (rc == 0)
-			snprintf(why, whylen, "out of memory reading %s", name);
+			sw_text_snprintf(why, whylen, "out of memory reading %s", name);
 		sw__buf_free(&b);
 		return -1;
 	}
@@ -377,6 +383,9 @@ int sw__artifact_inspect_json(const char *path, json_t **out, sw_error **err)
 	if (stat(path, &st) != 0)
 		return sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT", "Pass the path of an .apk, .aab, .ipa or .app",
 		                     "%s does not exist", path);
+	if (!sw__utf8_valid(path, strlen(path)))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Rename it to a UTF-8 name",
+		                     "The artifact's path is not valid UTF-8");
 	const char *type = type_of(path, S_ISDIR(st.st_mode));
 	if (!type || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass the path of an .apk, .aab, .ipa or .app",

@@ -50,9 +50,9 @@ typedef struct walk {
 	found *items;
 	size_t n, cap;
 	size_t visited;
-	size_t dropped; /* artifacts beyond MAX_FOUND */
-	bool truncated; /* MAX_VISITED reached */
-	size_t outside_skipped;
+	size_t dropped;       /* artifacts beyond MAX_FOUND */
+	bool truncated;       /* MAX_VISITED reached */
+	size_t bad_names;     /* paths that are not valid UTF-8: no JSON can carry them */
 	const char *platform; /* android | ios | any */
 	bool in_derived;
 } walk;
@@ -120,6 +120,10 @@ static void add_found(walk *w, const char *path, const char *type)
 {
 	if (!platform_wants(w->platform, type))
 		return;
+	if (!sw__utf8_valid(path, strlen(path))) {
+		w->bad_names++;
+		return;
+	}
 	if (w->n >= MAX_FOUND) {
 		w->dropped++;
 		return;
@@ -396,6 +400,9 @@ int sw__artifact_resolve_json(const char *root, json_t *opts, const char *home, 
 	if (w.truncated)
 		json_array_append_new(warnings,
 		                      json_sprintf("the search stopped after %d directory entries", MAX_VISITED));
+	if (w.bad_names)
+		json_array_append_new(
+		    warnings, json_sprintf("%zu artifact(s) left out: their paths are not valid UTF-8", w.bad_names));
 	if (w.dropped)
 		json_array_append_new(warnings, json_sprintf("%zu more artifacts were not ranked", w.dropped));
 	/* symlinks out of the project only count with allowOutsideRoot */

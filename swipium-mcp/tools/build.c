@@ -68,10 +68,11 @@ static void qa_resolve_artifact(mcp_call *call, json_t *args)
 	json_t *best = json_object_get(res, "best");
 	const char *app = json_string_value(json_object_get(best, "appId"));
 	char summary[1200];
-	snprintf(summary, sizeof(summary), "Best artifact: %s (%s %s%s%s), %zu candidate(s).",
-	         json_string_value(json_object_get(best, "path")), json_string_value(json_object_get(best, "type")),
-	         json_string_value(json_object_get(best, "buildType")), app ? ", " : ", no app id", app ? app : "",
-	         json_array_size(json_object_get(res, "candidates")));
+	sw_text_snprintf(summary, sizeof(summary), "Best artifact: %s (%s %s%s%s), %zu candidate(s).",
+	                 json_string_value(json_object_get(best, "path")),
+	                 json_string_value(json_object_get(best, "type")),
+	                 json_string_value(json_object_get(best, "buildType")), app ? ", " : ", no app id",
+	                 app ? app : "", json_array_size(json_object_get(res, "candidates")));
 	const char *type = json_string_value(json_object_get(best, "type"));
 	if (type && !strcmp(type, "apk")) {
 		if (s)

@@ -403,6 +403,12 @@ class Search(Base):
         self.assertTrue(err)
         self.assertEqual(sc["failureCode"], "INVALID_ARGUMENT")
         self.fail(s, "NO_BUILD_ARTIFACT", path="missing.apk")
+        # a file name that is not UTF-8 cannot travel in JSON: left out and counted
+        g.write_apk(os.path.join(self.app, "bad-\udcff.apk"), g.manifest("com.bad", []))
+        self.apk("app/build/outputs/apk/debug/app-debug.apk", "com.good")
+        sc = self.ok(s)
+        self.assertEqual([c["appId"] for c in sc["candidates"]], ["com.good"])
+        self.assertIn("1 artifact(s) left out: their paths are not valid UTF-8", sc["warnings"])
         self.put("notes.txt", b"hi")
         sc, err = self.resolve(s, path="notes.txt")
         self.assertTrue(err)
