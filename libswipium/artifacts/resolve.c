@@ -18,17 +18,25 @@
 static const char *const skip_dirs[] = {"node_modules", ".git", ".swipium", "Pods", ".gradle", NULL};
 
 /*
- * The one place this file decides whether a path is inside the project: on the realpath of both (a symlink out
- * of the root and <root>/../x are outside). @root_real is already resolved. Returns 1 inside, 0 outside, -1 when
- * @path cannot be resolved. (To be swapped for core's path-confinement function once it lands.)
+ * Whether @path is inside the project, by core's one confinement rule (realpath of both: a symlink out of the
+ * root and <root>/../x are outside). Returns 1 inside, 0 outside, -1 when @path does not resolve. @real_out
+ * (nullable, transfer full) gets the real path in both first cases.
  */
 static int inside_root(const char *root_real, const char *path, char **real_out)
 {
-	char *real = realpath(path, NULL);
-	if (!real)
+	char *real = NULL;
+	int rc = sw__confine(root_real, path, SW__CONFINE_EXISTING, &real, NULL);
+	int in = rc == SW_OK ? 1 : rc == SW_EDENIED ? 0 : -1;
+	if (in == 0) {
+		free(real);
+		real = realpath(path, NULL);
+		if (!real)
+			in = -1;
+	}
+	if (in < 0) {
+		free(real);
 		return -1;
-	size_t rl = strlen(root_real);
-	int in = !strcmp(real, root_real) || (!strncmp(real, root_real, rl) && (real[rl] == '/' || rl == 1));
+	}
 	if (real_out)
 		*real_out = real;
 	else
