@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,44 +92,63 @@ void sw__proc_result_clear(sw__proc_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* In the child: only async-signal-safe calls from here on. @in_fd < 0: /dev/null. */
-static void child_exec(const char *const argv[], const sw__proc_opts *o, int in_fd, int out_fd, int err_fd,
-                       int report_fd, bool new_group, bool new_session)
+/* Starts @argv with posix_spawn: glibc clones with CLONE_VM|CLONE_VFORK, so nothing of the (large,
+ * threaded) server's address space is copied, and it returns once the program is running or could not be.
+ * @in_fd < 0: stdin is /dev/null. Every other descriptor is closed in the child. Returns 0 or the errno of
+ * the failed step (open, dup2, chdir, exec), after which glibc has reaped the child. */
+static int start_child(const char *const argv[], const sw__proc_opts *o, int in_fd, int out_fd, int err_fd,
+                       bool new_group, bool new_session, pid_t *pid)
 {
-	if (new_session)
-		setsid();
-	else if (new_group)
-		setpgid(0, 0);
-	int fd0 = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
-	if (fd0 >= 0 && fd0 != 0)
-		dup2(fd0, 0);
-	dup2(out_fd, 1);
-	dup2(err_fd, 2);
-	if (o && o->cwd && chdir(o->cwd) < 0) {
-		int e = errno;
-		ssize_t w = write(report_fd, &e, sizeof(e));
-		(void)w;
-		_exit(126);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	int e = posix_spawn_file_actions_init(&fa);
+	if (e)
+		return e;
+	if ((e = posix_spawnattr_init(&at)) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return e;
 	}
-	for (int fd = 3; fd < 1024; fd++)
-		if (fd != report_fd)
-			close(fd);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	sigset_t none;
+	short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+	if (new_session)
+		flags |= POSIX_SPAWN_SETSID;
+	else if (new_group)
+		flags |= POSIX_SPAWN_SETPGROUP; /* group id 0: the child leads its own group */
+	sigset_t none, dfl;
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	char *const *envp = o && o->envp ? o->envp : environ;
-	if (o && o->search_path && !strchr(argv[0], '/'))
-		execvpe(argv[0], (char *const *)argv, envp);
-	else
-		execve(argv[0], (char *const *)argv, envp);
-	int e = errno;
-	ssize_t w = write(report_fd, &e, sizeof(e));
-	(void)w;
-	_exit(127);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGHUP);
+	if (!e)
+		e = posix_spawnattr_setflags(&at, flags);
+	if (!e && new_group && !new_session)
+		e = posix_spawnattr_setpgroup(&at, 0);
+	if (!e)
+		e = posix_spawnattr_setsigmask(&at, &none);
+	if (!e)
+		e = posix_spawnattr_setsigdefault(&at, &dfl);
+	if (!e)
+		e = in_fd >= 0 ? posix_spawn_file_actions_adddup2(&fa, in_fd, 0)
+		               : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!e)
+		e = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (!e)
+		e = posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+	if (!e && o && o->cwd)
+		e = posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+	if (!e)
+		e = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (!e) {
+		char *const *envp = o && o->envp ? o->envp : environ;
+		if (o && o->search_path && !strchr(argv[0], '/'))
+			e = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, envp);
+		else
+			e = posix_spawn(pid, argv[0], &fa, &at, (char *const *)argv, envp);
+	}
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return e;
 }
 
 static int check_argv(const char *const argv[], const sw__proc_opts *opts, sw_error **err)
@@ -148,7 +168,7 @@ static bool should_stop(const sw__proc_opts *o)
 int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_result *res, sw_error **err)
 {
 	int rc = SW_OK;
-	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1}, in_p[2] = {-1, -1};
+	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, in_p[2] = {-1, -1};
 	sw_buf out = SW_BUF_INIT, errb = SW_BUF_INIT;
 	pid_t pid = -1;
 	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 30000;
@@ -160,39 +180,31 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 	memset(res, 0, sizeof(*res));
 	if ((rc = check_argv(argv, opts, err)) != SW_OK)
 		return rc;
-	if (pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 || pipe2(rep_p, O_CLOEXEC) < 0 ||
+	if (pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
 	    (feed && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_p) < 0)) {
 		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot create a pipe: %s", strerror(errno));
 		goto out;
 	}
-	pid = fork();
-	if (pid < 0) {
-		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(errno));
+	int exec_errno = start_child(argv, opts, feed ? in_p[1] : -1, out_p[1], err_p[1], own_group, false, &pid);
+	if (exec_errno == EAGAIN || exec_errno == ENOMEM) {
+		pid = -1;
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(exec_errno));
 		goto out;
 	}
-	if (pid == 0)
-		child_exec(argv, opts, feed ? in_p[1] : -1, out_p[1], err_p[1], rep_p[1], own_group, false);
-	if (own_group)
-		setpgid(pid, pid); /* also from here, so the group exists before any kill */
-	close(out_p[1]);
-	close(err_p[1]);
-	close(rep_p[1]);
-	out_p[1] = err_p[1] = rep_p[1] = -1;
-	if (feed) {
-		close(in_p[1]);
-		in_p[1] = -1;
-		fcntl(in_p[0], F_SETFL, fcntl(in_p[0], F_GETFL) | O_NONBLOCK);
-	}
-
-	int exec_errno = 0;
-	ssize_t got = read(rep_p[0], &exec_errno, sizeof(exec_errno));
-	if (got == (ssize_t)sizeof(exec_errno)) {
-		waitpid(pid, NULL, 0);
-		pid = -1;
+	if (exec_errno) {
+		pid = -1; /* glibc reaped the failed child */
 		res->exec_errno = exec_errno;
 		rc = sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0],
 		                   strerror(exec_errno));
 		goto out;
+	}
+	close(out_p[1]);
+	close(err_p[1]);
+	out_p[1] = err_p[1] = -1;
+	if (feed) {
+		close(in_p[1]);
+		in_p[1] = -1;
+		fcntl(in_p[0], F_SETFL, fcntl(in_p[0], F_GETFL) | O_NONBLOCK);
 	}
 
 	int64_t deadline = sw_monotonic_ms() + timeout_ms;
@@ -332,8 +344,6 @@ out:
 			close(out_p[i]);
 		if (err_p[i] >= 0)
 			close(err_p[i]);
-		if (rep_p[i] >= 0)
-			close(rep_p[i]);
 		if (in_p[i] >= 0)
 			close(in_p[i]);
 	}
@@ -349,34 +359,21 @@ int sw__proc_spawn(const char *const argv[], const sw__proc_opts *opts, int out_
 	int rc = check_argv(argv, opts, err);
 	if (rc != SW_OK)
 		return rc;
-	int rep_p[2] = {-1, -1};
 	int nul = -1;
-	if (pipe2(rep_p, O_CLOEXEC) < 0)
-		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot create a pipe: %s", strerror(errno));
 	if (out_fd < 0)
 		out_fd = nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	pid_t pid = fork();
-	if (pid < 0) {
-		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(errno));
-		goto out;
-	}
-	if (pid == 0)
-		child_exec(argv, opts, -1, out_fd, out_fd, rep_p[1], true, true);
-	close(rep_p[1]);
-	rep_p[1] = -1;
-	int e = 0;
-	if (read(rep_p[0], &e, sizeof(e)) == (ssize_t)sizeof(e)) {
-		waitpid(pid, NULL, 0);
+	if (out_fd < 0)
+		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot open /dev/null: %s", strerror(errno));
+	pid_t pid = -1;
+	int e = start_child(argv, opts, -1, out_fd, out_fd, true, true, &pid);
+	if (e == EAGAIN || e == ENOMEM)
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(e));
+	else if (e)
 		rc = sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0], strerror(e));
-		goto out;
-	}
-	*pid_out = pid;
-out:
+	else
+		*pid_out = pid;
 	if (nul >= 0)
 		close(nul);
-	for (int i = 0; i < 2; i++)
-		if (rep_p[i] >= 0)
-			close(rep_p[i]);
 	return rc;
 }
 
