@@ -133,6 +133,22 @@ SW_API int sw_image_decode(const void *data, size_t len, sw_image **out, sw_erro
 			    "pixels)",
 			    (unsigned)hw, (unsigned)hh, SW_IMAGE_MAX_SIDE, SW_IMAGE_MAX_PIXELS);
 	}
+	/*
+	 * libpng allocates a chunk's announced length before reading it (an 89-byte file announcing a
+	 * 1.6 GB zTXt chunk got 1.6 GB): refuse any chunk that claims more bytes than the file still holds.
+	 */
+	for (size_t pos = 8; pos + 8 <= len;) {
+		uint32_t clen =
+		    (uint32_t)b[pos] << 24 | (uint32_t)b[pos + 1] << 16 | (uint32_t)b[pos + 2] << 8 | b[pos + 3];
+		if (clen > 0x7fffffffu || (uint64_t)clen + 12 > len - pos)
+			return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", "Re-capture or re-export the image",
+			                     "The PNG is corrupt or truncated: a chunk at byte %zu announces %u bytes, "
+			                     "but the file has only %zu left",
+			                     pos, (unsigned)clen, len - pos - 8);
+		if (!memcmp(b + pos + 4, "IEND", 4))
+			break;
+		pos += (size_t)clen + 12;
+	}
 	struct reader r = {.data = data, .len = len, .pos = 0, .code = SW_EPARSE};
 	png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, on_png_error, on_png_warning);
 	if (!png)

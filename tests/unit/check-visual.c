@@ -268,6 +268,13 @@ START_TEST(test_huge_header_refused_before_allocation)
 	expect_decode_error(buf, n, SW_ELIMIT, "16000 x 16000");
 	n = header_only_png(buf, 100, 100); /* an honest size without data: a clear parse error */
 	expect_decode_error(buf, n, SW_EPARSE, "corrupt");
+	/* found by tests/fuzz/fuzz-png.c: a chunk announcing 1.6 GB in a tiny file is refused before any allocation */
+	n = header_only_png(buf, 1, 1) - 12;
+	put32(buf + n, 0x65000000u);
+	memcpy(buf + n + 4, "zTXt", 4);
+	memcpy(buf + n + 8, "k\0\0x", 4);
+	n += 12;
+	expect_decode_error(buf, n, SW_EPARSE, "announces 1694498816 bytes");
 }
 END_TEST
 
