@@ -336,9 +336,12 @@ class RootsWait(Base):
                 answered[m["id"]] = m
         self.assertEqual(s.call("ping")["result"], {})
         after = rss_kb(s.proc.pid)
-        # queued bytes are bounded (16 MB of text, a few times that as JSON trees), and given back
-        self.assertLess(peak - base, 200 * 1024, (base, peak, after))
-        self.assertLess(after - base, 4 * 1024, (base, peak, after))
+        # queued bytes are bounded (16 MB of text, a few times that as JSON trees), and given back;
+        # not under ASan (scripts/test.sh sets SWIPIUM_SANITIZERS), whose quarantine and shadow memory
+        # inflate RSS: there the cap and the busy errors above are what is checked
+        if not os.environ.get("SWIPIUM_SANITIZERS"):
+            self.assertLess(peak - base, 200 * 1024, (base, peak, after))
+            self.assertLess(after - base, 4 * 1024, (base, peak, after))
         self.finish(s)
 
     def test_duplicate_id_while_running_is_refused(self):
