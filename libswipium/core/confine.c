@@ -244,21 +244,6 @@ int sw__confine_mkdirs(const char *root, const char *dir, mode_t mode, char **re
 	return SW_OK;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 SW_API int sw_project_write_file(const char *project_root, const char *path, const void *data, size_t len,
                                  unsigned flags, sw_error **err)
 {
@@ -315,7 +300,7 @@ SW_API int sw_project_write_file(const char *project_root, const char *path, con
 		tmp = NULL;
 		goto out;
 	}
-	if (fchmod(fd, mode) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (fchmod(fd, mode) != 0 || sw__write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot write %s: %s", real, strerror(errno));
 		goto out;
 	}

@@ -158,7 +158,7 @@ out:
 	return rc;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int sw__write_all(int fd, const char *data, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, data, len);
@@ -215,7 +215,7 @@ SW_API int sw_file_write_atomic(const char *path, const void *data, size_t len, 
 	struct stat old;
 	if ((flags & SW_WRITE_KEEP_MODE) && stat(path, &old) == 0 && S_ISREG(old.st_mode))
 		mode = old.st_mode & 07777;
-	if (fchmod(fd, mode) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (fchmod(fd, mode) != 0 || sw__write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}

@@ -117,6 +117,8 @@ void sw__json_fix_lone_surrogates(char *s, size_t len);
 int sw__mkdirs(const char *path, mode_t mode, sw_error **err);
 /* Reads a whole file of at most @max bytes (NUL-terminated). SW_ELIMIT when larger. */
 int sw__read_file(const char *path, size_t max, char **out, size_t *len_out, sw_error **err);
+/* write(2) all of data, retrying on EINTR and short writes; 0, or -1 with errno set */
+int sw__write_all(int fd, const char *data, size_t len);
 bool sw__is_dir(const char *path);
 bool sw__is_file(const char *path);
 /* Joins two path parts with one '/'. */

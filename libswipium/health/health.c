@@ -700,6 +700,16 @@ static void record(sw_session *s, json_t *f, const char *screen)
 	json_decref(c);
 }
 
+/* A logcat marker starts with its 18-character ASCII time stamp ("MM-DD HH:MM:SS.mmm") and a '#':
+ * copy that stamp into out (40 bytes) when the marker has that shape, else leave out as it is. */
+static void marker_stamp(const char *marker, char out[40])
+{
+	if (!marker || strlen(marker) < 19 || marker[18] != '#')
+		return;
+	memcpy(out, marker, 18);
+	out[18] = '\0';
+}
+
 int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json,
                     sw_error **err)
 {
@@ -737,8 +747,7 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 		 * the bytes since the last look, never the whole buffer; a cleared or wrapped buffer only loses lines
 		 * that are gone from the device anyway */
 		snprintf(from, sizeof(from), "%s", since);
-		if (marker && strlen(marker) >= 18 && marker[18] == '#')
-			snprintf(from, sizeof(from), "%.18s", marker);
+		marker_stamp(marker, from);
 		const char *given_log = json_string_value(json_object_get(opts, "log"));
 		const char *given_from = json_string_value(json_object_get(opts, "logSince"));
 		int lrc;
@@ -1172,7 +1181,6 @@ void sw__health_log_since(sw_session *s, sw_device *dev, char out[40])
 	logcat_stamp(device_ms(dev, sw_session_created_at(s)), out);
 	json_t *devrec = sw__dc_session_get(s, "device");
 	const char *marker = json_string_value(json_object_get(devrec, "logcatMarker"));
-	if (marker && strlen(marker) >= 18 && marker[18] == '#')
-		snprintf(out, 40, "%.18s", marker);
+	marker_stamp(marker, out);
 	json_decref(devrec);
 }
