@@ -513,6 +513,9 @@ void vd_app_free(struct vd_app *app)
 	free(app->label);
 	free(app->version);
 	free(app->launcher_activity);
+	for (size_t i = 0; i < app->n_persist; i++)
+		free(app->persist[i]);
+	free(app->persist);
 	free(app);
 }
 
@@ -566,7 +569,7 @@ static const char *const system_packages[] = {
 static bool load_app(struct loader *L, struct vd_app *app, yaml_node_t *root)
 {
 	static const char *const keys[] = {"package", "label",     "version", "launcher_activity", "installed", "start",
-	                                   "screens", "deeplinks", NULL};
+	                                   "screens", "deeplinks", "persist", NULL};
 	if (!check_keys(L, root, "the document", keys) || !get_str(L, root, "package", &app->package) ||
 	    !get_str(L, root, "label", &app->label) || !get_str(L, root, "version", &app->version) ||
 	    !get_str(L, root, "launcher_activity", &app->launcher_activity))
@@ -613,6 +616,22 @@ static bool load_app(struct loader *L, struct vd_app *app, yaml_node_t *root)
 	if (si < 0 || app->screens[si].dialog)
 		return fail(L, get(L, root, "start"), "'start' must name a screen that is not a dialog");
 	app->start = (size_t)si;
+	yaml_node_t *persist = get(L, root, "persist");
+	if (persist) {
+		if (persist->type != YAML_SEQUENCE_NODE)
+			return fail(L, persist, "'persist' must be a list of variable names");
+		size_t n = (size_t)(persist->data.sequence.items.top - persist->data.sequence.items.start);
+		app->persist = calloc(n ? n : 1, sizeof(char *));
+		if (!app->persist)
+			return fail(L, persist, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			const char *name = scalar(yaml_document_get_node(&L->doc, persist->data.sequence.items.start[i]));
+			if (!name || !*name)
+				return fail(L, persist, "'persist' entries must be variable names");
+			if (!(app->persist[app->n_persist++] = vd_strdup(name)))
+				return fail(L, persist, "out of memory");
+		}
+	}
 	yaml_node_t *links = get(L, root, "deeplinks");
 	if (links) {
 		if (links->type != YAML_SEQUENCE_NODE)

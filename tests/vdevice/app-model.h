@@ -101,6 +101,8 @@ struct vd_app {
 	size_t start;
 	struct vd_deeplink *links;
 	size_t n_links;
+	char **persist; /* variables that survive the process dying (cleared only by `pm clear`) */
+	size_t n_persist;
 	char **packages; /* installed, in order */
 	size_t n_packages;
 	/* live state */

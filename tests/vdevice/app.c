@@ -47,13 +47,28 @@ static void set_var(struct vd_app *app, const char *name, const char *value)
 	app->n_vars++;
 }
 
-static void clear_vars(struct vd_app *app)
+static bool persisted(const struct vd_app *app, const char *name)
 {
+	for (size_t i = 0; i < app->n_persist; i++)
+		if (strcmp(app->persist[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Forgets the variables; @keep_persisted keeps those the app stores on disk (the process died, data stays). */
+static void clear_vars(struct vd_app *app, bool keep_persisted)
+{
+	size_t kept = 0;
 	for (size_t i = 0; i < app->n_vars; i++) {
+		if (keep_persisted && persisted(app, app->var_keys[i])) {
+			app->var_keys[kept] = app->var_keys[i];
+			app->var_values[kept++] = app->var_values[i];
+			continue;
+		}
 		free(app->var_keys[i]);
 		free(app->var_values[i]);
 	}
-	app->n_vars = 0;
+	app->n_vars = kept;
 }
 
 /* Expands ${var} (variables and field values) and {n} (list row number). */
@@ -133,8 +148,8 @@ static void reset_nodes(struct vd_node *n)
 	}
 }
 
-/* The process dies: every bit of live state goes. */
-static void app_kill(struct vd_app *app)
+/* The process dies: every bit of live state goes (persisted variables stay unless @wipe). */
+static void app_kill_data(struct vd_app *app, bool wipe)
 {
 	app->running = false;
 	app->foreground = false;
@@ -142,9 +157,14 @@ static void app_kill(struct vd_app *app)
 	app->dialog = -1;
 	app->focus = NULL;
 	app->keyboard = false;
-	clear_vars(app);
+	clear_vars(app, !wipe);
 	for (size_t i = 0; i < app->n_screens; i++)
 		reset_nodes(&app->screens[i].root);
+}
+
+static void app_kill(struct vd_app *app)
+{
+	app_kill_data(app, false);
 }
 
 bool vd_app_install(struct vd_app *app, struct vd_device *d, const char *pkg)
@@ -170,7 +190,7 @@ bool vd_app_uninstall(struct vd_app *app, struct vd_device *d, const char *pkg)
 		if (strcmp(app->packages[i], pkg) != 0)
 			continue;
 		if (strcmp(pkg, app->package) == 0)
-			app_kill(app);
+			app_kill_data(app, true);
 		free(app->packages[i]);
 		memmove(&app->packages[i], &app->packages[i + 1], (app->n_packages - i - 1) * sizeof(char *));
 		app->n_packages--;
@@ -336,6 +356,8 @@ void vd_app_force_stop(struct vd_app *app, struct vd_device *d, const char *pkg)
 void vd_app_clear_data(struct vd_app *app, struct vd_device *d, const char *pkg)
 {
 	vd_app_force_stop(app, d, pkg);
+	if (strcmp(pkg, app->package) == 0)
+		app_kill_data(app, true); /* the app's storage goes too */
 }
 
 static bool cond_holds(const struct vd_app *app, const struct vd_cond *c);
@@ -751,14 +773,75 @@ static void tap_view(struct vd_app *app, struct vd_device *d, const struct vd_vi
 	run_actions(app, d, long_press && n ? &n->on_long_press : v->on_tap, n, v->item);
 }
 
+/* The first text of @n's subtree (own text, else description, else the children's), as a person reads it. */
+static const char *node_label(const struct vd_node *n, int depth)
+{
+	if (!n || depth > 8)
+		return NULL;
+	if (n->text && *n->text)
+		return n->text;
+	if (n->desc && *n->desc)
+		return n->desc;
+	for (size_t i = 0; i < n->n_children; i++) {
+		const char *t = node_label(n->children[i], depth + 1);
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * The touch log (--touch-log FILE / $VDEVICE_TOUCH_LOG): one JSON line per touch or key with the screen it
+ * landed on and the element that took it (null when nothing did), so tests assert what was touched.
+ */
+static void touch_log(struct vd_app *app, struct vd_device *d, const char *kind, int x, int y, int key,
+                      const struct vd_view *v, const char *outcome)
+{
+	if (!d || !d->opt.touch_log)
+		return;
+	FILE *f = fopen(d->opt.touch_log, "a");
+	if (!f)
+		return;
+	const struct vd_screen *s = vd_app_current_screen(app);
+	fprintf(f, "{\"kind\":\"%s\",\"x\":%d,\"y\":%d,\"key\":%d,\"screen\":", kind, x, y, key);
+	vd_json_str(f, s ? s->name : "launcher", 200);
+	fputs(",\"dialog\":", f);
+	if (s && app->dialog >= 0)
+		vd_json_str(f, app->screens[app->dialog].name, 200);
+	else
+		fputs("null", f);
+	fputs(",\"element\":", f);
+	if (v) {
+		const struct vd_node *n = v->node;
+		fputs("{\"id\":", f);
+		vd_json_str(f, n && n->id ? n->id : "", 200);
+		fputs(",\"resourceId\":", f);
+		vd_json_str(f, v->res_id ? v->res_id : "", 400);
+		fputs(",\"label\":", f);
+		const char *label = v->text && *v->text ? v->text : v->desc && *v->desc ? v->desc : node_label(n, 0);
+		vd_json_str(f, label ? label : "", 400);
+		fprintf(f, ",\"item\":%ld}", v->item);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\"outcome\":", f);
+	vd_json_str(f, outcome, 40);
+	fputs("}\n", f);
+	fclose(f);
+}
+
 static void touch(struct vd_app *app, struct vd_device *d, int x, int y, bool long_press)
 {
-	if (app->keyboard && y >= VD_KEYBOARD_TOP && vd_app_current_screen(app))
+	const char *kind = long_press ? "long_press" : "tap";
+	if (app->keyboard && y >= VD_KEYBOARD_TOP && vd_app_current_screen(app)) {
+		touch_log(app, d, kind, x, y, 0, NULL, "keyboard");
 		return; /* the soft keyboard takes the touch */
+	}
 	struct vd_layout l;
 	vd_app_layout(app, &l, false);
 	if (l.dim && !inside(l.frame, x, y)) {
 		/* outside a dialog: a cancelable one goes away, nothing below is touched */
+		touch_log(app, d, kind, x, y, 0, NULL, "outside_dialog");
 		if (app->screens[app->dialog].cancelable)
 			app->dialog = -1;
 		vd_layout_free(&l);
@@ -770,10 +853,13 @@ static void touch(struct vd_app *app, struct vd_device *d, int x, int y, bool lo
 		bool target = v->item != 0 ||
 		              (n && (n->clickable || n->editable || n->checkable || (long_press && n->long_clickable)));
 		if (target && inside(v->b, x, y)) {
+			touch_log(app, d, kind, x, y, 0, v, "element");
 			tap_view(app, d, v, long_press);
-			break;
+			vd_layout_free(&l);
+			return;
 		}
 	}
+	touch_log(app, d, kind, x, y, 0, NULL, "nothing");
 	vd_layout_free(&l);
 }
 
@@ -802,6 +888,7 @@ static struct vd_node *find_scrollable(const struct vd_app *app, struct vd_node 
 void vd_app_swipe(struct vd_app *app, struct vd_device *d, int x1, int y1, int x2, int y2)
 {
 	const struct vd_screen *s = vd_app_current_screen(app);
+	touch_log(app, d, "swipe", x1, y1, 0, NULL, "swipe");
 	if (!s || app->dialog >= 0 || (app->keyboard && y1 >= VD_KEYBOARD_TOP))
 		return;
 	struct vd_node *n = find_scrollable(app, (struct vd_node *)&s->root, x1, y1);
@@ -841,6 +928,7 @@ static bool screen_key(struct vd_app *app, struct vd_device *d, int code)
 void vd_app_key(struct vd_app *app, struct vd_device *d, int code)
 {
 	const struct vd_screen *s = vd_app_current_screen(app);
+	touch_log(app, d, "key", 0, 0, code, NULL, "key");
 	switch (code) {
 	case VD_KEY_HOME:
 		app->foreground = false;

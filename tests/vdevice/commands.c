@@ -846,6 +846,8 @@ int vd_install_bytes(struct vd_device *d, const char *data, size_t len, struct v
 			e++;
 		if (e > p)
 			pkg = named = vd_strndup(p, (size_t)(e - p));
+	} else if ((named = vd_apk_package(data, len))) {
+		pkg = named; /* a real APK installs the package its manifest declares */
 	}
 	if (len == 0) {
 		vd_buf_puts(out,

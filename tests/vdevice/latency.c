@@ -108,7 +108,7 @@ void vd_latency_charge(struct vd_device *d, int argc, char **argv, size_t out_by
 	d->inv_model_ms += cost_of(argc, argv, out_bytes);
 }
 
-static void json_str(FILE *f, const char *s, size_t max)
+void vd_json_str(FILE *f, const char *s, size_t max)
 {
 	fputc('"', f);
 	size_t n = 0;
@@ -138,9 +138,9 @@ void vd_latency_end(struct vd_device *d, const char *service, const char *cmd, s
 	}
 	if (d->stats) {
 		fprintf(d->stats, "{\"seq\":%ld,\"service\":", d->inv_seq);
-		json_str(d->stats, service, 32);
+		vd_json_str(d->stats, service, 32);
 		fputs(",\"cmd\":", d->stats);
-		json_str(d->stats, cmd, 4000);
+		vd_json_str(d->stats, cmd, 4000);
 		fprintf(d->stats, ",\"bytes\":%zu,\"modelMs\":%.1f,\"latency\":%s}\n", bytes, ms,
 		        d->opt.latency ? "true" : "false");
 		fflush(d->stats);

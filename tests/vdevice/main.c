@@ -63,6 +63,8 @@ static void usage(FILE *f)
 	      "                         an x86_64 emulator, times SCALE (default 1); default $VDEVICE_LATENCY\n"
 	      "  --stats FILE           append one JSON line per adb invocation (command, bytes, modelled ms);\n"
 	      "                         default $VDEVICE_STATS\n"
+	      "  --touch-log FILE       append one JSON line per touch and key: the screen, the element it landed\n"
+	      "                         on (id, resource id, label as read) or null; default $VDEVICE_TOUCH_LOG\n"
 	      "  --verbose              log protocol events to stderr\n",
 	      f);
 }
@@ -377,6 +379,7 @@ int main(int argc, char **argv)
 	    {"sticky-keyboard", no_argument, NULL, 'k'},
 	    {"latency", required_argument, NULL, 'L'},
 	    {"stats", required_argument, NULL, 'S'},
+	    {"touch-log", required_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -394,6 +397,8 @@ int main(int argc, char **argv)
 	}
 	if (getenv("VDEVICE_STATS") && *getenv("VDEVICE_STATS"))
 		o->stats_path = getenv("VDEVICE_STATS");
+	if (getenv("VDEVICE_TOUCH_LOG") && *getenv("VDEVICE_TOUCH_LOG"))
+		o->touch_log = getenv("VDEVICE_TOUCH_LOG");
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -426,6 +431,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'S': o->stats_path = optarg; break;
+		case 'T': o->touch_log = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

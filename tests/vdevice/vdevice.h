@@ -76,6 +76,7 @@ struct vd_options {
 	bool latency;         /* sleep the modelled cost of every command (--latency emulator) */
 	double latency_scale; /* wall time slept = modelled time x this (default 1) */
 	const char *stats_path; /* one JSON line per adb invocation (--stats FILE) */
+	const char *touch_log;  /* one JSON line per touch and key with the element it landed on (--touch-log FILE) */
 };
 
 /* ---- in-memory file system (fs.c) ------------------------------------------- */
@@ -161,6 +162,8 @@ void vd_latency_begin(struct vd_device *d);
 /* Charges one program of the invocation: @argv as run, @out_bytes it printed. */
 void vd_latency_charge(struct vd_device *d, int argc, char **argv, size_t out_bytes);
 /* Ends the invocation: logs it to the stats file and sleeps its modelled cost when the profile is on. */
+/* Writes @s as a JSON string (at most @max bytes, non-ASCII as \\u00XX bytes). */
+void vd_json_str(FILE *f, const char *s, size_t max);
 void vd_latency_end(struct vd_device *d, const char *service, const char *cmd, size_t bytes);
 
 /* Appends one threadtime logcat line. */
@@ -184,6 +187,8 @@ int vd_shell_run(struct vd_device *d, const char *cmdline, struct vd_out *out);
 int vd_shell_run_input(struct vd_device *d, const char *cmdline, const char *in, size_t in_len, struct vd_out *out);
 /* Does the command line's first command read its standard input (cat with no file, grep, wc...)? */
 bool vd_shell_reads_stdin(const char *cmdline);
+/* The package an APK's AndroidManifest.xml declares (a zip, stored or deflated), or NULL (apk.c). */
+char *vd_apk_package(const char *data, size_t len);
 /* When @cmdline is a streamed install (`cmd package install -S N`), returns true and sets *size. */
 bool vd_shell_is_streamed_install(const char *cmdline, uint64_t *size);
 /* Finishes a streamed install once all bytes arrived; returns the exit status. */
