@@ -886,14 +886,337 @@ const sw__opt sw__drive_act_opts[] = {
     {"for", SW__OPT_ANY, false},           {"observe", SW__OPT_ANY, false},       {"timeoutMs", SW__OPT_ANY, false},
     {"verbose", SW__OPT_BOOL, false},      {"health", SW__OPT_BOOL, false},       {NULL}};
 
+/* One qa_act call as the action handlers see it: the arguments, what they found, and what they leave behind. */
+typedef struct act_call {
+	sw_drive *d;
+	const char *action;
+	json_t *args;     /* the caller's arguments (a copy) */
+	json_t *target;   /* args.target, nullable */
+	json_t *out;      /* the result being built */
+	json_t *res;      /* the last observation, when the handler observed (scroll, wait for an element) */
+	json_t *warnings; /* appended to the result */
+	json_t *names;    /* placeholder names typed */
+	char *typed;      /* the text typed, wiped on the way out */
+	target_el tgt;
+	int timeout;
+	bool coords;          /* the target is a bare {x, y} */
+	bool had_snapshot;    /* a snapshot existed before the call */
+	bool ignore_overlay;
+	bool verbose;
+	bool keyboard_hidden; /* the obstruction rules hid the keyboard */
+	bool changed_state;   /* something reached the device */
+	bool observed;        /* the handler already settled on the screen after its last input (scroll) */
+} act_call;
+
+static void set_ref(json_t *out, unsigned ref)
+{
+	char s[16];
+	snprintf(s, sizeof(s), "@e%u", ref);
+	json_object_set_new(out, "ref", json_string(s));
+}
+
+static int act_tap(act_call *c, sw_error **err)
+{
+	sw_drive *d = c->d;
+	int rc, x, y, dur = (int)json_integer_value(json_object_get(c->args, "durationMs"));
+	if (c->coords) {
+		x = (int)json_number_value(json_object_get(c->target, "x"));
+		y = (int)json_number_value(json_object_get(c->target, "y"));
+		if (!c->had_snapshot && (rc = baseline(d, NULL, err)) < 0)
+			return rc;
+	} else {
+		if ((rc = baseline(d, c->target, err)) < 0 || (rc = resolve(d, c->target, &c->tgt, err)) < 0)
+			return rc;
+		if (!c->ignore_overlay &&
+		    (rc = check_obstruction(d, &c->tgt, &c->keyboard_hidden, c->warnings, err)) < 0)
+			return rc;
+		x = cx(c->tgt.b);
+		y = cy(c->tgt.b);
+		set_ref(c->out, c->tgt.ref);
+	}
+	c->changed_state = true;
+	if ((rc = sw_device_tap(d->dev, x, y, dur > 0 ? dur : 0, err)) < 0)
+		return input_failed(err, rc, c->keyboard_hidden);
+	json_object_set_new(c->out, "point", json_pack("[ii]", x, y));
+	if (c->keyboard_hidden)
+		json_object_set_new(c->out, "keyboardHidden", json_true());
+	return SW_OK;
+}
+
+/* type and clear: focus the field (unless it has focus), clear it, type, submit. */
+static int act_type(act_call *c, sw_error **err)
+{
+	sw_drive *d = c->d;
+	int rc;
+	bool is_type = !strcmp(c->action, "type");
+	const char *text = json_string_value(json_object_get(c->args, "text"));
+	const char *mode = json_string_value(json_object_get(c->args, "mode"));
+	if (is_type && !text)
+		return invalid(err, "action type needs text");
+	if (mode && strcmp(mode, "replace") != 0 && strcmp(mode, "append") != 0)
+		return invalid(err, "mode must be replace or append");
+	bool secret = false;
+	if (is_type) {
+		if ((rc = resolve_placeholders(d, text, &c->typed, c->names, &secret, err)) < 0)
+			return rc;
+		for (const unsigned char *p = (const unsigned char *)c->typed; *p; p++)
+			if (*p >= 0x80 || *p < 0x20 || *p == 0x7f)
+				return act_fail(err, false, SW_EUNSUPPORTED, "TEXT_INPUT_UNSUPPORTED",
+				                "Type ASCII text only on Android",
+				                "The text has %s characters, which Android's input text cannot type",
+				                *p >= 0x80 ? "non-ASCII" : "control");
+	}
+	if ((rc = baseline(d, c->target, err)) < 0 || (rc = resolve(d, c->target, &c->tgt, err)) < 0)
+		return rc;
+	if (!c->tgt.focused) {
+		if (!c->ignore_overlay &&
+		    (rc = check_obstruction(d, &c->tgt, &c->keyboard_hidden, c->warnings, err)) < 0)
+			return rc;
+		c->changed_state = true;
+		if ((rc = sw_device_tap(d->dev, cx(c->tgt.b), cy(c->tgt.b), 0, err)) < 0)
+			return input_failed(err, rc, c->keyboard_hidden);
+	}
+	c->changed_state = true;
+	if ((!is_type || !mode || !strcmp(mode, "replace")) && (rc = clear_field(d, c->tgt.text_chars, err)) < 0)
+		return rc;
+	secret = secret || target_is_secret(&c->tgt);
+	if (is_type && c->typed[0]) {
+		/* register before typing: the value must never leak, even through a failure message */
+		if (secret && d->hooks.register_secret)
+			d->hooks.register_secret(c->typed, d->hooks.userdata);
+		if ((rc = sw_device_type_text(d->dev, c->typed, err)) < 0)
+			return rc;
+	}
+	if (is_type && json_is_true(json_object_get(c->args, "submit")) &&
+	    (rc = sw_device_press_key(d->dev, "enter", err)) < 0)
+		return rc;
+	set_ref(c->out, c->tgt.ref);
+	if (is_type) {
+		json_object_set_new(c->out, "typedChars", json_integer((json_int_t)strlen(c->typed)));
+		if (json_array_size(c->names) > 0)
+			json_object_set(c->out, "placeholders", c->names);
+		if (secret) {
+			json_object_set_new(c->out, "redacted", json_true());
+			json_object_set_new(c->out, "secret", json_true());
+		}
+	}
+	if (c->keyboard_hidden)
+		json_object_set_new(c->out, "keyboardHidden", json_true());
+	return SW_OK;
+}
+
+static const char *const DIRECTIONS[] = {"up", "down", "left", "right"};
+
+/* swipe and scroll share their checks: a direction and a screen size. */
+static int swipe_prepare(act_call *c, const char **dir, sw_error **err)
+{
+	*dir = json_string_value(json_object_get(c->args, "direction"));
+	if (!one_of(*dir, DIRECTIONS, SW_ARRAY_SIZE(DIRECTIONS)))
+		return act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                "action %s needs direction up, down, left or right", c->action);
+	int rc = baseline(c->d, c->target, err);
+	return rc < 0 ? rc : ensure_geometry(c->d, err);
+}
+
+static int act_swipe(act_call *c, sw_error **err)
+{
+	sw_drive *d = c->d;
+	const char *dir = NULL;
+	int rc = swipe_prepare(c, &dir, err);
+	if (rc < 0)
+		return rc;
+	int sx = d->sw / 2, sy = d->sh / 2;
+	if (c->target && !c->coords) {
+		if ((rc = resolve(d, c->target, &c->tgt, err)) < 0)
+			return rc;
+		sx = cx(c->tgt.b);
+		sy = cy(c->tgt.b);
+	} else if (c->coords) {
+		sx = (int)json_number_value(json_object_get(c->target, "x"));
+		sy = (int)json_number_value(json_object_get(c->target, "y"));
+	}
+	int dx = d->sw * 2 / 5, dy = d->sh * 2 / 5;
+	int ex = sx, ey = sy;
+	if (!strcmp(dir, "up"))
+		ey = sy - dy;
+	else if (!strcmp(dir, "down"))
+		ey = sy + dy;
+	else if (!strcmp(dir, "left"))
+		ex = sx - dx;
+	else
+		ex = sx + dx;
+	/* keep the finger away from the screen edges (system gestures) */
+	int mx = d->sw / 20, my = d->sh / 20;
+	ex = ex < mx ? mx : (ex > d->sw - mx ? d->sw - mx : ex);
+	ey = ey < my ? my : (ey > d->sh - my ? d->sh - my : ey);
+	c->changed_state = true;
+	if ((rc = sw_device_swipe(d->dev, sx, sy, ex, ey, (int)json_integer_value(json_object_get(c->args, "durationMs")),
+	                          err)) < 0)
+		return rc;
+	json_object_set_new(c->out, "from", json_pack("[ii]", sx, sy));
+	json_object_set_new(c->out, "to", json_pack("[ii]", ex, ey));
+	return SW_OK;
+}
+
+/* scroll: swipes inside the largest scrollable until the target shows, the list ends, or maxScrolls. */
+static int act_scroll(act_call *c, sw_error **err)
+{
+	sw_drive *d = c->d;
+	const char *dir = NULL;
+	json_t *until = json_object_get(c->args, "untilVisible");
+	json_t *jmax = json_object_get(c->args, "maxScrolls");
+	int rc = swipe_prepare(c, &dir, err);
+	if (rc < 0)
+		return rc;
+	int max_scrolls = jmax ? (int)json_number_value(jmax) : 8;
+	if (max_scrolls < 1 || max_scrolls > 50)
+		return invalid(err, "maxScrolls must be between 1 and 50");
+	if (until && !json_is_object(until))
+		return invalid(err, "untilVisible must be a target object");
+	const sw__element *box_el = largest_scrollable(d);
+	int box[4] = {0, d->sh / 5, d->sw, d->sh * 4 / 5}, p[4];
+	if (box_el)
+		memcpy(box, box_el->bounds, sizeof(box));
+	json_object_set_new(c->out, "anchoredIn", json_string(box_el ? "scrollable" : "screen"));
+	scroll_path(box, dir, p);
+	int swipes = 0;
+	bool found = until && visible_now(d, until), end = false;
+	while (!found && !end && swipes < (until ? max_scrolls : 1)) {
+		if (cancelled(d))
+			return cancel_fail(err, true);
+		c->changed_state = true;
+		if ((rc = sw_device_swipe(d->dev, p[0], p[1], p[2], p[3], 400, err)) < 0)
+			return rc;
+		swipes++;
+		json_decref(c->res);
+		c->res = NULL;
+		bool st;
+		const char *sig = NULL;
+		if ((rc = settle(d, c->timeout, c->verbose, NULL, &c->res, &st, &sig, err)) < 0)
+			return rc;
+		if (!json_is_true(json_object_get(json_object_get(c->res, "diff"), "changed")))
+			end = true;
+		if (until)
+			found = visible_now(d, until);
+	}
+	/* each swipe settled already; with no swipe the screen is looked at once after the call as usual */
+	c->observed = c->res != NULL;
+	json_object_set_new(c->out, "swipes", json_integer(swipes));
+	if (until)
+		json_object_set_new(c->out, "untilVisibleFound", json_boolean(found));
+	json_object_set_new(c->out, "endOfList", json_boolean(end));
+	if (found) {
+		const sw__element *e = NULL;
+		if (sw__snapshot_resolve_target(d->t, until, &e, NULL) == SW_OK && e)
+			json_object_set_new(c->out, "found", sw__snapshot_element_repr(d->t, e, c->verbose));
+	}
+	return SW_OK;
+}
+
+static int act_press(act_call *c, sw_error **err)
+{
+	static const char *const keys[] = {"back", "home", "enter"};
+	const char *key = json_string_value(json_object_get(c->args, "key"));
+	int rc;
+	if (!one_of(key, keys, SW_ARRAY_SIZE(keys)))
+		return invalid(err, "action press needs key back, home or enter");
+	if (!c->had_snapshot && (rc = baseline(c->d, NULL, err)) < 0)
+		return rc;
+	c->changed_state = true;
+	if ((rc = sw_device_press_key(c->d->dev, key, err)) < 0)
+		return input_failed(err, rc, false);
+	json_object_set_new(c->out, "key", json_string(key));
+	return SW_OK;
+}
+
+static int act_open_url(act_call *c, sw_error **err)
+{
+	const char *url = json_string_value(json_object_get(c->args, "url"));
+	int rc;
+	if (!url || !url[0] || strchr(url, '\n'))
+		return invalid(err, "action open_url needs url");
+	if (!c->had_snapshot && (rc = baseline(c->d, NULL, err)) < 0)
+		return rc;
+	c->changed_state = true;
+	return sw_device_open_url(c->d->dev, url, err);
+}
+
+/* wait: for an element (looked for until the timeout), or only for the screen to settle. */
+static int act_wait(act_call *c, sw_error **err)
+{
+	sw_drive *d = c->d;
+	json_t *forv = json_object_get(c->args, "for");
+	int rc;
+	if (forv && !json_is_object(forv))
+		return invalid(err, "for must be an object");
+	bool for_element = forv && (json_object_get(forv, "ref") || json_object_get(forv, "text") ||
+	                            json_object_get(forv, "id") || json_object_get(forv, "selector"));
+	if (!c->had_snapshot && (rc = baseline(d, NULL, err)) < 0)
+		return rc;
+	if (!for_element)
+		return SW_OK;
+	int64_t deadline = sw_monotonic_ms() + c->timeout;
+	bool ok = false;
+	for (;;) {
+		if (cancelled(d))
+			return cancel_fail(err, true);
+		json_decref(c->res);
+		c->res = NULL;
+		if ((rc = snapshot_now(d, NULL, &c->res, err)) < 0)
+			return rc;
+		const sw__element *e = NULL;
+		if (sw__snapshot_resolve_target(d->t, forv, &e, NULL) == SW_OK && e) {
+			ok = true;
+			break;
+		}
+		if (sw_monotonic_ms() + 250 > deadline)
+			break;
+		sleep_ms(250);
+	}
+	json_object_set_new(c->out, "satisfied", json_boolean(ok));
+	json_object_set_new(c->out, "timedOut", json_boolean(!ok));
+	return SW_OK;
+}
+
+/* The actions qa_act knows, in the order its error lists them. */
+static const struct act_kind {
+	const char *name;
+	int (*fn)(act_call *c, sw_error **err);
+	bool needs_target;
+	int default_timeout_ms;
+} ACTIONS[] = {
+    {"tap", act_tap, true, SETTLE_DEFAULT_MS},          {"type", act_type, true, SETTLE_DEFAULT_MS},
+    {"clear", act_type, true, SETTLE_DEFAULT_MS},       {"swipe", act_swipe, false, SETTLE_DEFAULT_MS},
+    {"scroll", act_scroll, false, SETTLE_DEFAULT_MS},   {"press", act_press, false, SETTLE_DEFAULT_MS},
+    {"open_url", act_open_url, false, SETTLE_DEFAULT_MS}, {"wait", act_wait, false, WAIT_DEFAULT_MS},
+};
+
+static const struct act_kind *act_kind_find(const char *name)
+{
+	for (size_t i = 0; name && i < SW_ARRAY_SIZE(ACTIONS); i++)
+		if (!strcmp(name, ACTIONS[i].name))
+			return &ACTIONS[i];
+	return NULL;
+}
+
+/* "action must be one of tap, type, ...": the list is the table's. */
+static int unknown_action(sw_error **err)
+{
+	sw_buf b = SW_BUF_INIT;
+	sw__buf_puts(&b, "action must be one of ");
+	for (size_t i = 0; i < SW_ARRAY_SIZE(ACTIONS); i++)
+		sw__buf_printf(&b, "%s%s", i ? ", " : "", ACTIONS[i].name);
+	char *msg = sw__buf_steal(&b, NULL);
+	int rc = msg ? invalid(err, msg) : sw__error_nomem(err);
+	free(msg);
+	return rc;
+}
+
 int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error **err)
 {
 	int rc = SW_OK;
-	json_t *args = NULL, *out = NULL, *res = NULL;
-	json_t *warnings = json_array(), *notes = json_array(), *names = json_array();
-	char *typed = NULL;
-	target_el tgt = {0};
-	bool changed_state = false;
+	act_call c = {.d = d, .warnings = json_array(), .names = json_array()};
+	json_t *notes = json_array();
 	if (!d || !args_in || !out_res) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "drive, args and out_json must not be NULL");
@@ -905,24 +1228,24 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 	}
 	if ((rc = sw__options_check(args_in, sw__drive_act_opts, "qa_act arguments", err)) < 0)
 		goto out;
-	args = json_deep_copy(args_in);
-	if (!args) {
+	c.args = json_deep_copy(args_in);
+	if (!c.args) {
 		rc = sw__error_nomem(err);
 		goto out;
 	}
-	static const char *const actions[] = {"tap", "type", "clear", "swipe", "scroll", "press", "open_url", "wait"};
-	const char *action = json_string_value(json_object_get(args, "action"));
-	if (!one_of(action, actions, SW_ARRAY_SIZE(actions))) {
-		rc = invalid(err, "action must be one of tap, type, clear, swipe, scroll, press, open_url, wait");
+	const struct act_kind *kind = act_kind_find(json_string_value(json_object_get(c.args, "action")));
+	if (!kind) {
+		rc = unknown_action(err);
 		goto out;
 	}
-	json_t *target = json_object_get(args, "target");
-	if (target && !json_is_object(target)) {
+	c.action = kind->name;
+	c.target = json_object_get(c.args, "target");
+	if (c.target && !json_is_object(c.target)) {
 		rc = invalid(err, "target must be an object");
 		goto out;
 	}
-	json_t *jt = json_object_get(args, "timeoutMs");
-	int timeout = !strcmp(action, "wait") ? WAIT_DEFAULT_MS : SETTLE_DEFAULT_MS;
+	json_t *jt = json_object_get(c.args, "timeoutMs");
+	c.timeout = kind->default_timeout_ms;
 	if (jt) {
 		if (!json_is_number(jt) || json_number_value(jt) < 0) {
 			rc = invalid(err, "timeoutMs must be a number of milliseconds, 0 or more");
@@ -935,329 +1258,81 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 			json_array_append_new(notes, json_string(note));
 			v = TIMEOUT_CLAMP_MS;
 		}
-		timeout = (int)v;
+		c.timeout = (int)v;
 	}
-	bool ignore_overlay = json_is_true(json_object_get(args, "ignoreOverlay"));
-	bool verbose = json_is_true(json_object_get(args, "verbose"));
-	const char *observe_mode = json_string_value(json_object_get(args, "observe"));
+	c.ignore_overlay = json_is_true(json_object_get(c.args, "ignoreOverlay"));
+	c.verbose = json_is_true(json_object_get(c.args, "verbose"));
+	const char *observe_mode = json_string_value(json_object_get(c.args, "observe"));
 	static const char *const modes[] = {"diff", "full", "none"};
 	if (observe_mode && !one_of(observe_mode, modes, 3)) {
 		rc = invalid(err, "observe must be diff, full or none");
 		goto out;
 	}
-	bool had_snapshot = sw_snapshot_tracker_has_snapshot(d->t);
+	c.had_snapshot = sw_snapshot_tracker_has_snapshot(d->t);
 	if (!observe_mode)
-		observe_mode = had_snapshot ? "diff" : "full";
-	out = json_pack("{ss}", "action", action);
-	bool keyboard_hidden = false;
-	bool coords = target && json_is_number(json_object_get(target, "x")) &&
-	              json_is_number(json_object_get(target, "y")) && !json_object_get(target, "ref") &&
-	              !json_object_get(target, "text") && !json_object_get(target, "id") &&
-	              !json_object_get(target, "selector");
-	bool needs_target = !strcmp(action, "tap") || !strcmp(action, "type") || !strcmp(action, "clear");
-	if (needs_target && !target) {
-		rc = act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL, "action %s needs a target", action);
+		observe_mode = c.had_snapshot ? "diff" : "full";
+	c.out = json_pack("{ss}", "action", c.action);
+	c.coords = c.target && json_is_number(json_object_get(c.target, "x")) &&
+	           json_is_number(json_object_get(c.target, "y")) && !json_object_get(c.target, "ref") &&
+	           !json_object_get(c.target, "text") && !json_object_get(c.target, "id") &&
+	           !json_object_get(c.target, "selector");
+	if (kind->needs_target && !c.target) {
+		rc = act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL, "action %s needs a target", c.action);
 		goto out;
 	}
+	if ((rc = kind->fn(&c, err)) < 0)
+		goto out;
 
-	if (!strcmp(action, "tap")) {
-		int x, y, dur = (int)json_integer_value(json_object_get(args, "durationMs"));
-		if (coords) {
-			x = (int)json_number_value(json_object_get(target, "x"));
-			y = (int)json_number_value(json_object_get(target, "y"));
-			if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
-				goto out;
-		} else {
-			if ((rc = baseline(d, target, err)) < 0 || (rc = resolve(d, target, &tgt, err)) < 0)
-				goto out;
-			if (!ignore_overlay && (rc = check_obstruction(d, &tgt, &keyboard_hidden, warnings, err)) < 0)
-				goto out;
-			x = cx(tgt.b);
-			y = cy(tgt.b);
-			char ref[16];
-			snprintf(ref, sizeof(ref), "@e%u", tgt.ref);
-			json_object_set_new(out, "ref", json_string(ref));
-		}
-		changed_state = true;
-		if ((rc = sw_device_tap(d->dev, x, y, dur > 0 ? dur : 0, err)) < 0) {
-			input_failed(err, rc, keyboard_hidden);
-			goto out;
-		}
-		json_object_set_new(out, "point", json_pack("[ii]", x, y));
-		if (keyboard_hidden)
-			json_object_set_new(out, "keyboardHidden", json_true());
-	} else if (!strcmp(action, "type") || !strcmp(action, "clear")) {
-		bool is_type = !strcmp(action, "type");
-		const char *text = json_string_value(json_object_get(args, "text"));
-		const char *mode = json_string_value(json_object_get(args, "mode"));
-		if (is_type && !text) {
-			rc = invalid(err, "action type needs text");
-			goto out;
-		}
-		if (mode && strcmp(mode, "replace") != 0 && strcmp(mode, "append") != 0) {
-			rc = invalid(err, "mode must be replace or append");
-			goto out;
-		}
-		bool secret = false;
-		if (is_type) {
-			if ((rc = resolve_placeholders(d, text, &typed, names, &secret, err)) < 0)
-				goto out;
-			for (const unsigned char *c = (const unsigned char *)typed; *c; c++)
-				if (*c >= 0x80 || *c < 0x20 || *c == 0x7f) {
-					rc = act_fail(
-					    err, false, SW_EUNSUPPORTED, "TEXT_INPUT_UNSUPPORTED",
-					    "Type ASCII text only on Android",
-					    "The text has %s characters, which Android's input text cannot type",
-					    *c >= 0x80 ? "non-ASCII" : "control");
-					goto out;
-				}
-		}
-		if ((rc = baseline(d, target, err)) < 0 || (rc = resolve(d, target, &tgt, err)) < 0)
-			goto out;
-		if (!tgt.focused) {
-			if (!ignore_overlay && (rc = check_obstruction(d, &tgt, &keyboard_hidden, warnings, err)) < 0)
-				goto out;
-			changed_state = true;
-			if ((rc = sw_device_tap(d->dev, cx(tgt.b), cy(tgt.b), 0, err)) < 0) {
-				input_failed(err, rc, keyboard_hidden);
-				goto out;
-			}
-		}
-		changed_state = true;
-		if ((!is_type || !mode || !strcmp(mode, "replace")) && (rc = clear_field(d, tgt.text_chars, err)) < 0)
-			goto out;
-		secret = secret || target_is_secret(&tgt);
-		if (is_type && typed[0]) {
-			/* register before typing: the value must never leak, even through a failure message */
-			if (secret && d->hooks.register_secret)
-				d->hooks.register_secret(typed, d->hooks.userdata);
-			if ((rc = sw_device_type_text(d->dev, typed, err)) < 0)
-				goto out;
-		}
-		if (is_type && json_is_true(json_object_get(args, "submit")) &&
-		    (rc = sw_device_press_key(d->dev, "enter", err)) < 0)
-			goto out;
-		char ref[16];
-		snprintf(ref, sizeof(ref), "@e%u", tgt.ref);
-		json_object_set_new(out, "ref", json_string(ref));
-		if (is_type) {
-			json_object_set_new(out, "typedChars", json_integer((json_int_t)strlen(typed)));
-			if (json_array_size(names) > 0)
-				json_object_set(out, "placeholders", names);
-			if (secret) {
-				json_object_set_new(out, "redacted", json_true());
-				json_object_set_new(out, "secret", json_true());
-			}
-		}
-		if (keyboard_hidden)
-			json_object_set_new(out, "keyboardHidden", json_true());
-	} else if (!strcmp(action, "swipe") || !strcmp(action, "scroll")) {
-		static const char *const dirs[] = {"up", "down", "left", "right"};
-		const char *dir = json_string_value(json_object_get(args, "direction"));
-		if (!one_of(dir, dirs, 4)) {
-			rc = act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL,
-			              "action %s needs direction up, down, left or right", action);
-			goto out;
-		}
-		if ((rc = baseline(d, target, err)) < 0)
-			goto out;
-		if ((rc = ensure_geometry(d, err)) < 0)
-			goto out;
-		int p[4];
-		if (!strcmp(action, "swipe")) {
-			int sx = d->sw / 2, sy = d->sh / 2;
-			if (target && !coords) {
-				if ((rc = resolve(d, target, &tgt, err)) < 0)
-					goto out;
-				sx = cx(tgt.b);
-				sy = cy(tgt.b);
-			} else if (coords) {
-				sx = (int)json_number_value(json_object_get(target, "x"));
-				sy = (int)json_number_value(json_object_get(target, "y"));
-			}
-			int dx = d->sw * 2 / 5, dy = d->sh * 2 / 5;
-			int ex = sx, ey = sy;
-			if (!strcmp(dir, "up"))
-				ey = sy - dy;
-			else if (!strcmp(dir, "down"))
-				ey = sy + dy;
-			else if (!strcmp(dir, "left"))
-				ex = sx - dx;
-			else
-				ex = sx + dx;
-			/* keep the finger away from the screen edges (system gestures) */
-			int mx = d->sw / 20, my = d->sh / 20;
-			ex = ex < mx ? mx : (ex > d->sw - mx ? d->sw - mx : ex);
-			ey = ey < my ? my : (ey > d->sh - my ? d->sh - my : ey);
-			changed_state = true;
-			if ((rc = sw_device_swipe(d->dev, sx, sy, ex, ey,
-			                          (int)json_integer_value(json_object_get(args, "durationMs")), err)) <
-			    0)
-				goto out;
-			json_object_set_new(out, "from", json_pack("[ii]", sx, sy));
-			json_object_set_new(out, "to", json_pack("[ii]", ex, ey));
-		} else {
-			json_t *until = json_object_get(args, "untilVisible");
-			json_t *jmax = json_object_get(args, "maxScrolls");
-			int max_scrolls = jmax ? (int)json_number_value(jmax) : 8;
-			if (max_scrolls < 1 || max_scrolls > 50) {
-				rc = invalid(err, "maxScrolls must be between 1 and 50");
-				goto out;
-			}
-			if (until && !json_is_object(until)) {
-				rc = invalid(err, "untilVisible must be a target object");
-				goto out;
-			}
-			const sw__element *box_el = largest_scrollable(d);
-			int box[4] = {0, d->sh / 5, d->sw, d->sh * 4 / 5};
-			if (box_el)
-				memcpy(box, box_el->bounds, sizeof(box));
-			json_object_set_new(out, "anchoredIn", json_string(box_el ? "scrollable" : "screen"));
-			scroll_path(box, dir, p);
-			int swipes = 0;
-			bool found = until && visible_now(d, until), end = false;
-			while (!found && !end && swipes < (until ? max_scrolls : 1)) {
-				if (cancelled(d)) {
-					rc = cancel_fail(err, true);
-					goto out;
-				}
-				changed_state = true;
-				if ((rc = sw_device_swipe(d->dev, p[0], p[1], p[2], p[3], 400, err)) < 0)
-					goto out;
-				swipes++;
-				json_decref(res);
-				res = NULL;
-				bool st;
-				const char *sig = NULL;
-				if ((rc = settle(d, timeout, verbose, NULL, &res, &st, &sig, err)) < 0)
-					goto out;
-				if (!json_is_true(json_object_get(json_object_get(res, "diff"), "changed")))
-					end = true;
-				if (until)
-					found = visible_now(d, until);
-			}
-			json_object_set_new(out, "swipes", json_integer(swipes));
-			if (until)
-				json_object_set_new(out, "untilVisibleFound", json_boolean(found));
-			json_object_set_new(out, "endOfList", json_boolean(end));
-			if (found) {
-				const sw__element *e = NULL;
-				if (sw__snapshot_resolve_target(d->t, until, &e, NULL) == SW_OK && e)
-					json_object_set_new(out, "found", sw__snapshot_element_repr(d->t, e, verbose));
-			}
-		}
-	} else if (!strcmp(action, "press")) {
-		static const char *const keys[] = {"back", "home", "enter"};
-		const char *key = json_string_value(json_object_get(args, "key"));
-		if (!one_of(key, keys, 3)) {
-			rc = invalid(err, "action press needs key back, home or enter");
-			goto out;
-		}
-		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
-			goto out;
-		changed_state = true;
-		if ((rc = sw_device_press_key(d->dev, key, err)) < 0) {
-			input_failed(err, rc, false);
-			goto out;
-		}
-		json_object_set_new(out, "key", json_string(key));
-	} else if (!strcmp(action, "open_url")) {
-		const char *url = json_string_value(json_object_get(args, "url"));
-		if (!url || !url[0] || strchr(url, '\n')) {
-			rc = invalid(err, "action open_url needs url");
-			goto out;
-		}
-		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
-			goto out;
-		changed_state = true;
-		if ((rc = sw_device_open_url(d->dev, url, err)) < 0)
-			goto out;
-	} else { /* wait */
-		json_t *forv = json_object_get(args, "for");
-		if (forv && !json_is_object(forv)) {
-			rc = invalid(err, "for must be an object");
-			goto out;
-		}
-		bool for_element = forv && (json_object_get(forv, "ref") || json_object_get(forv, "text") ||
-		                            json_object_get(forv, "id") || json_object_get(forv, "selector"));
-		if (!had_snapshot && (rc = baseline(d, NULL, err)) < 0)
-			goto out;
-		if (for_element) {
-			int64_t deadline = sw_monotonic_ms() + timeout;
-			bool ok = false;
-			for (;;) {
-				if (cancelled(d)) {
-					rc = cancel_fail(err, true);
-					goto out;
-				}
-				json_decref(res);
-				res = NULL;
-				if ((rc = snapshot_now(d, NULL, &res, err)) < 0)
-					goto out;
-				const sw__element *e = NULL;
-				if (sw__snapshot_resolve_target(d->t, forv, &e, NULL) == SW_OK && e) {
-					ok = true;
-					break;
-				}
-				if (sw_monotonic_ms() + 250 > deadline)
-					break;
-				sleep_ms(250);
-			}
-			json_object_set_new(out, "satisfied", json_boolean(ok));
-			json_object_set_new(out, "timedOut", json_boolean(!ok));
-		}
-	}
-
-	/* settle and observe (scroll already observed after each swipe) */
+	/* settle and observe (unless the action already did after its last input) */
 	bool settled = true;
 	const char *signal = NULL;
-	if (!res || strcmp(action, "scroll") != 0) {
-		json_decref(res);
-		res = NULL;
+	if (!c.observed) {
+		json_decref(c.res);
+		c.res = NULL;
 		char since[40];
-		bool health = d->session && !json_is_false(json_object_get(args, "health"));
+		bool health = d->session && !json_is_false(json_object_get(c.args, "health"));
 		if (health)
 			sw__health_log_since(d->session, d->dev, since);
-		if ((rc = settle(d, timeout, verbose, health ? since : NULL, &res, &settled, &signal, err)) < 0)
+		if ((rc = settle(d, c.timeout, c.verbose, health ? since : NULL, &c.res, &settled, &signal, err)) < 0)
 			goto out;
 	}
-	json_object_set_new(out, "settled", json_boolean(settled));
+	json_object_set_new(c.out, "settled", json_boolean(settled));
 	if (signal && settled)
-		json_object_set_new(out, "settleSignal", json_string(signal));
+		json_object_set_new(c.out, "settleSignal", json_string(signal));
 	if (signal && !settled) {
 		char note[160];
 		snprintf(note, sizeof(note),
 		         "the screen was still changing at the %d ms deadline (it drew frames and every dump differed); "
 		         "the result is the last look",
-		         timeout);
-		json_object_set_new(out, "settleTimedOut", json_true());
-		json_array_append_new(warnings, json_string(note));
+		         c.timeout);
+		json_object_set_new(c.out, "settleTimedOut", json_true());
+		json_array_append_new(c.warnings, json_string(note));
 	}
-	add_observation(out, res, observe_mode);
-	json_object_set_new(out, "changedState", json_boolean(changed_state));
-	if (d->session && !json_is_false(json_object_get(args, "health")))
-		health_after(d, out);
-	if (json_array_size(warnings))
-		json_object_set(out, "warnings", warnings);
+	add_observation(c.out, c.res, observe_mode);
+	json_object_set_new(c.out, "changedState", json_boolean(c.changed_state));
+	if (d->session && !json_is_false(json_object_get(c.args, "health")))
+		health_after(d, c.out);
+	if (json_array_size(c.warnings))
+		json_object_set(c.out, "warnings", c.warnings);
 	if (json_array_size(notes))
-		json_object_set(out, "notes", notes);
-	*out_res = json_incref(out);
+		json_object_set(c.out, "notes", notes);
+	*out_res = json_incref(c.out);
 out:
 	if (rc < 0 && d)
 		d->last_settled = false;
 	if (rc < 0 && err && *err && !json_object_get(sw__error_details(*err), "changedState"))
-		mark_state(err, changed_state);
-	if (typed) {
-		memset(typed, 0, strlen(typed));
-		free(typed);
+		mark_state(err, c.changed_state);
+	if (c.typed) {
+		memset(c.typed, 0, strlen(c.typed));
+		free(c.typed);
 	}
-	target_clear(&tgt);
-	json_decref(args);
-	json_decref(out);
-	json_decref(res);
-	json_decref(warnings);
+	target_clear(&c.tgt);
+	json_decref(c.args);
+	json_decref(c.out);
+	json_decref(c.res);
+	json_decref(c.warnings);
 	json_decref(notes);
-	json_decref(names);
+	json_decref(c.names);
 	return rc;
 }
 

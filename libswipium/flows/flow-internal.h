@@ -26,6 +26,11 @@ int sw__flow_parse(const char *text, size_t len, const char *path, json_t **flow
 /* Reads a pack file ({name?, flows: [names]}) into @names. */
 int sw__flow_parse_pack(const char *text, size_t len, const char *path, json_t *names, sw_error **err);
 
+/* The step kinds the parser accepts (*n of them). */
+const char *const *sw__flow_step_kinds(size_t *n);
+/* Whether the runner's step table (run.c) has a handler for @kind. */
+bool sw__flow_step_runnable(const char *kind);
+
 /* Step classification. */
 bool sw__flow_step_mutating(const json_t *step);
 bool sw__flow_step_ocr(const json_t *step);

@@ -943,6 +943,12 @@ bool sw__flow_step_mutating(const json_t *step)
 	return !strcmp(k, "openUrl") && has_var(json_string_value(json_object_get(step, "url")));
 }
 
+const char *const *sw__flow_step_kinds(size_t *n)
+{
+	*n = SW_ARRAY_SIZE(ALL_STEPS);
+	return ALL_STEPS;
+}
+
 bool sw__flow_step_ocr(const json_t *step)
 {
 	const char *k = json_string_value(json_object_get(step, "kind"));

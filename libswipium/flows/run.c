@@ -463,315 +463,437 @@ static int need_app(runner *r, sw_error **err)
 	                     "the flow names no appId and the session has no app to launch");
 }
 
+/* One step as its handler sees it; what the handler owns is freed by run_step. */
+typedef struct step_call {
+	runner *r;
+	const json_t *st;
+	json_t *rec;        /* the step's record (summary, skipped, ...) */
+	const char *k;      /* the step kind */
+	const char *sel;    /* selector, ${NAME}s replaced */
+	const char *into;   /* inputText's field, ${NAME}s replaced */
+	char *summary;      /* the record's summary (transfer to run_step) */
+	json_t *res, *el;   /* owned scratch */
+	char *txt;          /* owned scratch */
+} step_call;
+
+static long step_timeout(const json_t *st, long dflt)
+{
+	json_t *t = json_object_get(st, "timeoutMs");
+	return json_is_integer(t) ? (long)json_integer_value(t) : dflt;
+}
+
+/* prepareTarget, restartApp */
+static int step_launch(step_call *c, sw_error **err)
+{
+	runner *r = c->r;
+	bool restart = !strcmp(c->k, "restartApp");
+	int rc;
+	if (restart || r->app_id) {
+		if ((rc = need_app(r, err)) < 0)
+			return rc;
+		if (restart && (rc = sw_device_force_stop(r->o->device, r->app_id, err)) < 0)
+			return rc;
+		if ((rc = sw_device_launch(r->o->device, r->app_id, err)) < 0)
+			return rc;
+		c->summary = sw__asprintf("%s %s", restart ? "restarted" : "launched", r->app_id);
+	} else {
+		c->summary = sw__strdup("no appId: kept the app on screen");
+	}
+	return settle(r, 5000, err);
+}
+
+static int step_tap(step_call *c, sw_error **err)
+{
+	int rc = find(c->r, c->sel, NULL, true, &c->el, err);
+	if (rc < 0)
+		return rc;
+	if (!c->el)
+		return not_found(err, c->sel);
+	rc = act(c->r, json_pack("{ss,so,ss}", "action", "tap", "target", ref_target(c->el), "observe", "none"), NULL,
+	         err);
+	c->summary = sw__asprintf("tapped %s", json_string_value(json_object_get(c->el, "ref")));
+	return rc;
+}
+
+static int step_tap_at(step_call *c, sw_error **err)
+{
+	const json_t *st = c->st;
+	int rc = act(c->r,
+	             json_pack("{ss,s{sO,sO},ss}", "action", "tap", "target", "x", json_object_get(st, "x"), "y",
+	                       json_object_get(st, "y"), "observe", "none"),
+	             NULL, err);
+	c->summary = sw__asprintf("tapped (%lld, %lld)", (long long)json_integer_value(json_object_get(st, "x")),
+	                          (long long)json_integer_value(json_object_get(st, "y")));
+	return rc;
+}
+
+static int step_input_text(step_call *c, sw_error **err)
+{
+	runner *r = c->r;
+	bool secret = false;
+	int rc = subst(r, sget(c->st, "text"), &c->txt, &secret, err);
+	if (rc < 0)
+		return rc;
+	json_t *js = json_object_get(c->st, "secret");
+	if (json_is_boolean(js))
+		secret = json_is_true(js);
+	if (secret && r->red && c->txt[0])
+		sw_redactor_add_secret(r->red, c->txt, NULL);
+	json_t *target = NULL;
+	if (c->into) {
+		if ((rc = find(r, c->into, NULL, false, &c->el, err)) < 0)
+			return rc;
+		if (!c->el)
+			return not_found(err, c->into);
+		target = ref_target(c->el);
+	} else {
+		json_t *snap = snapshot(r, NULL, err);
+		if (!snap)
+			return SW_EDEVICE;
+		size_t i;
+		json_t *e;
+		json_array_foreach(json_object_get(snap, "elements"), i, e)
+		{
+			if (!target && json_is_object(e) && json_is_true(json_object_get(e, "focused")))
+				target = ref_target(e);
+		}
+		json_decref(snap);
+		if (!target)
+			return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+			                     "Write the step as inputText: {into: <field>, text: ...}.",
+			                     "no text field has focus; inputText needs `into` to pick the field");
+	}
+	rc = act(r,
+	         json_pack("{ss,so,ss,ss,ss}", "action", "type", "target", target, "text", c->txt, "mode", "replace",
+	                   "observe", "none"),
+	         NULL, err);
+	c->summary = sw__asprintf("typed %zu characters%s", strlen(c->txt), secret ? " (secret)" : "");
+	return rc;
+}
+
+/* assertVisible, assertNotVisible */
+static int step_assert_visible(step_call *c, sw_error **err)
+{
+	bool gone = !strcmp(c->k, "assertNotVisible"), met = false;
+	int rc = wait_for(c->r, c->sel, NULL, 2000, gone, &met, err);
+	if (rc < 0)
+		return rc;
+	if (!met)
+		return sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL,
+		                     gone ? "\"%s\" is still visible" : "\"%s\" is not visible", c->sel);
+	c->summary = sw__asprintf("\"%s\" %s", c->sel, gone ? "is not visible" : "is visible");
+	return SW_OK;
+}
+
+/* assertVisual, screenshot: evidence, never pixels in a sensitive session */
+static int step_evidence(step_call *c, sw_error **err)
+{
+	(void)err;
+	bool shot = !strcmp(c->k, "screenshot");
+	if (c->r->sensitive) {
+		json_object_set_new(c->rec, "skipped", json_true());
+		c->summary = sw__strdup("skipped: sensitive session (no screenshots)");
+		return SW_OK;
+	}
+	char *uri = NULL;
+	screenshot(c->r, sget(c->st, shot ? "reason" : "description"), &uri);
+	if (shot)
+		c->summary = sw__asprintf("screenshot %s", uri ? uri : "not captured");
+	else
+		c->summary = sw__asprintf("evidence for a human check: %s%s%s", sget(c->st, "description"),
+		                          uri ? " " : "", uri ? uri : "");
+	free(uri);
+	return SW_OK;
+}
+
+static int step_swipe(step_call *c, sw_error **err)
+{
+	runner *r = c->r;
+	const json_t *st = c->st;
+	int w = 0, h = 0;
+	int rc = sw_device_screen_size(r->o->device, &w, &h, err);
+	if (rc < 0)
+		return rc;
+	const char *dir = sget(st, "direction"), *area = sget(st, "area");
+	double dist = json_is_number(json_object_get(st, "distance")) ? json_number_value(json_object_get(st, "distance"))
+	                                                               : 0.6;
+	int cx = w / 2, cy = h / 2;
+	if (area && !strcmp(area, "top"))
+		cy = h / 4;
+	else if (area && !strcmp(area, "bottom"))
+		cy = h * 3 / 4;
+	else if (area && !strcmp(area, "left"))
+		cx = w / 4;
+	else if (area && !strcmp(area, "right"))
+		cx = w * 3 / 4;
+	bool vert = !strcmp(dir, "up") || !strcmp(dir, "down");
+	int span = (int)((vert ? h : w) * dist / 2);
+	int x1 = cx, y1 = cy, x2 = cx, y2 = cy;
+	if (!strcmp(dir, "up"))
+		y1 = cy + span, y2 = cy - span;
+	else if (!strcmp(dir, "down"))
+		y1 = cy - span, y2 = cy + span;
+	else if (!strcmp(dir, "left"))
+		x1 = cx + span, x2 = cx - span;
+	else
+		x1 = cx - span, x2 = cx + span;
+	int mx = w / 20, my = h / 20;
+#define CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
+	x1 = CLAMP(x1, mx, w - mx), x2 = CLAMP(x2, mx, w - mx), y1 = CLAMP(y1, my, h - my), y2 = CLAMP(y2, my, h - my);
+#undef CLAMP
+	if ((rc = sw_device_swipe(r->o->device, x1, y1, x2, y2, 400, err)) < 0)
+		return rc;
+	if (r->o->session)
+		sw_session_counter_add(r->o->session, "actions", 1, NULL);
+	rc = settle(r, 3000, err);
+	c->summary = sw__asprintf("swiped %s", dir);
+	return rc;
+}
+
+static int step_scroll_to(step_call *c, sw_error **err)
+{
+	runner *r = c->r;
+	int swipes = 0, rc;
+	for (;;) {
+		json_decref(c->el);
+		c->el = NULL;
+		if ((rc = find(r, c->sel, NULL, false, &c->el, err)) < 0)
+			return rc;
+		if (c->el)
+			break;
+		if (swipes >= 8 || cancelled(r))
+			return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+			                     "Check the list with qa_snapshot; qa_flow_repair proposes a new selector.",
+			                     "\"%s\" did not appear after %d swipes", c->sel, swipes);
+		json_decref(c->res);
+		c->res = NULL;
+		if ((rc = act(r, json_pack("{ss,ss,ss}", "action", "scroll", "direction", "down", "observe", "none"),
+		              &c->res, err)) < 0)
+			return rc;
+		swipes++;
+		if (json_is_true(json_object_get(c->res, "endOfList"))) {
+			json_decref(c->el);
+			c->el = NULL;
+			if ((rc = find(r, c->sel, NULL, false, &c->el, err)) < 0)
+				return rc;
+			if (!c->el)
+				return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+				                     "Check the list with qa_snapshot; qa_flow_repair proposes a new selector.",
+				                     "\"%s\" is not in the list (reached its end after %d swipes)", c->sel,
+				                     swipes);
+			break;
+		}
+	}
+	c->summary = sw__asprintf("\"%s\" visible after %d swipe(s)", c->sel, swipes);
+	return SW_OK;
+}
+
+static int step_press(step_call *c, sw_error **err)
+{
+	int rc = act(c->r, json_pack("{ss,ss,ss}", "action", "press", "key", sget(c->st, "key"), "observe", "none"),
+	             NULL, err);
+	c->summary = sw__asprintf("pressed %s", sget(c->st, "key"));
+	return rc;
+}
+
+static int step_open_url(step_call *c, sw_error **err)
+{
+	bool secret = false;
+	int rc = subst(c->r, sget(c->st, "url"), &c->txt, &secret, err);
+	if (rc < 0)
+		return rc;
+	rc = act(c->r, json_pack("{ss,ss,ss}", "action", "open_url", "url", c->txt, "observe", "none"), NULL, err);
+	c->summary = sw__asprintf("opened %s", sget(c->st, "url"));
+	return rc;
+}
+
+static int step_wait(step_call *c, sw_error **err)
+{
+	if (!c->sel) {
+		long ms = (long)json_integer_value(json_object_get(c->st, "ms"));
+		for (long left = ms; left > 0 && !cancelled(c->r); left -= 100)
+			nap(left < 100 ? left : 100);
+		c->summary = sw__asprintf("waited %ld ms", ms);
+		return SW_OK;
+	}
+	bool met = false;
+	long to = step_timeout(c->st, 10000);
+	int rc = wait_for(c->r, c->sel, sget(c->st, "by"), to, false, &met, err);
+	if (rc < 0)
+		return rc;
+	if (!met)
+		return sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND", NULL, "\"%s\" did not appear within %ld ms",
+		                     c->sel, to);
+	c->summary = sw__asprintf("\"%s\" appeared", c->sel);
+	return SW_OK;
+}
+
+static int step_wait_for_idle(step_call *c, sw_error **err)
+{
+	int rc = settle(c->r, step_timeout(c->st, 3000), err);
+	c->summary = sw__strdup("settled");
+	return rc;
+}
+
+static int step_wait_for_visible(step_call *c, sw_error **err)
+{
+	bool met = false;
+	long to = step_timeout(c->st, 10000);
+	int rc = wait_for(c->r, c->sel, sget(c->st, "by"), to, false, &met, err);
+	if (rc < 0)
+		return rc;
+	if (!met)
+		return sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND",
+		                     "Check the screen with qa_snapshot; qa_flow_repair proposes a new selector.",
+		                     "\"%s\" did not appear within %ld ms", c->sel, to);
+	c->summary = sw__asprintf("\"%s\" appeared", c->sel);
+	return SW_OK;
+}
+
+static int step_clear_overlay(step_call *c, sw_error **err)
+{
+	runner *r = c->r;
+	json_t *snap = snapshot(r, NULL, err);
+	if (!snap)
+		return SW_EDEVICE;
+	bool kb = json_is_true(json_object_get(json_object_get(snap, "keyboard"), "shown"));
+	size_t overlays = json_array_size(json_object_get(snap, "overlays"));
+	json_decref(snap);
+	int rc = SW_OK;
+	if (kb) {
+		rc = sw_device_hide_keyboard(r->o->device, err);
+		json_object_set_new(c->rec, "nothingCleared", json_false());
+		c->summary = sw__strdup("hid the keyboard");
+	} else if (overlays > 0) {
+		rc = act(r, json_pack("{ss,ss,ss}", "action", "press", "key", "back", "observe", "none"), NULL, err);
+		json_object_set_new(c->rec, "nothingCleared", json_false());
+		c->summary = sw__strdup("dismissed an overlay with BACK");
+	} else {
+		json_object_set_new(c->rec, "nothingCleared", json_true());
+		c->summary = sw__strdup("nothing to clear: no keyboard and no dismissible overlay");
+	}
+	return rc;
+}
+
+/* networkOffline, networkOnline: airplane mode through the device-control concern (restored at the end) */
+static int step_network(step_call *c, sw_error **err)
+{
+	runner *r = c->r;
+	char *nout = NULL;
+	int rc = sw_devctl_network(r->o->ctx, r->o->session, r->o->device,
+	                           !strcmp(c->k, "networkOffline") ? "offline" : "online", &nout, err);
+	if (rc < 0)
+		return rc;
+	json_t *nj = json_loads(nout, 0, NULL);
+	sw_free(nout);
+	c->summary = sw__asprintf("network %s", json_string_value(json_object_get(nj, "network")));
+	json_decref(nj);
+	return settle(r, 3000, err);
+}
+
+static int step_seed(step_call *c, sw_error **err)
+{
+	(void)c;
+	return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL,
+	                     "seed steps (fixture seeds) are not supported by this build yet");
+}
+
+static int step_note(step_call *c, sw_error **err)
+{
+	const char *oc = sget(c->st, "outcome"), *why = sget(c->st, "reason");
+	c->summary = sw__asprintf("note %s%s%s", oc, why ? ": " : "", why ? why : "");
+	if (oc && !strcmp(oc, "fail"))
+		return sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL, "the flow notes a failure: %s",
+		                     why ? why : "(no reason)");
+	return SW_OK;
+}
+
+/* templates, baselines and OCR: run_visual takes the step as written (no ${NAME} in its selector) */
+static int step_visual(step_call *c, sw_error **err)
+{
+	return run_visual(c->r, c->st, c->rec, err);
+}
+
+/* Every step kind the runner knows (the parser's list, sw__flow_step_kinds, must be a subset: check-flows). */
+static const struct step_kind {
+	const char *name;
+	int (*fn)(step_call *c, sw_error **err);
+} STEPS[] = {
+    {"prepareTarget", step_launch},
+    {"restartApp", step_launch},
+    {"tap", step_tap},
+    {"tapAt", step_tap_at},
+    {"tapImage", step_visual},
+    {"tapOcrText", step_visual},
+    {"inputText", step_input_text},
+    {"assertVisible", step_assert_visible},
+    {"assertNotVisible", step_assert_visible},
+    {"assertImage", step_visual},
+    {"assertOcrText", step_visual},
+    {"assertVisual", step_evidence},
+    {"assertDiff", step_visual},
+    {"swipe", step_swipe},
+    {"scrollTo", step_scroll_to},
+    {"press", step_press},
+    {"openUrl", step_open_url},
+    {"wait", step_wait},
+    {"waitForIdle", step_wait_for_idle},
+    {"waitForVisible", step_wait_for_visible},
+    {"clearOverlay", step_clear_overlay},
+    {"networkOffline", step_network},
+    {"networkOnline", step_network},
+    {"seed", step_seed},
+    {"note", step_note},
+    {"screenshot", step_evidence},
+};
+
+static const struct step_kind *step_kind_find(const char *name)
+{
+	for (size_t i = 0; name && i < SW_ARRAY_SIZE(STEPS); i++)
+		if (!strcmp(name, STEPS[i].name))
+			return &STEPS[i];
+	return NULL;
+}
+
+bool sw__flow_step_runnable(const char *kind)
+{
+	return step_kind_find(kind) != NULL;
+}
+
 static int run_step(runner *r, const json_t *st, json_t *rec, sw_error **err)
 {
-	const char *k = sget(st, "kind");
-	const char *sel = sget(st, "selector");
-	char *summary = NULL;
+	step_call c = {.r = r, .st = st, .rec = rec, .k = sget(st, "kind")};
+	const struct step_kind *kind = step_kind_find(c.k);
+	if (!kind)
+		return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL, "step %s is not supported",
+		                     c.k ? c.k : "(no kind)");
+	if (kind->fn == step_visual)
+		return step_visual(&c, err);
+	char *sel_owned = NULL, *into_owned = NULL;
 	int rc = SW_OK;
-	json_t *res = NULL, *el = NULL;
-	char *txt = NULL, *sel_owned = NULL, *into_owned = NULL;
-
-	if (sw__flow_step_visual(st))
-		return run_visual(r, st, rec, err);
 	/* selectors may use ${NAME} too (e.g. assertVisible: "Hello, ${SWIPIUM_TEST_EMAIL}") */
-	if (sel && strstr(sel, "${")) {
-		if ((rc = subst(r, sel, &sel_owned, NULL, err)) < 0)
+	c.sel = sget(st, "selector");
+	if (c.sel && strstr(c.sel, "${")) {
+		if ((rc = subst(r, c.sel, &sel_owned, NULL, err)) < 0)
 			goto out;
-		sel = sel_owned;
+		c.sel = sel_owned;
 	}
-	const char *into = sget(st, "into");
-	if (into && strstr(into, "${")) {
-		if ((rc = subst(r, into, &into_owned, NULL, err)) < 0)
+	c.into = sget(st, "into");
+	if (c.into && strstr(c.into, "${")) {
+		if ((rc = subst(r, c.into, &into_owned, NULL, err)) < 0)
 			goto out;
-		into = into_owned;
+		c.into = into_owned;
 	}
-	if (!strcmp(k, "prepareTarget") || !strcmp(k, "restartApp")) {
-		if (!strcmp(k, "restartApp") || r->app_id) {
-			if ((rc = need_app(r, err)) < 0)
-				goto out;
-			if (!strcmp(k, "restartApp") && (rc = sw_device_force_stop(r->o->device, r->app_id, err)) < 0)
-				goto out;
-			if ((rc = sw_device_launch(r->o->device, r->app_id, err)) < 0)
-				goto out;
-			summary = sw__asprintf("%s %s", !strcmp(k, "restartApp") ? "restarted" : "launched", r->app_id);
-		} else {
-			summary = sw__strdup("no appId: kept the app on screen");
-		}
-		rc = settle(r, 5000, err);
-	} else if (!strcmp(k, "tap")) {
-		if ((rc = find(r, sel, NULL, true, &el, err)) < 0)
-			goto out;
-		if (!el) {
-			rc = not_found(err, sel);
-			goto out;
-		}
-		rc = act(r, json_pack("{ss,so,ss}", "action", "tap", "target", ref_target(el), "observe", "none"), NULL,
-		         err);
-		summary = sw__asprintf("tapped %s", json_string_value(json_object_get(el, "ref")));
-	} else if (!strcmp(k, "tapAt")) {
-		rc = act(r,
-		         json_pack("{ss,s{sO,sO},ss}", "action", "tap", "target", "x", json_object_get(st, "x"), "y",
-		                   json_object_get(st, "y"), "observe", "none"),
-		         NULL, err);
-		summary = sw__asprintf("tapped (%lld, %lld)", (long long)json_integer_value(json_object_get(st, "x")),
-		                       (long long)json_integer_value(json_object_get(st, "y")));
-	} else if (!strcmp(k, "inputText")) {
-		bool secret = false;
-		if ((rc = subst(r, sget(st, "text"), &txt, &secret, err)) < 0)
-			goto out;
-		json_t *js = json_object_get(st, "secret");
-		if (json_is_boolean(js))
-			secret = json_is_true(js);
-		if (secret && r->red && txt[0])
-			sw_redactor_add_secret(r->red, txt, NULL);
-		json_t *target = NULL;
-		if (into) {
-			if ((rc = find(r, into, NULL, false, &el, err)) < 0)
-				goto out;
-			if (!el) {
-				rc = not_found(err, into);
-				goto out;
-			}
-			target = ref_target(el);
-		} else {
-			json_t *snap = snapshot(r, NULL, err);
-			if (!snap) {
-				rc = SW_EDEVICE;
-				goto out;
-			}
-			size_t i;
-			json_t *e;
-			json_array_foreach(json_object_get(snap, "elements"), i,
-			                   e) if (!target && json_is_object(e) &&
-			                          json_is_true(json_object_get(e, "focused"))) target = ref_target(e);
-			json_decref(snap);
-			if (!target) {
-				rc = sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
-				                   "Write the step as inputText: {into: <field>, text: ...}.",
-				                   "no text field has focus; inputText needs `into` to pick the field");
-				goto out;
-			}
-		}
-		rc = act(r,
-		         json_pack("{ss,so,ss,ss,ss}", "action", "type", "target", target, "text", txt, "mode",
-		                   "replace", "observe", "none"),
-		         NULL, err);
-		summary = sw__asprintf("typed %zu characters%s", strlen(txt), secret ? " (secret)" : "");
-	} else if (!strcmp(k, "assertVisible") || !strcmp(k, "assertNotVisible")) {
-		bool gone = !strcmp(k, "assertNotVisible"), met = false;
-		if ((rc = wait_for(r, sel, NULL, 2000, gone, &met, err)) < 0)
-			goto out;
-		if (!met) {
-			rc = sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL,
-			                   gone ? "\"%s\" is still visible" : "\"%s\" is not visible", sel);
-			goto out;
-		}
-		summary = sw__asprintf("\"%s\" %s", sel, gone ? "is not visible" : "is visible");
-	} else if (!strcmp(k, "assertVisual")) {
-		if (r->sensitive) {
-			json_object_set_new(rec, "skipped", json_true());
-			summary = sw__strdup("skipped: sensitive session (no screenshots)");
-		} else {
-			char *uri = NULL;
-			screenshot(r, sget(st, "description"), &uri);
-			summary = sw__asprintf("evidence for a human check: %s%s%s", sget(st, "description"),
-			                       uri ? " " : "", uri ? uri : "");
-			free(uri);
-		}
-	} else if (!strcmp(k, "screenshot")) {
-		if (r->sensitive) {
-			json_object_set_new(rec, "skipped", json_true());
-			summary = sw__strdup("skipped: sensitive session (no screenshots)");
-		} else {
-			char *uri = NULL;
-			screenshot(r, sget(st, "reason"), &uri);
-			summary = sw__asprintf("screenshot %s", uri ? uri : "not captured");
-			free(uri);
-		}
-	} else if (!strcmp(k, "swipe")) {
-		int w = 0, h = 0;
-		if ((rc = sw_device_screen_size(r->o->device, &w, &h, err)) < 0)
-			goto out;
-		const char *dir = sget(st, "direction"), *area = sget(st, "area");
-		double dist = json_is_number(json_object_get(st, "distance"))
-		                  ? json_number_value(json_object_get(st, "distance"))
-		                  : 0.6;
-		int cx = w / 2, cy = h / 2;
-		if (area && !strcmp(area, "top"))
-			cy = h / 4;
-		else if (area && !strcmp(area, "bottom"))
-			cy = h * 3 / 4;
-		else if (area && !strcmp(area, "left"))
-			cx = w / 4;
-		else if (area && !strcmp(area, "right"))
-			cx = w * 3 / 4;
-		bool vert = !strcmp(dir, "up") || !strcmp(dir, "down");
-		int span = (int)((vert ? h : w) * dist / 2);
-		int x1 = cx, y1 = cy, x2 = cx, y2 = cy;
-		if (!strcmp(dir, "up"))
-			y1 = cy + span, y2 = cy - span;
-		else if (!strcmp(dir, "down"))
-			y1 = cy - span, y2 = cy + span;
-		else if (!strcmp(dir, "left"))
-			x1 = cx + span, x2 = cx - span;
-		else
-			x1 = cx - span, x2 = cx + span;
-		int mx = w / 20, my = h / 20;
-#define CLAMP(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))
-		x1 = CLAMP(x1, mx, w - mx), x2 = CLAMP(x2, mx, w - mx), y1 = CLAMP(y1, my, h - my),
-		y2 = CLAMP(y2, my, h - my);
-#undef CLAMP
-		if ((rc = sw_device_swipe(r->o->device, x1, y1, x2, y2, 400, err)) < 0)
-			goto out;
-		if (r->o->session)
-			sw_session_counter_add(r->o->session, "actions", 1, NULL);
-		rc = settle(r, 3000, err);
-		summary = sw__asprintf("swiped %s", dir);
-	} else if (!strcmp(k, "scrollTo")) {
-		int swipes = 0;
-		for (;;) {
-			json_decref(el);
-			el = NULL;
-			if ((rc = find(r, sel, NULL, false, &el, err)) < 0)
-				goto out;
-			if (el)
-				break;
-			if (swipes >= 8 || cancelled(r)) {
-				rc = sw__error_set(
-				    err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
-				    "Check the list with qa_snapshot; qa_flow_repair proposes a new selector.",
-				    "\"%s\" did not appear after %d swipes", sel, swipes);
-				goto out;
-			}
-			json_decref(res);
-			res = NULL;
-			if ((rc = act(
-			         r, json_pack("{ss,ss,ss}", "action", "scroll", "direction", "down", "observe", "none"),
-			         &res, err)) < 0)
-				goto out;
-			swipes++;
-			if (json_is_true(json_object_get(res, "endOfList"))) {
-				json_decref(el);
-				el = NULL;
-				if ((rc = find(r, sel, NULL, false, &el, err)) < 0)
-					goto out;
-				if (!el) {
-					rc = sw__error_set(
-					    err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
-					    "Check the list with qa_snapshot; qa_flow_repair proposes a new selector.",
-					    "\"%s\" is not in the list (reached its end after %d swipes)", sel, swipes);
-					goto out;
-				}
-				break;
-			}
-		}
-		summary = sw__asprintf("\"%s\" visible after %d swipe(s)", sel, swipes);
-	} else if (!strcmp(k, "press")) {
-		rc = act(r, json_pack("{ss,ss,ss}", "action", "press", "key", sget(st, "key"), "observe", "none"), NULL,
-		         err);
-		summary = sw__asprintf("pressed %s", sget(st, "key"));
-	} else if (!strcmp(k, "openUrl")) {
-		bool secret = false;
-		if ((rc = subst(r, sget(st, "url"), &txt, &secret, err)) < 0)
-			goto out;
-		rc = act(r, json_pack("{ss,ss,ss}", "action", "open_url", "url", txt, "observe", "none"), NULL, err);
-		summary = sw__asprintf("opened %s", sget(st, "url"));
-	} else if (!strcmp(k, "wait")) {
-		if (sel) {
-			bool met = false;
-			long to = json_is_integer(json_object_get(st, "timeoutMs"))
-			              ? (long)json_integer_value(json_object_get(st, "timeoutMs"))
-			              : 10000;
-			if ((rc = wait_for(r, sel, sget(st, "by"), to, false, &met, err)) < 0)
-				goto out;
-			if (!met) {
-				rc = sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND", NULL,
-				                   "\"%s\" did not appear within %ld ms", sel, to);
-				goto out;
-			}
-			summary = sw__asprintf("\"%s\" appeared", sel);
-		} else {
-			long ms = (long)json_integer_value(json_object_get(st, "ms"));
-			for (long left = ms; left > 0 && !cancelled(r); left -= 100)
-				nap(left < 100 ? left : 100);
-			summary = sw__asprintf("waited %ld ms", ms);
-		}
-	} else if (!strcmp(k, "waitForIdle")) {
-		long to = json_is_integer(json_object_get(st, "timeoutMs"))
-		              ? (long)json_integer_value(json_object_get(st, "timeoutMs"))
-		              : 3000;
-		rc = settle(r, to, err);
-		summary = sw__strdup("settled");
-	} else if (!strcmp(k, "waitForVisible")) {
-		bool met = false;
-		long to = json_is_integer(json_object_get(st, "timeoutMs"))
-		              ? (long)json_integer_value(json_object_get(st, "timeoutMs"))
-		              : 10000;
-		if ((rc = wait_for(r, sel, sget(st, "by"), to, false, &met, err)) < 0)
-			goto out;
-		if (!met) {
-			rc = sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND",
-			                   "Check the screen with qa_snapshot; qa_flow_repair proposes a new selector.",
-			                   "\"%s\" did not appear within %ld ms", sel, to);
-			goto out;
-		}
-		summary = sw__asprintf("\"%s\" appeared", sel);
-	} else if (!strcmp(k, "clearOverlay")) {
-		json_t *snap = snapshot(r, NULL, err);
-		if (!snap) {
-			rc = SW_EDEVICE;
-			goto out;
-		}
-		bool kb = json_is_true(json_object_get(json_object_get(snap, "keyboard"), "shown"));
-		size_t overlays = json_array_size(json_object_get(snap, "overlays"));
-		json_decref(snap);
-		if (kb) {
-			rc = sw_device_hide_keyboard(r->o->device, err);
-			json_object_set_new(rec, "nothingCleared", json_false());
-			summary = sw__strdup("hid the keyboard");
-		} else if (overlays > 0) {
-			rc = act(r, json_pack("{ss,ss,ss}", "action", "press", "key", "back", "observe", "none"), NULL,
-			         err);
-			json_object_set_new(rec, "nothingCleared", json_false());
-			summary = sw__strdup("dismissed an overlay with BACK");
-		} else {
-			json_object_set_new(rec, "nothingCleared", json_true());
-			summary = sw__strdup("nothing to clear: no keyboard and no dismissible overlay");
-		}
-	} else if (!strcmp(k, "networkOffline") || !strcmp(k, "networkOnline")) {
-		/* airplane mode through the device-control concern: the original state is recorded for restore */
-		char *nout = NULL;
-		if ((rc = sw_devctl_network(r->o->ctx, r->o->session, r->o->device,
-		                            !strcmp(k, "networkOffline") ? "offline" : "online", &nout, err)) < 0)
-			goto out;
-		json_t *nj = json_loads(nout, 0, NULL);
-		sw_free(nout);
-		summary = sw__asprintf("network %s", json_string_value(json_object_get(nj, "network")));
-		json_decref(nj);
-		rc = settle(r, 3000, err);
-	} else if (!strcmp(k, "seed")) {
-		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL,
-		                   "seed steps (fixture seeds) are not supported by this build yet");
-	} else if (!strcmp(k, "note")) {
-		const char *oc = sget(st, "outcome");
-		summary = sw__asprintf("note %s%s%s", oc, sget(st, "reason") ? ": " : "",
-		                       sget(st, "reason") ? sget(st, "reason") : "");
-		if (oc && !strcmp(oc, "fail"))
-			rc = sw__error_set(err, SW_ESTATE, "ASSERTION_FAILED", NULL, "the flow notes a failure: %s",
-			                   sget(st, "reason") ? sget(st, "reason") : "(no reason)");
-	} else {
-		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL, "step %s is not supported", k);
-	}
+	rc = kind->fn(&c, err);
 out:
-	if (summary)
-		json_object_set_new(rec, "summary", json_string(summary));
-	free(summary);
-	free(txt);
+	if (c.summary)
+		json_object_set_new(rec, "summary", json_string(c.summary));
+	free(c.summary);
+	free(c.txt);
 	free(sel_owned);
 	free(into_owned);
-	json_decref(res);
-	json_decref(el);
+	json_decref(c.res);
+	json_decref(c.el);
 	return rc;
 }
 

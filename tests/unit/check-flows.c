@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sw-internal.h"
+#include "../../libswipium/flows/flow-internal.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -1088,6 +1089,45 @@ START_TEST(test_run_saved_flows)
 }
 END_TEST
 
+/*
+ * The runner and qa_act answer from their tables: every step kind the parser accepts has a handler, and an
+ * unknown action is refused with the table's list of actions (nothing reaches the device).
+ */
+START_TEST(test_step_and_action_tables)
+{
+	size_t n = 0;
+	const char *const *kinds = sw__flow_step_kinds(&n);
+	ck_assert_uint_ge(n, 20);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(sw__flow_step_runnable(kinds[i]), "step %s parses but the runner has no handler", kinds[i]);
+	ck_assert(!sw__flow_step_runnable("tapp"));
+	ck_assert(!sw__flow_step_runnable(NULL));
+	struct rig r;
+	rig_up(&r);
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_drive_act(r.drive, "{\"action\":\"doubletap\"}", &out, &err), SW_EINVAL);
+	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+	ck_assert_str_eq(sw_error_message(err),
+	                 "action must be one of tap, type, clear, swipe, scroll, press, open_url, wait");
+	ck_assert_ptr_nonnull(strstr(sw_error_details_json(err), "\"changedState\":false"));
+	ck_assert_ptr_null(out);
+	sw_error_free(err);
+	err = NULL;
+	/* each known action still needs what it needs */
+	ck_assert_int_eq(sw_drive_act(r.drive, "{\"action\":\"clear\"}", &out, &err), SW_EINVAL);
+	ck_assert_str_eq(sw_error_message(err), "action clear needs a target");
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_drive_act(r.drive, "{\"action\":\"scroll\",\"direction\":\"sideways\"}", &out, &err),
+	                 SW_EINVAL);
+	ck_assert_str_eq(sw_error_message(err), "action scroll needs direction up, down, left or right");
+	sw_error_free(err);
+	ck_assert_int_eq(F.taps + F.presses + F.urls, 0);
+	rig_down(&r);
+}
+END_TEST
+
 static Suite *flows_suite(void)
 {
 	Suite *s = suite_create("flows");
@@ -1095,6 +1135,7 @@ static Suite *flows_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_corpus);
 	tcase_add_test(tc, test_drive_checked_options_and_books);
+	tcase_add_test(tc, test_step_and_action_tables);
 	tcase_add_test(tc, test_ten_megabytes_refused);
 	tcase_add_test(tc, test_flow_lookup);
 	tcase_add_test(tc, test_policy_tokens);
