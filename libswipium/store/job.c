@@ -119,6 +119,21 @@ static void *job_main(void *arg)
 		} else {
 			rec_set(job->rec, "status", json_string("failed"));
 			rec_set(job->rec, "error", json_string(err ? sw_error_message(err) : sw_strerror(rc)));
+			/* the failure's catalog code (and what it said) ride on the record's result */
+			const char *code = err ? sw_error_failure_code(err) : NULL;
+			if (code && *code) {
+				json_t *res = json_pack("{s:s,s:s}", "failureCode", code, "what", sw_error_message(err));
+				const char *hint = sw_error_hint(err);
+				if (res && hint && *hint)
+					json_object_set_new(res, "next", json_string(hint));
+				const char *dj = sw_error_details_json(err);
+				json_t *det = dj ? json_loads(dj, 0, NULL) : NULL;
+				if (res && json_is_object(det))
+					json_object_set(res, "details", det);
+				json_decref(det);
+				if (res)
+					rec_set(job->rec, "result", res);
+			}
 		}
 		rec_set(job->rec, "endedAt", now_iso());
 		sw__session_touch(s);

@@ -450,17 +450,6 @@ static int prepare_job_run(sw_job *job, void *ud, char **result_json, sw_error *
 	return SW_OK;
 }
 
-/* The APK's SHA-256, streamed from disk (an APK is never read whole into memory); NULL when unreadable. */
-static char *file_sha256(const char *path)
-{
-	char *hex = malloc(65);
-	if (hex && sw_sha256_file_hex(path, hex, NULL, NULL) != SW_OK) {
-		free(hex);
-		hex = NULL;
-	}
-	return hex;
-}
-
 static void qa_prepare_target(mcp_call *call, json_t *args)
 {
 	sw_session *s;
@@ -469,67 +458,82 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 	const char *apk = json_string_value(json_object_get(args, "apk"));
 	const char *app = json_string_value(json_object_get(args, "appId"));
 	const char *avd = json_string_value(json_object_get(args, "avd"));
-	char *apk_real = NULL;
+	bool force = json_is_true(json_object_get(args, "force"));
 	json_t *o = json_object();
+	json_t *plan = NULL;
 	static const char *const keys[] = {"device", "avd", "headless", "appId", "bindOnly", NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(args, keys[i]))
 			json_object_set(o, keys[i], json_object_get(args, keys[i]));
-	if (apk) {
-		char *joined = NULL;
-		if (apk[0] != '/' && asprintf(&joined, "%s/%s", sw_session_root(s), apk) < 0)
-			joined = NULL;
-		apk_real = realpath(joined ? joined : apk, NULL);
-		free(joined);
-		if (!apk_real) {
+	if (apk && !json_is_true(json_object_get(args, "bindOnly"))) {
+		char *pj = NULL;
+		sw_error *err = NULL;
+		if (sw_artifact_install_plan(sw_session_root(s), apk, &pj, &err) != SW_OK) {
 			json_decref(o);
-			mcp_fail(call, "NO_ARTIFACT", "The APK does not exist.", json_pack("{s:s}", "apk", apk));
-			mcp_fail_step(call,
-			              "Build the APK with the project's own build (e.g. ./gradlew assembleDebug in %s) and "
-			              "pass its path as apk",
-			              sw_session_root(s));
+			mcp_fail_err(call, err);
+			sw_error_free(err);
 			mcp_fail_step(call, "qa_prepare_target {sessionId: \"%s\", appId} for an app already installed",
 			              sw_session_id(s));
 			return;
 		}
-		json_object_set_new(o, "apk", json_string(apk_real));
-		/* every install is gated: low inside the project, medium outside (with the file's hash) */
-		char *root_real = realpath(sw_session_root(s), NULL);
-		size_t rl = root_real ? strlen(root_real) : 0;
-		bool inside = root_real && !strncmp(apk_real, root_real, rl) && apk_real[rl] == '/';
-		free(root_real);
-		char *sha = file_sha256(apk_real);
-		json_t *affects =
-		    json_pack("{s:s,s:s*,s:b}", "apk", apk_real, "sha256", sha, "insideProjectRoot", inside);
-		char explain[1200];
-		sw_text_snprintf(explain, sizeof(explain), "Install the APK%s on the emulator%s%s, then launch it.",
-		         inside ? "" : " (outside the project)", sha ? "; sha256 " : "", sha ? sha : "");
-		/* the path goes to the gate as an argument: quoted whole, or the prompt is refused */
-		json_t *commands = json_pack("[{s:s,s:[s,s,s,s],s:s}]", "label", "install", "argv", "adb", "install", "-r",
-		                             apk_real, "origin", "the apk argument");
-		struct mcp_consent_request req = {
-		    .action = "prepare_plan",
-		    .risk = inside ? "low" : "medium",
-		    .explain = explain,
-		    .affects = affects,
-		    .session = s,
-		    .commands = commands,
-		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(commands);
-		json_decref(affects);
-		free(sha);
-		if (oc == MCP_CONSENT_ANSWERED) {
-			json_decref(o);
-			free(apk_real);
-			return;
+		plan = json_loads(pj, 0, NULL);
+		sw_free(pj);
+		const char *apk_real = json_string_value(json_object_get(plan, "apk"));
+		const char *apk_app = json_string_value(json_object_get(plan, "appId"));
+		const char *launch_app = app ? app : apk_app;
+		/* already installed: launch it, no prompt, nothing sent (force reinstalls) */
+		int installed = -1;
+		if (!force && apk_app && (!app || !strcmp(app, apk_app))) {
+			char *dj = json_dumps(o, JSON_COMPACT);
+			sw_error *ierr = NULL;
+			if (sw_android_app_installed(mcp_call_ctx(call), dj, apk_app, &installed, &ierr) != SW_OK)
+				sw_error_free(ierr);
+			free(dj);
+		}
+		if (installed == 1) {
+			json_object_set_new(o, "appId", json_string(apk_app));
+			json_object_set_new(plan, "skipped", json_string("already installed on the device; force:true "
+			                                                 "reinstalls it"));
+		} else {
+			json_object_set_new(o, "apk", json_string(apk_real));
+			if (launch_app)
+				json_object_set_new(o, "appId", json_string(launch_app));
+			bool inside = json_is_true(json_object_get(plan, "insideRoot"));
+			const char *sha = json_string_value(json_object_get(plan, "sha256"));
+			json_t *affects = json_pack("{s:s,s:s,s:b}", "apk", apk_real, "sha256", sha, "insideProjectRoot", inside);
+			char explain[1400];
+			sw_text_snprintf(explain, sizeof(explain), "Install the APK%s%s%s on the emulator (sha256 %s), then launch %s.",
+			                 inside ? "" : " (outside the project)", apk_app ? " of " : "", apk_app ? apk_app : "",
+			                 sha, launch_app ? launch_app : "nothing (no app id known)");
+			/* the path goes to the gate as an argument: quoted whole, or the prompt is refused */
+			json_t *commands = json_pack("[{s:s,s:[s,s,s,s],s:s}]", "label", "install", "argv", "adb", "install",
+			                             "-r", apk_real, "origin", "the apk argument");
+			struct mcp_consent_request req = {
+			    .action = "prepare_plan",
+			    .risk = json_string_value(json_object_get(plan, "risk")),
+			    .explain = explain,
+			    .affects = affects,
+			    .session = s,
+			    .commands = commands,
+			};
+			enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+			json_decref(commands);
+			json_decref(affects);
+			if (oc == MCP_CONSENT_ANSWERED) {
+				json_decref(o);
+				json_decref(plan);
+				return;
+			}
 		}
 	}
+	char *app_copy = json_is_string(json_object_get(o, "appId")) ? strdup(json_string_value(json_object_get(o, "appId")))
+	                                                              : NULL;
+	app = app_copy;
+	bool installing = json_object_get(o, "apk") != NULL;
 	char *oj = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
-	free(apk_real);
 	sw_drive_unbind(s);
-	if (apk || avd) {
+	if (installing || avd) {
 		/* boot and install can take minutes: a job */
 		struct prepare_job *pj = calloc(1, sizeof(*pj));
 		if (pj) {
@@ -543,14 +547,19 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 		    sw_job_start(s, "prepare_target", prepare_job_run, pj, prepare_job_free, &job_id, &err) != SW_OK) {
 			if (!pj)
 				free(oj);
+			json_decref(plan);
+			free(app_copy);
 			mcp_fail_err(call, err);
 			sw_error_free(err);
 			return;
 		}
 		json_t *res = json_pack("{s:s,s:s}", "jobId", job_id, "status", "running");
+		if (plan)
+			json_object_set_new(res, "install", plan);
 		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s),
 		         job_id);
 		sw_free(job_id);
+		free(app_copy);
 		mcp_ok(call, res, "Preparing the target in the background (boot, install, launch).");
 		return;
 	}
@@ -559,17 +568,24 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 	int rc = sw_android_prepare(mcp_call_ctx(call), oj, &out, &err);
 	free(oj);
 	if (rc != SW_OK) {
+		json_decref(plan);
+		free(app_copy);
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;
 	}
 	json_t *res = json_loads(out, 0, NULL);
 	sw_free(out);
+	if (plan) {
+		json_object_set_new(res, "installed", json_false());
+		json_object_set_new(res, "install", plan);
+	}
 	remember(s, res, app);
 	char summary[300];
 	sw_text_snprintf(summary, sizeof(summary), "Bound %s%s%s.",
 	         json_string_value(json_object_get(json_object_get(res, "device"), "serial")), app ? "; launched " : "",
 	         app ? app : "");
+	free(app_copy);
 	mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 	mcp_ok(call, res, summary);
 }

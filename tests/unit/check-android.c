@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sw-internal.h"
+#include <swipium/artifacts.h>
 #include "../../libswipium/drivers/android/android-internal.h"
 #include "../../libswipium/drivers/android/observe.h"
 
@@ -197,6 +198,67 @@ START_TEST(test_failure_codes)
 	                 "ANDROID_SIGNATURE_CONFLICT");
 	ck_assert_str_eq(sw__android_install_failure_code("Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]"),
 	                 "INSTALL_FAILED");
+	/* the lines real devices print (adb install on Android 7-14) */
+	static const struct {
+		const char *line, *code;
+	} real[] = {
+	    {"adb: failed to install app.apk: Failure [INSTALL_FAILED_NO_MATCHING_ABIS: INSTALL_FAILED_NO_MATCHING_ABIS: "
+	     "Failed to extract native libraries, res=-113]",
+	     "APK_ARCH_INCOMPATIBLE"},
+	    {"Failure [INSTALL_FAILED_CPU_ABI_INCOMPATIBLE]", "APK_ARCH_INCOMPATIBLE"},
+	    {"adb: failed to install app.apk: Failure [INSTALL_FAILED_OLDER_SDK: Failed parse during installPackageLI: "
+	     "/data/app/vmdl1418865208.tmp/base.apk (at Binary XML file line #7): Requires newer sdk version #34 "
+	     "(current version is #33)]",
+	     "ANDROID_MIN_SDK_INCOMPATIBLE"},
+	    {"Failure [INSTALL_FAILED_UPDATE_INCOMPATIBLE: Package com.example signatures do not match previously "
+	     "installed version; ignoring!]",
+	     "ANDROID_SIGNATURE_CONFLICT"},
+	    {"Failure [INSTALL_FAILED_UPDATE_INCOMPATIBLE: Existing package com.example signatures do not match newer "
+	     "version; ignoring!]",
+	     "ANDROID_SIGNATURE_CONFLICT"},
+	    {"Failure [INSTALL_PARSE_FAILED_INCONSISTENT_CERTIFICATES: Package couldn't be installed in "
+	     "/data/app/com.example-1: Package /data/app/com.example-1/base.apk has mismatched certificates at entry "
+	     "AndroidManifest.xml]",
+	     "ANDROID_SIGNATURE_CONFLICT"},
+	    {"Failure [INSTALL_FAILED_VERSION_DOWNGRADE]", "INSTALL_FAILED"},
+	    {"Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse /data/app/vmdl.tmp/base.apk]", "INSTALL_FAILED"},
+	};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(real); i++)
+		ck_assert_str_eq(sw__android_install_failure_code(real[i].line), real[i].code);
+}
+END_TEST
+
+START_TEST(test_install_check)
+{
+	static const char props[] = "{\"sdk\":\"33\",\"abis\":[\"x86_64\",\"arm64-v8a\"]}";
+	sw_error *err = NULL;
+	char *out = NULL;
+	/* no native code, minSdk below: fine, and the comparison is reported */
+	ck_assert_int_eq(sw_artifact_install_check("{\"minSdk\":21,\"abis\":[]}", props, &out, &err), SW_OK);
+	ck_assert_ptr_nonnull(strstr(out, "\"deviceSdk\":33"));
+	sw_free(out);
+	ck_assert_int_eq(sw_artifact_install_check("{\"minSdk\":33,\"abis\":[\"armeabi-v7a\",\"x86_64\"]}", props,
+	                                           NULL, NULL),
+	                 SW_OK);
+	/* arm only on an x86_64 image */
+	ck_assert_int_eq(sw_artifact_install_check("{\"minSdk\":21,\"abis\":[\"armeabi-v7a\"]}", props, NULL, &err),
+	                 SW_EUNSUPPORTED);
+	ck_assert_str_eq(sw_error_failure_code(err), "APK_ARCH_INCOMPATIBLE");
+	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "armeabi-v7a"));
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_int_eq(sw_artifact_install_check("{\"minSdk\":34,\"abis\":null}", props, NULL, &err), SW_EUNSUPPORTED);
+	ck_assert_str_eq(sw_error_failure_code(err), "ANDROID_MIN_SDK_INCOMPATIBLE");
+	ck_assert_ptr_nonnull(strstr(sw_error_details_json(err), "\"minSdk\":34"));
+	sw_error_free(err);
+	err = NULL;
+	/* what either side does not tell is left to the device */
+	ck_assert_int_eq(sw_artifact_install_check("{\"minSdk\":\"UpsideDownCake\",\"abis\":[\"mips\"]}",
+	                                           "{\"sdk\":null,\"abis\":[]}", &out, NULL),
+	                 SW_OK);
+	ck_assert_ptr_nonnull(strstr(out, "the device itself decides"));
+	sw_free(out);
+	ck_assert_int_eq(sw_artifact_install_check("not json", props, NULL, NULL), SW_EINVAL);
 }
 END_TEST
 
@@ -410,6 +472,7 @@ static Suite *android_suite(void)
 	tcase_add_test(tc, test_getprop_parse_and_detection);
 	tcase_add_test(tc, test_dumpsys_parsers);
 	tcase_add_test(tc, test_failure_codes);
+	tcase_add_test(tc, test_install_check);
 	tcase_add_test(tc, test_observe_script_and_parse);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tools");

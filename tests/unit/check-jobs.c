@@ -184,7 +184,9 @@ START_TEST(test_blocked_result_is_failed)
 	j = status(&f, id, 50000);
 	ck_assert_str_eq(str(j, "status"), "failed");
 	ck_assert_str_eq(str(j, "error"), "no device is online");
-	ck_assert_ptr_null(json_object_get(j, "result"));
+	/* the failure's catalog code rides on the record */
+	ck_assert_str_eq(str(json_object_get(j, "result"), "failureCode"), "NO_DEVICE");
+	ck_assert_str_eq(str(json_object_get(j, "result"), "what"), "no device is online");
 	json_decref(j);
 	sw_free(id);
 	fx_close(&f);

@@ -831,13 +831,95 @@ static int pm_list(struct vd_cmd *c, int i)
 	return 0;
 }
 
+static void remember_cert(struct vd_device *d, const char *pkg, uint32_t crc)
+{
+	for (int i = 0; i < d->n_certs; i++)
+		if (strcmp(d->certs[i].pkg, pkg) == 0) {
+			d->certs[i].crc = crc;
+			return;
+		}
+	if (d->n_certs < (int)VD_ARRAY_SIZE(d->certs) && strlen(pkg) < sizeof(d->certs[0].pkg)) {
+		strcpy(d->certs[d->n_certs].pkg, pkg);
+		d->certs[d->n_certs++].crc = crc;
+	}
+}
+
+/* Is @abi one the device runs? ro.product.cpu.abilist, or on older releases ro.product.cpu.abi and abi2. */
+static bool device_runs_abi(struct vd_device *d, const char *abi)
+{
+	const char *list = vd_prop_get(d, "ro.product.cpu.abilist");
+	if (list && *list) {
+		size_t n = strlen(abi);
+		for (const char *p = list; *p;) {
+			const char *e = strchr(p, ',');
+			size_t l = e ? (size_t)(e - p) : strlen(p);
+			if (l == n && memcmp(p, abi, n) == 0)
+				return true;
+			p += l + (e ? 1 : 0);
+		}
+		return false;
+	}
+	const char *a1 = vd_prop_get(d, "ro.product.cpu.abi"), *a2 = vd_prop_get(d, "ro.product.cpu.abi2");
+	return (a1 && strcmp(a1, abi) == 0) || (a2 && strcmp(a2, abi) == 0);
+}
+
+/* The reason the package manager would refuse @apk (its Failure line written to @out), or NULL. */
+static const char *install_refusal(struct vd_device *d, const char *pkg, const struct vd_apk_info *apk,
+                                   struct vd_buf *out)
+{
+	const char *sdk_s = vd_prop_get(d, "ro.build.version.sdk");
+	long sdk = sdk_s && *sdk_s ? strtol(sdk_s, NULL, 10) : 0;
+	char line[400];
+	if (apk->min_sdk_code[0]) {
+		snprintf(line, sizeof(line),
+		         "Failure [INSTALL_FAILED_OLDER_SDK: Failed parse during installPackageLI: "
+		         "/data/app/vmdl1418865208.tmp/base.apk (at Binary XML file line #7): Requires development "
+		         "platform %s but this is a release platform.]\n",
+		         apk->min_sdk_code);
+		vd_buf_puts(out, line);
+		return "preview minSdkVersion";
+	}
+	if (sdk > 0 && apk->min_sdk > sdk) {
+		snprintf(line, sizeof(line),
+		         "Failure [INSTALL_FAILED_OLDER_SDK: Failed parse during installPackageLI: "
+		         "/data/app/vmdl1418865208.tmp/base.apk (at Binary XML file line #7): Requires newer sdk version "
+		         "#%ld (current version is #%ld)]\n",
+		         apk->min_sdk, sdk);
+		vd_buf_puts(out, line);
+		return "minSdkVersion";
+	}
+	if (apk->has_cert && vd_app_is_installed(d->app, pkg))
+		for (int i = 0; i < d->n_certs; i++)
+			if (strcmp(d->certs[i].pkg, pkg) == 0 && d->certs[i].crc != apk->cert_crc) {
+				snprintf(line, sizeof(line),
+				         "Failure [INSTALL_FAILED_UPDATE_INCOMPATIBLE: Package %s signatures do not match "
+				         "previously installed version; ignoring!]\n",
+				         pkg);
+				vd_buf_puts(out, line);
+				return "signature";
+			}
+	if (apk->n_abis > 0) {
+		bool any = false;
+		for (int i = 0; i < apk->n_abis && !any; i++)
+			any = device_runs_abi(d, apk->abis[i]);
+		if (!any) {
+			vd_buf_puts(out, "Failure [INSTALL_FAILED_NO_MATCHING_ABIS: INSTALL_FAILED_NO_MATCHING_ABIS: Failed to "
+			                 "extract native libraries, res=-113]\n");
+			return "ABI";
+		}
+	}
+	return NULL;
+}
+
 int vd_install_bytes(struct vd_device *d, const char *data, size_t len, struct vd_buf *out)
 {
 	/* A file starting with "vdevice-package: <name>" installs that package; anything else installs the app. */
 	const char *pkg = vd_app_main_package(d->app);
 	char *named = NULL;
 	static const char marker[] = "vdevice-package:";
+	bool marked = false;
 	if (len > sizeof(marker) && memcmp(data, marker, sizeof(marker) - 1) == 0) {
+		marked = true;
 		const char *p = data + sizeof(marker) - 1, *end = data + (len < 300 ? len : 300);
 		while (p < end && *p == ' ')
 			p++;
@@ -855,7 +937,20 @@ int vd_install_bytes(struct vd_device *d, const char *data, size_t len, struct v
 		free(named);
 		return 1;
 	}
+	/* what the package manager checks, in its order: the SDK level, the signature, the native ABIs */
+	struct vd_apk_info apk;
+	bool is_apk = !marked && vd_apk_read(data, len, &apk);
+	if (is_apk && pkg) {
+		const char *refusal = install_refusal(d, pkg, &apk, out);
+		if (refusal) {
+			vd_log("install of %s refused: %s", pkg, refusal);
+			free(named);
+			return 1;
+		}
+	}
 	bool ok = pkg && vd_app_install(d->app, d, pkg);
+	if (ok && is_apk && apk.has_cert)
+		remember_cert(d, pkg, apk.cert_crc);
 	vd_buf_puts(out, ok ? "Success\n" : "Failure [INSTALL_FAILED_INTERNAL_ERROR]\n");
 	free(named);
 	return ok ? 0 : 1;

@@ -59,6 +59,8 @@ static void usage(FILE *f)
 	      "  --token-file FILE      console auth token (default ~/.emulator_console_auth_token)\n"
 	      "  --model NAME           ro.product.model\n"
 	      "  --avd-name NAME        AVD name (console `avd name`, ro.boot.qemu.avd_name)\n"
+	      "  --prop KEY=VALUE       a system property as getprop prints it (repeatable; an empty VALUE\n"
+	      "                         leaves it empty, e.g. ro.product.cpu.abilist= as on old releases)\n"
 	      "  --latency PROFILE      off (default) or emulator[:SCALE]: every command sleeps the cost it has on\n"
 	      "                         an x86_64 emulator, times SCALE (default 1); default $VDEVICE_LATENCY\n"
 	      "  --stats FILE           append one JSON line per adb invocation (command, bytes, modelled ms);\n"
@@ -380,6 +382,7 @@ int main(int argc, char **argv)
 	    {"latency", required_argument, NULL, 'L'},
 	    {"stats", required_argument, NULL, 'S'},
 	    {"touch-log", required_argument, NULL, 'T'},
+	    {"prop", required_argument, NULL, 'R'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -432,6 +435,16 @@ int main(int argc, char **argv)
 			break;
 		case 'S': o->stats_path = optarg; break;
 		case 'T': o->touch_log = optarg; break;
+		case 'R': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg) {
+				fprintf(stderr, "vdevice: --prop needs KEY=VALUE\n");
+				return 2;
+			}
+			*eq = '\0';
+			vd_props_set(&dev, optarg, eq + 1);
+			break;
+		}
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

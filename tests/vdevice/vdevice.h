@@ -112,6 +112,21 @@ void vd_fs_clear(struct vd_fs *fs);
 
 struct vd_app;
 
+/* ---- what the package manager checks in an APK (apk-checks.c) ------------------------------------ */
+
+struct vd_apk_info {
+	bool zip;              /* a zip archive at all */
+	char abis[8][32];      /* lib/<abi>/ folders */
+	int n_abis;
+	long min_sdk;          /* numeric minSdkVersion, -1 when absent */
+	char min_sdk_code[64]; /* a preview codename given as minSdkVersion ("UpsideDownCake"), else "" */
+	bool has_cert;         /* a v1 signature block with a certificate was found */
+	uint32_t cert_crc;     /* CRC-32 of that certificate's DER */
+};
+
+/* Reads @data (an APK of @len bytes). False when it is not a zip. */
+bool vd_apk_read(const char *data, size_t len, struct vd_apk_info *out);
+
 struct vd_device {
 	struct vd_options opt;
 	struct vd_app *app;
@@ -139,6 +154,17 @@ struct vd_device {
 	char *dump_file;       /* serve this file of the device's storage as the uiautomator dump */
 	int override_w, override_h; /* `wm size WxH` (0: none) */
 	size_t logcat_max;     /* the logcat ring buffer's size in bytes */
+	/* apk.c / commands.c: the signing certificate each installed package came with (CRC-32 of its DER) */
+	struct {
+		char pkg[128];
+		uint32_t crc;
+	} certs[16];
+	int n_certs;
+	/* ports forwarded back to the host by `adb reverse` (transport.c): "tcp:8081" -> "tcp:8081" */
+	struct {
+		char remote[64], local[64];
+	} reverses[8];
+	int n_reverses;
 	/* latency.c: the invocation being served */
 	double inv_model_ms;
 	long inv_seq;

@@ -6,6 +6,8 @@
 
 #include "android-internal.h"
 
+#include <swipium/artifacts.h>
+
 static json_t *list_avds(const char *emulator)
 {
 	json_t *arr = json_array();
@@ -241,7 +243,7 @@ int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*ab
 	int rc = SW_OK;
 	json_t *opts = NULL, *res = json_object();
 	sw_device *dev = NULL;
-	char *boot = NULL, *fg = NULL, *desc = NULL;
+	char *boot = NULL, *fg = NULL, *desc = NULL, *app_owned = NULL;
 	if (!out_json || !res) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
 		goto out;
@@ -332,10 +334,50 @@ int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*ab
 		goto done;
 	}
 	if (apk) {
+		/* what the APK is, and whether this device can take it, before a byte is sent */
+		json_t *meta = NULL;
+		char *mtext = NULL;
+		sw_error *ierr = NULL;
+		if (sw_artifact_inspect(apk, &mtext, &ierr) == SW_OK)
+			meta = json_loads(mtext, 0, NULL);
+		sw_free(mtext);
+		sw_error_free(ierr);
+		const char *apk_app = json_string_value(json_object_get(meta, "appId"));
+		if (!app && apk_app) {
+			app = apk_app; /* lives as long as meta, to the end of this call */
+		}
+		char *props = NULL;
+		sw_error *perr = NULL;
+		if (meta && sw_device_properties(dev, &props, &perr) == SW_OK) {
+			char *mj = sw__json_compact(meta), *chk = NULL;
+			rc = sw_artifact_install_check(mj, props, &chk, err);
+			free(mj);
+			sw_free(props);
+			if (rc < 0) {
+				json_decref(meta);
+				goto out;
+			}
+			json_object_set_new(res, "installCheck", chk ? json_loads(chk, 0, NULL) : json_null());
+			sw_free(chk);
+		} else if (meta) {
+			char note[400];
+			snprintf(note, sizeof(note), "the device's ABIs and SDK level were not read (%s): the device decides",
+			         perr ? sw_error_message(perr) : "no properties");
+			json_object_set_new(res, "installCheck", json_pack("{s:[s]}", "notes", note));
+			sw_error_free(perr);
+		}
 		rc = sw_device_install(dev, apk, err);
-		if (rc < 0)
+		if (rc < 0) {
+			json_decref(meta);
 			goto out;
+		}
 		json_object_set_new(res, "installed", json_true());
+		if (app) {
+			json_object_set_new(res, "appId", json_string(app));
+			app_owned = sw__strdup(app);
+			app = app_owned;
+		}
+		json_decref(meta);
 	}
 	if (app) {
 		rc = sw_device_launch(dev, app, err);
@@ -364,10 +406,48 @@ done:
 		rc = sw__error_nomem(err);
 out:
 	sw_device_free(dev);
+	free(app_owned);
 	free(boot);
 	free(fg);
 	free(desc);
 	json_decref(opts);
 	json_decref(res);
 	return rc;
+}
+
+int sw_android_app_installed(sw_ctx *ctx, const char *options_json, const char *app_id, int *installed,
+                             sw_error **err)
+{
+	if (!app_id || !installed)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_android_app_installed: app_id and installed are required");
+	*installed = -1;
+	if (!sw__android_valid_package(app_id))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "An app id looks like com.example.app",
+		                     "appId \"%s\" is not a valid Android package name", app_id);
+	json_t *opts = options_json && options_json[0] ? json_loads(options_json, 0, NULL) : json_object();
+	const char *serial = json_string_value(json_object_get(opts, "device"));
+	json_t *o = serial ? json_pack("{ss}", "serial", serial) : json_object();
+	char *oj = sw__json_compact(o);
+	json_decref(o);
+	json_decref(opts);
+	sw_device *dev = NULL;
+	sw_error *derr = NULL;
+	int rc = sw_device_open(ctx, sw_driver_android(), oj, &dev, &derr);
+	free(oj);
+	if (rc < 0) {
+		sw_error_free(derr); /* nothing to ask about yet: the caller boots or binds first */
+		return SW_OK;
+	}
+	char *pk = NULL;
+	if (sw_device_packages(dev, &pk, &derr) == SW_OK) {
+		json_t *arr = json_loads(pk, 0, NULL);
+		*installed = has_string(arr, app_id) ? 1 : 0;
+		json_decref(arr);
+	} else {
+		sw_error_free(derr);
+	}
+	sw_free(pk);
+	sw_device_free(dev);
+	return SW_OK;
 }

@@ -425,7 +425,8 @@ const char *sw__android_install_failure_code(const char *text)
 		return "ANDROID_MIN_SDK_INCOMPATIBLE";
 	if (strstr(text, "INSTALL_FAILED_UPDATE_INCOMPATIBLE") ||
 	    strstr(text, "INSTALL_FAILED_SHARED_USER_INCOMPATIBLE") ||
-	    strstr(text, "INSTALL_PARSE_FAILED_NO_CERTIFICATES") || strstr(text, "signatures do not match"))
+	    strstr(text, "INSTALL_PARSE_FAILED_NO_CERTIFICATES") || strstr(text, "INCONSISTENT_CERTIFICATES") ||
+	    strstr(text, "signatures do not match"))
 		return "ANDROID_SIGNATURE_CONFLICT";
 	return "INSTALL_FAILED";
 }

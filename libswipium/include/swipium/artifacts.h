@@ -45,6 +45,29 @@ SW_API int sw_artifact_inspect(const char *path, char **out_json, sw_error **err
 SW_API int sw_artifact_resolve(sw_ctx *ctx, const char *root, const char *options_json, char **out_json,
                                sw_error **err);
 
+/**
+ * What installing @apk (absolute, or relative to @root) from a session on @root means, read before anyone is
+ * asked: `{apk (its realpath), requested, sha256 (the whole file), sizeBytes, insideRoot, risk: low|medium,
+ * appId, versionName, versionCode, minSdk, abis, type, warnings[]}`. Inside-ness is decided on the realpath of
+ * both (a symlink out of the root and `<root>/../x.apk` are outside, risk medium). A file that is not a
+ * readable APK keeps null values and a warning: the device has the last word.
+ *
+ * Fails with SW_ENOTFOUND (NO_ARTIFACT) when @apk does not resolve to a file. (@out_json: transfer full)
+ */
+SW_API int sw_artifact_install_plan(const char *root, const char *apk, char **out_json, sw_error **err);
+
+/**
+ * Whether a device can take an APK, before anything is sent to it: @artifact_json is sw_artifact_inspect()'s
+ * (or sw_artifact_install_plan()'s) object, @properties_json the driver's properties ({sdk, abis[]}, see
+ * struct sw_driver_ops.properties). An APK with native code (`lib/<abi>/`) needs one of its ABIs in the
+ * device's list (ro.product.cpu.abilist), else APK_ARCH_INCOMPATIBLE; a minSdkVersion above the device's
+ * ro.build.version.sdk is ANDROID_MIN_SDK_INCOMPATIBLE (both SW_EUNSUPPORTED, the comparison in the error's
+ * details). A value the device or the APK does not tell is not a refusal: a note says the device decides.
+ * @out_json (nullable, transfer full): `{apkAbis, deviceAbis, minSdk, deviceSdk, abiOk, sdkOk, notes[]}`.
+ */
+SW_API int sw_artifact_install_check(const char *artifact_json, const char *properties_json, char **out_json,
+                                     sw_error **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -321,11 +321,24 @@ SW_API int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char
  * @options_json {device?, avd?, headless?, timeoutMs?, apk?, appId?,
  * bindOnly?}. Binds the online device (MULTIPLE_DEVICES, NO_DEVICE,
  * PHYSICAL_DEVICE_UNSUPPORTED, DEVICE_NOT_READY as sw_device_open); when
- * nothing is online and @avd is given, boots it first. Result: {device,
- * booted?, boot?, installed?, launched?, foreground?, foregroundIsApp?}.
- * Consent is the caller's job. (transfer full)
+ * nothing is online and @avd is given, boots it first. Before an install the
+ * APK's ABIs and minSdk are compared with the device's properties
+ * (sw_artifact_install_check: APK_ARCH_INCOMPATIBLE,
+ * ANDROID_MIN_SDK_INCOMPATIBLE, nothing sent to the device); the device's own
+ * `Failure [...]` answers map to the same codes, ANDROID_SIGNATURE_CONFLICT
+ * (the installed app is never uninstalled to get past it) or INSTALL_FAILED.
+ * Without appId the APK's own app id is launched. Result: {device, booted?,
+ * boot?, installCheck?, installed?, appId?, launched?, foreground?,
+ * foregroundIsApp?}. Consent is the caller's job. (transfer full)
  */
 SW_API int sw_android_prepare(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err);
+/**
+ * Whether @app_id is installed on the device @options_json ({device?}) names, or the single online one:
+ * *@installed 1 or 0 (the driver's packages slot). Nothing online (or several without a device) is not an
+ * error: *@installed is -1 (unknown) and SW_OK is returned, so a caller that will boot first asks anyway.
+ */
+SW_API int sw_android_app_installed(sw_ctx *ctx, const char *options_json, const char *app_id, int *installed,
+                                    sw_error **err);
 /**
  * sw_android_prepare where every step that runs a process (the boot, each adb call of the install and
  * launch) stops when @abort_fn (nullable) answers non-zero: its process is killed and the call fails with
