@@ -23,5 +23,6 @@
 #include <swipium/device.h>
 #include <swipium/health.h>
 #include <swipium/artifacts.h>
+#include <swipium/appscan.h>
 
 #endif
