@@ -22,8 +22,8 @@ typedef enum sw__lang {
 
 typedef enum sw__tok_kind {
 	SW__T_IDENT = 1,
-	SW__T_STR,   /* a string literal with no interpolation; its value is decoded */
-	SW__T_TMPL,  /* a string literal with interpolation: the value is computed at run time */
+	SW__T_STR,  /* a string literal with no interpolation; its value is decoded */
+	SW__T_TMPL, /* a string literal with interpolation: the value is computed at run time */
 	SW__T_NUM,
 	SW__T_PUNCT, /* one operator or bracket (multi-character operators are one token) */
 } sw__tokkind;
@@ -52,46 +52,46 @@ void sw__tokenize(sw__lang lang, const char *src, size_t len, sw__toks *out);
 void sw__toks_free(sw__toks *t);
 
 /* Token helpers: all take an index and answer false for an index out of range. */
-bool sw__tok_is(const sw__toks *t, size_t i, const char *text);       /* punct or ident with exactly this text */
-bool sw__tok_ident(const sw__toks *t, size_t i, const char *name);    /* an identifier named @name */
+bool sw__tok_is(const sw__toks *t, size_t i, const char *text);    /* punct or ident with exactly this text */
+bool sw__tok_ident(const sw__toks *t, size_t i, const char *name); /* an identifier named @name */
 bool sw__tok_kind(const sw__toks *t, size_t i, sw__tokkind kind);
-const char *sw__tok_str(const sw__toks *t, size_t i);                 /* SW__T_STR value or NULL */
-char *sw__tok_text(const sw__toks *t, size_t i);                      /* a copy of the token's source text */
+const char *sw__tok_str(const sw__toks *t, size_t i); /* SW__T_STR value or NULL */
+char *sw__tok_text(const sw__toks *t, size_t i);      /* a copy of the token's source text */
 /* A dotted reference A.B.C starting at @i (identifiers joined by '.'); *end gets the next index. NULL if none. */
 char *sw__tok_dotted(const sw__toks *t, size_t i, size_t *end);
 
 /* ---- the scan (appscan.c) ------------------------------------------------ */
 
 typedef struct sw__scan {
-	char *root;        /* real path of the project root */
+	char *root; /* real path of the project root */
 	size_t root_len;
-	json_t *files;     /* rel path -> true, every regular file seen (for "exists" checks) */
-	json_t *screens;   /* screen objects; fields starting with '_' are resolved at the end and removed */
+	json_t *files;   /* rel path -> true, every regular file seen (for "exists" checks) */
+	json_t *screens; /* screen objects; fields starting with '_' are resolved at the end and removed */
 	json_t *layouts;
 	json_t *graphs;
 	json_t *edges;
 	json_t *deeplinks;
-	json_t *notes;     /* code -> {message, count, paths[]} */
-	json_t *consts;    /* name -> string value, or null when two definitions disagree */
-	json_t *symfile;   /* symbol -> rel path of its first definition (classes, functions, widgets...) */
-	json_t *supers;    /* class -> [superclass names] (Kotlin, Swift, Dart, Java) */
-	json_t *pwfiles;   /* rel path -> marker: files holding a password field */
-	json_t *authlibs;  /* array of {name, source} */
-	json_t *index;     /* codeIndex files (NULL when not wanted) */
-	json_t *expo_apps; /* array of {dir, appDir} for packages depending on expo-router */
-	json_t *gradle;    /* settings dir -> [module dirs] */
+	json_t *notes;      /* code -> {message, count, paths[]} */
+	json_t *consts;     /* name -> string value, or null when two definitions disagree */
+	json_t *symfile;    /* symbol -> rel path of its first definition (classes, functions, widgets...) */
+	json_t *supers;     /* class -> [superclass names] (Kotlin, Swift, Dart, Java) */
+	json_t *pwfiles;    /* rel path -> marker: files holding a password field */
+	json_t *authlibs;   /* array of {name, source} */
+	json_t *index;      /* codeIndex files (NULL when not wanted) */
+	json_t *expo_apps;  /* array of {dir, appDir} for packages depending on expo-router */
+	json_t *gradle;     /* settings dir -> [module dirs] */
 	json_t *namespaces; /* module dir -> namespace from build.gradle */
-	json_t *manifests; /* rel paths of AndroidManifest.xml files */
-	json_t *navxml;    /* rel paths of res/navigation/ XML files */
+	json_t *manifests;  /* rel paths of AndroidManifest.xml files */
+	json_t *navxml;     /* rel paths of res/navigation/ XML files */
 	json_t *storyboards;
-	json_t *swift_uses; /* struct names presented/pushed/used as destinations -> reason */
-	json_t *swift_views; /* top-level `struct X: View` -> rel path */
-	json_t *swift_vcs;   /* class X: <UIKit controller or project class> -> rel path */
-	json_t *jsinfo;      /* rel path -> {default: component, reexport: resolved file} (Expo route files) */
-	json_t *kotlin_objs; /* [{obj, super, value, file}]: `object Home : Screen("home")` */
-	json_t *layoutrefs;  /* Kotlin/Java rel path -> {layout name: true} (R.layout.x) */
+	json_t *swift_uses;   /* struct names presented/pushed/used as destinations -> reason */
+	json_t *swift_views;  /* top-level `struct X: View` -> rel path */
+	json_t *swift_vcs;    /* class X: <UIKit controller or project class> -> rel path */
+	json_t *jsinfo;       /* rel path -> {default: component, reexport: resolved file} (Expo route files) */
+	json_t *kotlin_objs;  /* [{obj, super, value, file}]: `object Home : Screen("home")` */
+	json_t *layoutrefs;   /* Kotlin/Java rel path -> {layout name: true} (R.layout.x) */
 	json_t *class_params; /* class -> name of its first constructor parameter */
-	bool rn_nav_dep;    /* some package.json depends on a @react-navigation package */
+	bool rn_nav_dep;      /* some package.json depends on a @react-navigation package */
 	size_t files_seen, files_read, files_skipped, folders_skipped;
 	uint64_t bytes_read;
 } sw__scan;

@@ -18,9 +18,9 @@
 #define INDEX_SYMBOLS_MAX 100
 
 /* Folders never entered: dependencies, build outputs, tool state. */
-static const char *const SKIP_DIRS[] = {"node_modules", "build",  "dist",  "Pods",  ".gradle", ".dart_tool",
-                                        "DerivedData",  ".git",   ".swipium", ".expo", ".build", ".cxx",
-                                        ".idea",        ".next",  ".turbo", NULL};
+static const char *const SKIP_DIRS[] = {"node_modules", "build", "dist",     "Pods",  ".gradle", ".dart_tool",
+                                        "DerivedData",  ".git",  ".swipium", ".expo", ".build",  ".cxx",
+                                        ".idea",        ".next", ".turbo",   NULL};
 
 typedef enum ftype {
 	F_NONE,
@@ -66,7 +66,8 @@ void sw__scan_note(sw__scan *s, const char *code, const char *path, const char *
 		if (vasprintf(&msg, fmt, ap) < 0)
 			msg = NULL;
 		va_end(ap);
-		n = json_pack("{sssssIs[]}", "code", code, "message", msg ? msg : code, "count", (json_int_t)0, "paths");
+		n = json_pack("{sssssIs[]}", "code", code, "message", msg ? msg : code, "count", (json_int_t)0,
+		              "paths");
 		free(msg);
 		if (!n)
 			return;
@@ -189,7 +190,8 @@ bool sw__scan_is_test_path(const char *rel)
 				return true;
 		} else {
 			/* a file: *.test.*, *.spec.*, *.stories.*, *.story.*, *.e2e.*, *.test-d.* */
-			static const char *const marks[] = {".test.", ".spec.", ".stories.", ".story.", ".e2e.", ".test-d.", NULL};
+			static const char *const marks[] = {".test.", ".spec.",   ".stories.", ".story.",
+			                                    ".e2e.",  ".test-d.", NULL};
 			for (const char *const *m = marks; *m; m++)
 				if (strstr(p, *m))
 					return true;
@@ -239,9 +241,10 @@ bool sw__scan_auth_words(const char *name, char *why, size_t why_len)
 		return false;
 	char w[512];
 	words_of(name, w, sizeof(w));
-	static const char *const single[] = {"login", "logon", "signin", "signup", "register", "registration", "auth",
-	                                     "authentication", "authenticate", "password", "passcode", "otp", "mfa",
-	                                     "2fa", "oauth", "sso", NULL};
+	static const char *const single[] = {
+	    "login",          "logon",        "signin",   "signup",   "register", "registration", "auth",
+	    "authentication", "authenticate", "password", "passcode", "otp",      "mfa",          "2fa",
+	    "oauth",          "sso",          NULL};
 	const char *prev = NULL;
 	for (const char *p = w; *p; p += strlen(p) + 1) {
 		for (const char *const *s = single; *s; s++)
@@ -250,8 +253,10 @@ bool sw__scan_auth_words(const char *name, char *why, size_t why_len)
 				return true;
 			}
 		if (prev && ((!strcmp(prev, "sign") && (!strcmp(p, "in") || !strcmp(p, "up"))) ||
-		             (!strcmp(prev, "log") && !strcmp(p, "in")) || (!strcmp(prev, "forgot") && !strcmp(p, "password")) ||
-		             (!strcmp(prev, "create") && !strcmp(p, "account")) || (!strcmp(prev, "two") && !strcmp(p, "factor")))) {
+		             (!strcmp(prev, "log") && !strcmp(p, "in")) ||
+		             (!strcmp(prev, "forgot") && !strcmp(p, "password")) ||
+		             (!strcmp(prev, "create") && !strcmp(p, "account")) ||
+		             (!strcmp(prev, "two") && !strcmp(p, "factor")))) {
 			snprintf(why, why_len, "the name has the words '%s %s'", prev, p);
 			return true;
 		}
@@ -309,13 +314,10 @@ static int type_order(ftype t)
 {
 	switch (t) {
 	case F_PACKAGE_JSON:
-	case F_PUBSPEC:
-		return 0;
+	case F_PUBSPEC: return 0;
 	case F_GRADLE_SETTINGS:
-	case F_GRADLE_BUILD:
-		return 1;
-	default:
-		return 2;
+	case F_GRADLE_BUILD: return 1;
+	default: return 2;
 	}
 }
 
@@ -360,7 +362,8 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 		return;
 	DIR *d = opendir(abs);
 	if (!d) {
-		sw__scan_note(s, "unreadable-folder", *rel ? rel : ".", "folders that could not be opened were not scanned");
+		sw__scan_note(s, "unreadable-folder", *rel ? rel : ".",
+		              "folders that could not be opened were not scanned");
 		return;
 	}
 	struct dirent *e;
@@ -410,11 +413,13 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 		if (S_ISLNK(st.st_mode)) {
 			struct stat tst;
 			if (stat(child_abs, &tst) != 0) {
-				sw__scan_note(s, "broken-symlink", child_rel, "symbolic links whose target is missing were skipped");
+				sw__scan_note(s, "broken-symlink", child_rel,
+				              "symbolic links whose target is missing were skipped");
 				goto next;
 			}
 			if (S_ISDIR(tst.st_mode)) {
-				sw__scan_note(s, "symlink-folder-not-followed", child_rel, "symlinked folders are never followed");
+				sw__scan_note(s, "symlink-folder-not-followed", child_rel,
+				              "symlinked folders are never followed");
 				goto next;
 			}
 			if (!S_ISREG(tst.st_mode))
@@ -431,7 +436,8 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 			ftype t = classify(child_rel, name);
 			if (t != F_NONE) {
 				if ((uint64_t)tst.st_size > FILE_MAX_BYTES)
-					sw__scan_note(s, "file-too-large", child_rel, "files over 2 MB were neither read nor hashed");
+					sw__scan_note(s, "file-too-large", child_rel,
+					              "files over 2 MB were neither read nor hashed");
 				else
 					add_work(w, child_rel, real, t);
 			}
@@ -444,8 +450,8 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 				goto next;
 			}
 			if (depth + 1 > w->max_depth) {
-				sw__scan_note(s, "depth-cap", child_rel, "folders deeper than %ld levels were not scanned",
-				              w->max_depth);
+				sw__scan_note(s, "depth-cap", child_rel,
+				              "folders deeper than %ld levels were not scanned", w->max_depth);
 				goto next;
 			}
 			walk(w, child_abs, child_rel, depth + 1);
@@ -454,7 +460,8 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 		if (!S_ISREG(st.st_mode))
 			goto next;
 		if ((long)s->files_seen >= w->max_files) {
-			sw__scan_note(s, "file-cap", child_rel, "the scan stopped after %ld files (option maxFiles)", w->max_files);
+			sw__scan_note(s, "file-cap", child_rel, "the scan stopped after %ld files (option maxFiles)",
+			              w->max_files);
 			w->capped = true;
 			goto next;
 		}
@@ -463,7 +470,8 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 		ftype t = classify(child_rel, name);
 		if (t != F_NONE) {
 			if ((uint64_t)st.st_size > FILE_MAX_BYTES)
-				sw__scan_note(s, "file-too-large", child_rel, "files over 2 MB were neither read nor hashed");
+				sw__scan_note(s, "file-too-large", child_rel,
+				              "files over 2 MB were neither read nor hashed");
 			else
 				add_work(w, child_rel, NULL, t);
 		}
@@ -550,37 +558,23 @@ static int work_cmp(const void *a, const void *b)
 static const char *lang_name(ftype t)
 {
 	switch (t) {
-	case F_JS:
-		return "js";
-	case F_TS:
-		return "ts";
-	case F_KOTLIN:
-		return "kotlin";
-	case F_JAVA:
-		return "java";
-	case F_SWIFT:
-		return "swift";
-	case F_DART:
-		return "dart";
-	default:
-		return "xml";
+	case F_JS: return "js";
+	case F_TS: return "ts";
+	case F_KOTLIN: return "kotlin";
+	case F_JAVA: return "java";
+	case F_SWIFT: return "swift";
+	case F_DART: return "dart";
+	default: return "xml";
 	}
 }
 
 static void process(sw__scan *s, const work *k)
 {
 	switch (k->type) {
-	case F_MANIFEST:
-		json_array_append_new(s->manifests, json_string(k->rel));
-		return;
-	case F_NAVXML:
-		json_array_append_new(s->navxml, json_string(k->rel));
-		return;
-	case F_STORYBOARD:
-		json_array_append_new(s->storyboards, json_string(k->rel));
-		return;
-	default:
-		break;
+	case F_MANIFEST: json_array_append_new(s->manifests, json_string(k->rel)); return;
+	case F_NAVXML: json_array_append_new(s->navxml, json_string(k->rel)); return;
+	case F_STORYBOARD: json_array_append_new(s->storyboards, json_string(k->rel)); return;
+	default: break;
 	}
 	char *text = NULL;
 	size_t len = 0;
@@ -592,20 +586,15 @@ static void process(sw__scan *s, const work *k)
 			idx = json_pack("{sssss[]}", "path", k->rel, "lang", lang_name(k->type), "symbols");
 			json_array_append_new(s->index, idx);
 		} else {
-			sw__scan_note(s, "code-index-cap", k->rel, "the code index lists at most %d files", INDEX_FILES_MAX);
+			sw__scan_note(s, "code-index-cap", k->rel, "the code index lists at most %d files",
+			              INDEX_FILES_MAX);
 		}
 	}
 	sw__toks t;
 	switch (k->type) {
-	case F_PACKAGE_JSON:
-		sw__scan_package_json(s, k->rel, text, len);
-		break;
-	case F_PUBSPEC:
-		sw__scan_pubspec(s, k->rel, text, len);
-		break;
-	case F_LAYOUT:
-		sw__scan_layout_xml(s, k->rel, text, len);
-		break;
+	case F_PACKAGE_JSON: sw__scan_package_json(s, k->rel, text, len); break;
+	case F_PUBSPEC: sw__scan_pubspec(s, k->rel, text, len); break;
+	case F_LAYOUT: sw__scan_layout_xml(s, k->rel, text, len); break;
 	case F_GRADLE_SETTINGS:
 	case F_GRADLE_BUILD:
 		sw__tokenize(sw__str_has_suffix(k->rel, ".kts") ? SW__LANG_KOTLIN : SW__LANG_GROOVY, text, len, &t);
@@ -634,8 +623,7 @@ static void process(sw__scan *s, const work *k)
 		sw__scan_dart(s, k->rel, &t, idx);
 		sw__toks_free(&t);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	free(text);
 }
@@ -659,9 +647,19 @@ static const char *resolve_ref(sw__scan *s, const char *ref)
 	return NULL;
 }
 
-static const char *router_rank[] = {"expo-router", "react-navigation", "compose-navigation", "navigation3",
-                                    "jetpack-navigation", "go_router", "flutter-routes", "auto_route", "swiftui",
-                                    "storyboard", "uikit", "android-manifest", NULL};
+static const char *router_rank[] = {"expo-router",
+                                    "react-navigation",
+                                    "compose-navigation",
+                                    "navigation3",
+                                    "jetpack-navigation",
+                                    "go_router",
+                                    "flutter-routes",
+                                    "auto_route",
+                                    "swiftui",
+                                    "storyboard",
+                                    "uikit",
+                                    "android-manifest",
+                                    NULL};
 
 void sw__scan_add_source(json_t *sc, const char *file)
 {
@@ -680,9 +678,10 @@ static bool resolve_screen(sw__scan *s, json_t *sc)
 	if (ref) {
 		const char *val = resolve_ref(s, json_string_value(ref));
 		if (!val) {
-			sw__scan_note(s, "unresolved-screen-name", file,
-			              "screen names or routes given as constants that were not found in the project (or defined "
-			              "twice with different values) were left out");
+			sw__scan_note(
+			    s, "unresolved-screen-name", file,
+			    "screen names or routes given as constants that were not found in the project (or defined "
+			    "twice with different values) were left out");
 			return false;
 		}
 		const char *field = json_string_value(json_object_get(sc, "_nameField"));
@@ -705,7 +704,8 @@ static bool resolve_screen(sw__scan *s, json_t *sc)
 				if (!piece) {
 					sw__buf_free(&b);
 					sw__scan_note(s, "unresolved-screen-name", file,
-					              "screen names or routes given as constants that were not found in the project (or "
+					              "screen names or routes given as constants that were not found "
+					              "in the project (or "
 					              "defined twice with different values) were left out");
 					return false;
 				}
@@ -746,14 +746,15 @@ static bool resolve_screen(sw__scan *s, json_t *sc)
 		json_array_foreach(calls, i, c)
 		{
 			const char *n = json_string_value(c);
-			if (sw__str_has_suffix(n, "Screen") || sw__str_has_suffix(n, "Route") || sw__str_has_suffix(n, "Page")) {
+			if (sw__str_has_suffix(n, "Screen") || sw__str_has_suffix(n, "Route") ||
+			    sw__str_has_suffix(n, "Page")) {
 				best = n;
 				break;
 			}
 		}
 		if (!best)
-			json_array_foreach(calls, i, c) if (!best && json_object_get(s->symfile, json_string_value(c))) best =
-			    json_string_value(c);
+			json_array_foreach(calls, i, c) if (!best && json_object_get(s->symfile, json_string_value(c)))
+			    best = json_string_value(c);
 		if (best)
 			json_object_set_new(sc, "component", json_string(best));
 	}
@@ -791,8 +792,8 @@ static void judge_auth(sw__scan *s, json_t *sc)
 	{
 		json_t *m = json_object_get(s->pwfiles, json_string_value(f));
 		if (m) {
-			json_array_append_new(reasons, json_sprintf("%s has a password field (%s)", json_string_value(f),
-			                                            json_string_value(m)));
+			json_array_append_new(reasons, json_sprintf("%s has a password field (%s)",
+			                                            json_string_value(f), json_string_value(m)));
 			break;
 		}
 	}
@@ -829,8 +830,10 @@ static json_t *finish_screens(sw__scan *s)
 		if (old) {
 			size_t k;
 			json_t *f;
-			json_array_foreach(json_object_get(sc, "sourceFiles"), k, f) sw__scan_add_source(old, json_string_value(f));
-			if (json_real_value(json_object_get(sc, "confidence")) > json_real_value(json_object_get(old, "confidence")))
+			json_array_foreach(json_object_get(sc, "sourceFiles"), k, f)
+			    sw__scan_add_source(old, json_string_value(f));
+			if (json_real_value(json_object_get(sc, "confidence")) >
+			    json_real_value(json_object_get(old, "confidence")))
 				json_object_set(old, "confidence", json_object_get(sc, "confidence"));
 			json_array_foreach(json_object_get(sc, "reasons"), k, f)
 			{
@@ -879,21 +882,22 @@ static json_t *finish_screens(sw__scan *s)
 }
 
 static const sw__opt OPTS[] = {
-	{"maxFiles", SW__OPT_INTEGER, false},
-	{"maxDepth", SW__OPT_INTEGER, false},
-	{"codeIndex", SW__OPT_BOOL, false},
-	{"project", SW__OPT_OBJECT, true},
-	{NULL, 0, false},
+    {"maxFiles", SW__OPT_INTEGER, false},
+    {"maxDepth", SW__OPT_INTEGER, false},
+    {"codeIndex", SW__OPT_BOOL, false},
+    {"project", SW__OPT_OBJECT, true},
+    {NULL, 0, false},
 };
 
 static void scan_free(sw__scan *s)
 {
 	free(s->root);
-	json_t **all[] = {&s->files,     &s->screens,    &s->layouts,   &s->graphs,   &s->edges,    &s->deeplinks,
-	                  &s->notes,     &s->consts,     &s->symfile,   &s->supers,   &s->pwfiles,  &s->authlibs,
-	                  &s->index,     &s->expo_apps,  &s->gradle,    &s->namespaces, &s->manifests, &s->navxml,
-	                  &s->storyboards, &s->swift_uses, &s->swift_views, &s->swift_vcs, &s->jsinfo, &s->kotlin_objs,
-	                  &s->class_params, &s->layoutrefs};
+	json_t **all[] = {&s->files,       &s->screens,   &s->layouts, &s->graphs,      &s->edges,
+	                  &s->deeplinks,   &s->notes,     &s->consts,  &s->symfile,     &s->supers,
+	                  &s->pwfiles,     &s->authlibs,  &s->index,   &s->expo_apps,   &s->gradle,
+	                  &s->namespaces,  &s->manifests, &s->navxml,  &s->storyboards, &s->swift_uses,
+	                  &s->swift_views, &s->swift_vcs, &s->jsinfo,  &s->kotlin_objs, &s->class_params,
+	                  &s->layoutrefs};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(all); i++) {
 		json_decref(*all[i]);
 		*all[i] = NULL;
@@ -903,7 +907,8 @@ static void scan_free(sw__scan *s)
 int sw_appscan_static(const char *root, const char *options_json, char **out_json, sw_error **err)
 {
 	if (!root || !out_json)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_appscan_static: root and out_json are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_appscan_static: root and out_json are required");
 	if (root[0] != '/')
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass an absolute path.",
 		                     "the project root '%s' is not an absolute path", root);
@@ -964,7 +969,8 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	if (w.max_files < 1 || w.max_depth < 1) {
 		scan_free(&s);
 		json_decref(opts);
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "maxFiles and maxDepth must be at least 1");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "maxFiles and maxDepth must be at least 1");
 	}
 	walk(&w, s.root_len ? s.root : "/", "", 0);
 	if (w.failed) {
@@ -1011,7 +1017,8 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	for (const char *const *r = router_rank; *r; r++) {
 		size_t count = 0, i;
 		json_t *sc;
-		json_array_foreach(screens, i, sc) if (!strcmp(json_string_value(json_object_get(sc, "router")), *r)) count++;
+		json_array_foreach(screens, i, sc) if (!strcmp(json_string_value(json_object_get(sc, "router")), *r))
+		    count++;
 		if (count) {
 			json_array_append_new(routers, json_string(*r));
 			if (count > best) {
@@ -1029,7 +1036,8 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	json_t *v;
 	json_object_foreach(s.notes, key, v) json_array_append(notes, v);
 	json_t *pw = json_array();
-	json_object_foreach(s.pwfiles, key, v) json_array_append_new(pw, json_pack("{ssso}", "file", key, "marker", json_incref(v)));
+	json_object_foreach(s.pwfiles, key, v)
+	    json_array_append_new(pw, json_pack("{ssso}", "file", key, "marker", json_incref(v)));
 
 	json_t *res = json_object();
 	json_object_set_new(res, "framework", json_string(fw ? fw : "unknown"));
@@ -1040,17 +1048,19 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	json_object_set(res, "graphs", s.graphs);
 	json_object_set(res, "edges", s.edges);
 	json_object_set(res, "deepLinks", s.deeplinks);
-	json_object_set_new(res, "auth", json_pack("{sOsOso}", "screens", json_object_get(fin, "authIds"), "libraries",
-	                                           s.authlibs, "passwordFields", pw));
+	json_object_set_new(res, "auth",
+	                    json_pack("{sOsOso}", "screens", json_object_get(fin, "authIds"), "libraries", s.authlibs,
+	                              "passwordFields", pw));
 	json_object_set_new(res, "parserNotes", notes);
 	if (s.index)
 		json_object_set_new(res, "codeIndex",
-		                    json_pack("{sOsb}", "files", s.index, "truncated", json_object_get(s.notes, "code-index-cap") != NULL));
-	json_object_set_new(res, "stats",
-	                    json_pack("{sIsIsIsIsIsI}", "filesSeen", (json_int_t)s.files_seen, "filesRead",
-	                              (json_int_t)s.files_read, "filesSkipped", (json_int_t)(s.files_seen - s.files_read),
-	                              "bytesRead", (json_int_t)s.bytes_read, "foldersSkipped", (json_int_t)s.folders_skipped,
-	                              "ms", (json_int_t)(sw_monotonic_ms() - t0)));
+		                    json_pack("{sOsb}", "files", s.index, "truncated",
+		                              json_object_get(s.notes, "code-index-cap") != NULL));
+	json_object_set_new(
+	    res, "stats",
+	    json_pack("{sIsIsIsIsIsI}", "filesSeen", (json_int_t)s.files_seen, "filesRead", (json_int_t)s.files_read,
+	              "filesSkipped", (json_int_t)(s.files_seen - s.files_read), "bytesRead", (json_int_t)s.bytes_read,
+	              "foldersSkipped", (json_int_t)s.folders_skipped, "ms", (json_int_t)(sw_monotonic_ms() - t0)));
 	char *text = sw__json_compact(res);
 	json_decref(res);
 	json_decref(fin);

@@ -24,9 +24,9 @@ static char *join_rel(const char *dir, const char *name)
 	return *dir ? sw__asprintf("%s/%s", dir, name) : sw__strdup(name);
 }
 
-static const char *const AUTH_ARTIFACTS[] = {"firebase-auth", "play-services-auth", "androidx.credentials",
-                                             "net.openid:appauth", "com.auth0.android", "com.okta.android",
-                                             "googleid", "firebase-ui-auth", NULL};
+static const char *const AUTH_ARTIFACTS[] = {"firebase-auth",      "play-services-auth", "androidx.credentials",
+                                             "net.openid:appauth", "com.auth0.android",  "com.okta.android",
+                                             "googleid",           "firebase-ui-auth",   NULL};
 
 /* ---- Gradle ---------------------------------------------------------------------------------------------- */
 
@@ -65,7 +65,8 @@ void sw__scan_gradle(sw__scan *s, const char *rel, const sw__toks *t)
 					} else if (sw__tok_is(t, j, ",")) {
 						continue;
 					} else if (stop == t->n) {
-						break; /* Groovy: include ':a', ':b' ends at the first thing that is not a name */
+						break; /* Groovy: include ':a', ':b' ends at the first thing that is not
+						          a name */
 					}
 					if (stop == t->n && !sw__tok_is(t, j + 1, ",") && t->v[j].line == line)
 						break;
@@ -73,8 +74,8 @@ void sw__scan_gradle(sw__scan *s, const char *rel, const sw__toks *t)
 			}
 			/* project(':x').projectDir = file('path') moves a module */
 			if (sw__tok_ident(t, i, "project") && sw__tok_is(t, i + 1, "(") && sw__tok_str(t, i + 2) &&
-			    sw__tok_is(t, i + 3, ")") && sw__tok_is(t, i + 4, ".") && sw__tok_ident(t, i + 5, "projectDir") &&
-			    sw__tok_is(t, i + 6, "=")) {
+			    sw__tok_is(t, i + 3, ")") && sw__tok_is(t, i + 4, ".") &&
+			    sw__tok_ident(t, i + 5, "projectDir") && sw__tok_is(t, i + 6, "=")) {
 				for (size_t k = i + 7; k < i + 12 && k < t->n; k++)
 					if (sw__tok_str(t, k)) {
 						char *mdir = join_rel(dir, sw__tok_str(t, k));
@@ -124,10 +125,10 @@ static size_t body_open(const sw__toks *t, size_t i, bool java)
 			return 0;
 		if (!java && t->v[j].line > t->v[i].line &&
 		    (sw__tok_ident(t, j, "fun") || sw__tok_ident(t, j, "val") || sw__tok_ident(t, j, "var") ||
-		     sw__tok_ident(t, j, "class") || sw__tok_ident(t, j, "object") || sw__tok_ident(t, j, "interface") ||
-		     sw__tok_ident(t, j, "data") || sw__tok_ident(t, j, "sealed") || sw__tok_ident(t, j, "private") ||
-		     sw__tok_ident(t, j, "internal") || sw__tok_ident(t, j, "public") || sw__tok_ident(t, j, "enum") ||
-		     sw__tok_is(t, j, "@")))
+		     sw__tok_ident(t, j, "class") || sw__tok_ident(t, j, "object") ||
+		     sw__tok_ident(t, j, "interface") || sw__tok_ident(t, j, "data") || sw__tok_ident(t, j, "sealed") ||
+		     sw__tok_ident(t, j, "private") || sw__tok_ident(t, j, "internal") ||
+		     sw__tok_ident(t, j, "public") || sw__tok_ident(t, j, "enum") || sw__tok_is(t, j, "@")))
 			return 0;
 	}
 	return 0;
@@ -160,10 +161,27 @@ static bool on_import_line(const sw__toks *t, size_t i)
 	return false;
 }
 
-static const char *const NOT_SCREENS[] = {"Modifier", "Text", "Box", "Column", "Row", "Surface", "Scaffold",
-                                          "LaunchedEffect", "DisposableEffect", "Spacer", "Icon", "Image",
-                                          "CompositionLocalProvider", "BackHandler", "Card", "LazyColumn",
-                                          "MaterialTheme", "Dialog", "AlertDialog", "ModalBottomSheet", NULL};
+static const char *const NOT_SCREENS[] = {"Modifier",
+                                          "Text",
+                                          "Box",
+                                          "Column",
+                                          "Row",
+                                          "Surface",
+                                          "Scaffold",
+                                          "LaunchedEffect",
+                                          "DisposableEffect",
+                                          "Spacer",
+                                          "Icon",
+                                          "Image",
+                                          "CompositionLocalProvider",
+                                          "BackHandler",
+                                          "Card",
+                                          "LazyColumn",
+                                          "MaterialTheme",
+                                          "Dialog",
+                                          "AlertDialog",
+                                          "ModalBottomSheet",
+                                          NULL};
 
 static bool stop_listed(const char *n)
 {
@@ -198,12 +216,13 @@ static size_t arg_value(const sw__toks *t, size_t open, size_t close, const char
 	while (k < close) {
 		if (sw__tok_ident(t, k, name) && sw__tok_is(t, k + 1, "="))
 			return k + 2;
-		if (first && positional && !(sw__tok_kind(t, k, SW__T_IDENT) && sw__tok_is(t, k + 1, "=") &&
-		                             !sw__tok_is(t, k + 2, "=")))
+		if (first && positional &&
+		    !(sw__tok_kind(t, k, SW__T_IDENT) && sw__tok_is(t, k + 1, "=") && !sw__tok_is(t, k + 2, "=")))
 			return k;
 		first = false;
 		while (k < close && !sw__tok_is(t, k, ",")) {
-			if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "{") || sw__tok_is(t, k, "[")) && t->v[k].match > (int32_t)k)
+			if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "{") || sw__tok_is(t, k, "[")) &&
+			    t->v[k].match > (int32_t)k)
 				k = (size_t)t->v[k].match;
 			k++;
 		}
@@ -284,14 +303,14 @@ static void compose_destination(sw__scan *s, const char *rel, const sw__toks *t,
 		const char *route = json_string_value(json_object_get(sc, "route"));
 		const char *ref = json_string_value(json_object_get(sc, "_nameRef"));
 		char *id = sw__asprintf("compose-navigation-graph:%s", route ? route : ref);
-		json_array_append_new(s->graphs, json_pack("{sssssss[s]}", "id", id, "route", route ? route : ref, "kind",
-		                                           "navigation", "sourceFiles", rel));
+		json_array_append_new(s->graphs, json_pack("{sssssss[s]}", "id", id, "route", route ? route : ref,
+		                                           "kind", "navigation", "sourceFiles", rel));
 		free(id);
 		json_decref(sc);
 		return;
 	}
-	json_t *added = sw__scan_screen(s, entry ? "navigation3" : "compose-navigation", dialog ? "dialog" : "screen", rel,
-	                                0.9, NULL);
+	json_t *added = sw__scan_screen(s, entry ? "navigation3" : "compose-navigation", dialog ? "dialog" : "screen",
+	                                rel, 0.9, NULL);
 	json_object_update(added, sc);
 	json_decref(sc);
 	sw__scan_reason(added, "a Compose Navigation destination in %s (line %u)", rel, t->v[i].line);
@@ -302,9 +321,12 @@ static void compose_destination(sw__scan *s, const char *rel, const sw__toks *t,
 static void kotlin_passwords(sw__scan *s, const char *rel, const sw__toks *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		if (sw__tok_ident(t, i, "PasswordVisualTransformation") || sw__tok_ident(t, i, "TYPE_TEXT_VARIATION_PASSWORD") ||
-		    (sw__tok_ident(t, i, "KeyboardType") && sw__tok_is(t, i + 1, ".") && sw__tok_ident(t, i + 2, "Password")) ||
-		    (sw__tok_ident(t, i, "ContentType") && sw__tok_is(t, i + 1, ".") && sw__tok_ident(t, i + 2, "Password"))) {
+		if (sw__tok_ident(t, i, "PasswordVisualTransformation") ||
+		    sw__tok_ident(t, i, "TYPE_TEXT_VARIATION_PASSWORD") ||
+		    (sw__tok_ident(t, i, "KeyboardType") && sw__tok_is(t, i + 1, ".") &&
+		     sw__tok_ident(t, i + 2, "Password")) ||
+		    (sw__tok_ident(t, i, "ContentType") && sw__tok_is(t, i + 1, ".") &&
+		     sw__tok_ident(t, i + 2, "Password"))) {
 			char *m = sw__tok_text(t, i);
 			sw__scan_password(s, rel, m);
 			free(m);
@@ -342,7 +364,8 @@ void sw__scan_kotlin(sw__scan *s, const char *rel, const sw__toks *t, json_t *id
 	for (size_t i = 0; i < t->n; i++) {
 		while (nsc && i > sc[nsc - 1].close)
 			free(sc[--nsc].name);
-		bool kw_class = sw__tok_ident(t, i, "class") || sw__tok_ident(t, i, "object") || sw__tok_ident(t, i, "interface");
+		bool kw_class =
+		    sw__tok_ident(t, i, "class") || sw__tok_ident(t, i, "object") || sw__tok_ident(t, i, "interface");
 		if (kw_class && i > 0 && sw__tok_is(t, i - 1, "."))
 			kw_class = false; /* X::class, X.class */
 		if (kw_class && sw__tok_ident(t, i, "object") && i > 0 && sw__tok_ident(t, i - 1, "companion")) {
@@ -373,9 +396,11 @@ void sw__scan_kotlin(sw__scan *s, const char *rel, const sw__toks *t, json_t *id
 				size_t k = j + 1;
 				while (k < (size_t)t->v[j].match && sw__tok_is(t, k, "@"))
 					k += 2;
-				while (sw__tok_ident(t, k, "private") || sw__tok_ident(t, k, "open") || sw__tok_ident(t, k, "override"))
+				while (sw__tok_ident(t, k, "private") || sw__tok_ident(t, k, "open") ||
+				       sw__tok_ident(t, k, "override"))
 					k++;
-				if ((sw__tok_ident(t, k, "val") || sw__tok_ident(t, k, "var")) && sw__tok_kind(t, k + 1, SW__T_IDENT)) {
+				if ((sw__tok_ident(t, k, "val") || sw__tok_ident(t, k, "var")) &&
+				    sw__tok_kind(t, k + 1, SW__T_IDENT)) {
 					char *p = sw__tok_text(t, k + 1);
 					json_object_set_new(s->class_params, name, json_string(p));
 					free(p);
@@ -388,9 +413,12 @@ void sw__scan_kotlin(sw__scan *s, const char *rel, const sw__toks *t, json_t *id
 				char *sup = sw__tok_dotted(t, j + 1, &end);
 				if (sup) {
 					sw__scan_super(s, name, sup);
-					if (sw__tok_ident(t, i, "object") && sw__tok_is(t, end, "(") && sw__tok_str(t, end + 1))
-						json_array_append_new(s->kotlin_objs, json_pack("{ssssssss}", "obj", q, "super", sup, "value",
-						                                                sw__tok_str(t, end + 1), "file", rel));
+					if (sw__tok_ident(t, i, "object") && sw__tok_is(t, end, "(") &&
+					    sw__tok_str(t, end + 1))
+						json_array_append_new(s->kotlin_objs,
+						                      json_pack("{ssssssss}", "obj", q, "super", sup,
+						                                "value", sw__tok_str(t, end + 1),
+						                                "file", rel));
 				}
 				free(sup);
 			}
@@ -404,7 +432,8 @@ void sw__scan_kotlin(sw__scan *s, const char *rel, const sw__toks *t, json_t *id
 					for (size_t k = open + 1; k + 2 < (size_t)t->v[open].match; k++) {
 						if (sw__tok_is(t, k, ";"))
 							break;
-						if (sw__tok_kind(t, k, SW__T_IDENT) && sw__tok_is(t, k + 1, "(") && sw__tok_str(t, k + 2)) {
+						if (sw__tok_kind(t, k, SW__T_IDENT) && sw__tok_is(t, k + 1, "(") &&
+						    sw__tok_str(t, k + 2)) {
 							char *e = sw__tok_text(t, k);
 							char *full = sw__asprintf("%s.%s.%s", q, e, param);
 							const_all(s, full, sw__tok_str(t, k + 2), rel);
@@ -432,8 +461,8 @@ void sw__scan_kotlin(sw__scan *s, const char *rel, const sw__toks *t, json_t *id
 			}
 			continue;
 		}
-		if (java && sw__tok_ident(t, i, "String") && sw__tok_kind(t, i + 1, SW__T_IDENT) && sw__tok_is(t, i + 2, "=") &&
-		    sw__tok_str(t, i + 3)) {
+		if (java && sw__tok_ident(t, i, "String") && sw__tok_kind(t, i + 1, SW__T_IDENT) &&
+		    sw__tok_is(t, i + 2, "=") && sw__tok_str(t, i + 3)) {
 			char *name = sw__tok_text(t, i + 1);
 			char *q = qualified(sc, nsc, name);
 			const_all(s, q, sw__tok_str(t, i + 3), rel);
@@ -461,9 +490,10 @@ void sw__scan_kotlin(sw__scan *s, const char *rel, const sw__toks *t, json_t *id
 			free(name);
 			continue;
 		}
-		if (!java && (sw__tok_ident(t, i, "composable") || sw__tok_ident(t, i, "dialog") ||
-		              sw__tok_ident(t, i, "navigation") || sw__tok_ident(t, i, "entry") ||
-		              sw__tok_ident(t, i, "bottomSheet")) &&
+		if (!java &&
+		    (sw__tok_ident(t, i, "composable") || sw__tok_ident(t, i, "dialog") ||
+		     sw__tok_ident(t, i, "navigation") || sw__tok_ident(t, i, "entry") ||
+		     sw__tok_ident(t, i, "bottomSheet")) &&
 		    !on_import_line(t, i) && !sw__tok_is(t, i + 1, "=") && !(i > 0 && sw__tok_ident(t, i - 1, "val")))
 			compose_destination(s, rel, t, i);
 	}
@@ -478,7 +508,8 @@ static xmlDocPtr parse_xml(sw__scan *s, const char *rel, const char *text, size_
 	if (len > INT32_MAX)
 		return NULL;
 	/* no network, no entity expansion, no DTD loading; errors are not printed */
-	xmlDocPtr doc = xmlReadMemory(text, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlDocPtr doc =
+	    xmlReadMemory(text, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc)
 		sw__scan_note(s, "xml-parse-error", rel, "XML files that do not parse were skipped");
 	return doc;
@@ -491,8 +522,9 @@ static char *attr(xmlNodePtr n, const char *ns, const char *name)
 		v = xmlGetProp(n, (const xmlChar *)name);
 	if (!v)
 		return NULL;
-	char *out = sw__utf8_valid((const char *)v, strlen((const char *)v)) ? sw__strdup((const char *)v)
-	                                                                       : sw__utf8_sanitize((const char *)v, strlen((const char *)v));
+	char *out = sw__utf8_valid((const char *)v, strlen((const char *)v))
+	                ? sw__strdup((const char *)v)
+	                : sw__utf8_sanitize((const char *)v, strlen((const char *)v));
 	xmlFree(v);
 	return out;
 }
@@ -518,8 +550,8 @@ void sw__scan_layout_xml(sw__scan *s, const char *rel, const char *text, size_t 
 			char *it = attr(n, ANDROID_NS, "inputType");
 			char *pw = attr(n, ANDROID_NS, "password");
 			char *icon = attr(n, APP_NS, "endIconMode");
-			bool hit = (it && strstr(it, "Password") && !strstr(it, "Visible")) || (pw && !strcmp(pw, "true")) ||
-			           (icon && !strcmp(icon, "password_toggle"));
+			bool hit = (it && strstr(it, "Password") && !strstr(it, "Visible")) ||
+			           (pw && !strcmp(pw, "true")) || (icon && !strcmp(icon, "password_toggle"));
 			free(it);
 			free(pw);
 			free(icon);
@@ -576,7 +608,8 @@ static void intent_filters(sw__scan *s, xmlNodePtr act, const char *screen_id, c
 					path = attr(c, ANDROID_NS, "pathPrefix");
 				if (!path)
 					path = attr(c, ANDROID_NS, "pathPattern");
-				json_array_append_new(data, json_pack("{s:s?,s:s?,s:s?}", "scheme", scheme, "host", host, "path", path));
+				json_array_append_new(
+				    data, json_pack("{s:s?,s:s?,s:s?}", "scheme", scheme, "host", host, "path", path));
 				free(scheme);
 				free(host);
 				free(path);
@@ -629,8 +662,9 @@ static void scan_manifest(sw__scan *s, const char *rel, const char *module_dir, 
 				char *tfqn = full_class(target, pkg);
 				if (tfqn) {
 					char *to = sw__asprintf("android-manifest:%s", tfqn);
-					json_array_append_new(s->edges, json_pack("{ssssssssss}", "from", fqn, "to", to, "kind", "alias",
-					                                          "source", rel, "alias", fqn));
+					json_array_append_new(s->edges,
+					                      json_pack("{ssssssssss}", "from", fqn, "to", to, "kind",
+					                                "alias", "source", rel, "alias", fqn));
 					intent_filters(s, a, to, rel, NULL);
 					free(to);
 				}
@@ -644,7 +678,8 @@ static void scan_manifest(sw__scan *s, const char *rel, const char *module_dir, 
 				sw__scan_reason(sc, "an <activity> in %s", rel);
 				if (!json_object_get(s->symfile, simple_of(fqn))) {
 					json_object_set_new(sc, "confidence", json_real(0.6));
-					sw__scan_reason(sc, "its class is not in the project's source (a library's activity?)");
+					sw__scan_reason(
+					    sc, "its class is not in the project's source (a library's activity?)");
 				}
 				char *id = sw__asprintf("android-manifest:%s", fqn);
 				intent_filters(s, a, id, rel, sc);
@@ -676,7 +711,8 @@ static void nav_graph(sw__scan *s, const char *rel, xmlNodePtr g, int depth)
 	char *gid = attr(g, ANDROID_NS, "id");
 	if (depth > 0 || gid) {
 		char *id = sw__asprintf("jetpack-navigation-graph:%s", gid ? dest_id(gid) : rel);
-		json_array_append_new(s->graphs, json_pack("{sssss[s]}", "id", id, "kind", "navigation", "sourceFiles", rel));
+		json_array_append_new(s->graphs,
+		                      json_pack("{sssss[s]}", "id", id, "kind", "navigation", "sourceFiles", rel));
 		free(id);
 	}
 	free(gid);
@@ -692,7 +728,8 @@ static void nav_graph(sw__scan *s, const char *rel, xmlNodePtr g, int depth)
 		bool frag = is_el(d, "fragment"), dlg = is_el(d, "dialog"), act = is_el(d, "activity");
 		if (!frag && !dlg && !act)
 			continue;
-		char *idv = attr(d, ANDROID_NS, "id"), *name = attr(d, ANDROID_NS, "name"), *label = attr(d, ANDROID_NS, "label");
+		char *idv = attr(d, ANDROID_NS, "id"), *name = attr(d, ANDROID_NS, "name"),
+		     *label = attr(d, ANDROID_NS, "label");
 		const char *id = dest_id(idv);
 		if (!id && !name) {
 			free(idv);
@@ -733,14 +770,16 @@ static void nav_graph(sw__scan *s, const char *rel, xmlNodePtr g, int depth)
 				char *dst = attr(c, APP_NS, "destination");
 				if (dst) {
 					char *to = sw__asprintf("jetpack-navigation:%s", dest_id(dst));
-					json_array_append_new(s->edges, json_pack("{sssssss}", "from", sid, "to", to, "kind", "action", "source", rel));
+					json_array_append_new(s->edges, json_pack("{sssssss}", "from", sid, "to", to,
+					                                          "kind", "action", "source", rel));
 					free(to);
 				}
 				free(dst);
 			} else if (is_el(c, "deepLink")) {
 				char *uri = attr(c, APP_NS, "uri");
 				if (uri)
-					json_array_append_new(s->deeplinks, json_pack("{sssssss}", "uri", uri, "screen", sid, "source", rel));
+					json_array_append_new(s->deeplinks, json_pack("{sssssss}", "uri", uri, "screen",
+					                                              sid, "source", rel));
 				free(uri);
 			}
 		}
@@ -797,7 +836,8 @@ void sw__scan_android_finish(sw__scan *s, int (*read)(sw__scan *, const char *, 
 			const char *pfile;
 			json_t *m;
 			char *suffix = sw__asprintf("/%s.xml", lname);
-			json_object_foreach(s->pwfiles, pfile, m) if (strstr(pfile, "/res/layout") && sw__str_has_suffix(pfile, suffix))
+			json_object_foreach(s->pwfiles, pfile,
+			                    m) if (strstr(pfile, "/res/layout") && sw__str_has_suffix(pfile, suffix))
 			{
 				char *marker = sw__asprintf("layout %s: %s", lname, json_string_value(m));
 				sw__scan_password(s, file, marker);
@@ -827,7 +867,8 @@ void sw__scan_android_finish(sw__scan *s, int (*read)(sw__scan *, const char *, 
 				break;
 			}
 			if (!found)
-				sw__scan_note(s, "module-missing", dir, "modules listed in settings.gradle with no files in the tree");
+				sw__scan_note(s, "module-missing", dir,
+				              "modules listed in settings.gradle with no files in the tree");
 		}
 	}
 	size_t i;
@@ -838,8 +879,9 @@ void sw__scan_android_finish(sw__scan *s, int (*read)(sw__scan *, const char *, 
 		bool listed_any = false;
 		const char *module = module_of(s, rel, &listed_any);
 		if (listed_any && !module) {
-			sw__scan_note(s, "manifest-outside-modules", rel,
-			              "AndroidManifest.xml files outside the modules listed in settings.gradle were not read");
+			sw__scan_note(
+			    s, "manifest-outside-modules", rel,
+			    "AndroidManifest.xml files outside the modules listed in settings.gradle were not read");
 			continue;
 		}
 		char *text = NULL;
@@ -874,7 +916,8 @@ void sw__scan_android_finish(sw__scan *s, int (*read)(sw__scan *, const char *, 
 		if (!param)
 			continue;
 		char *full = sw__asprintf("%s.%s", json_string_value(json_object_get(m, "obj")), param);
-		const_all(s, full, json_string_value(json_object_get(m, "value")), json_string_value(json_object_get(m, "file")));
+		const_all(s, full, json_string_value(json_object_get(m, "value")),
+		          json_string_value(json_object_get(m, "file")));
 		free(full);
 	}
 }

@@ -5,12 +5,24 @@
 
 #include "appscan-internal.h"
 
-static const char *const AUTH_PACKAGES[] = {
-	"@react-native-firebase/auth", "expo-auth-session", "expo-apple-authentication", "expo-local-authentication",
-	"@react-native-google-signin/google-signin", "react-native-app-auth", "@clerk/clerk-expo", "@clerk/clerk-react",
-	"react-native-auth0", "@auth0/auth0-react", "aws-amplify", "@aws-amplify/auth", "@supabase/supabase-js",
-	"@okta/okta-react-native", "react-native-fbsdk-next", "@invertase/react-native-apple-authentication",
-	"firebase", NULL};
+static const char *const AUTH_PACKAGES[] = {"@react-native-firebase/auth",
+                                            "expo-auth-session",
+                                            "expo-apple-authentication",
+                                            "expo-local-authentication",
+                                            "@react-native-google-signin/google-signin",
+                                            "react-native-app-auth",
+                                            "@clerk/clerk-expo",
+                                            "@clerk/clerk-react",
+                                            "react-native-auth0",
+                                            "@auth0/auth0-react",
+                                            "aws-amplify",
+                                            "@aws-amplify/auth",
+                                            "@supabase/supabase-js",
+                                            "@okta/okta-react-native",
+                                            "react-native-fbsdk-next",
+                                            "@invertase/react-native-apple-authentication",
+                                            "firebase",
+                                            NULL};
 
 static char *dir_of(const char *rel)
 {
@@ -80,7 +92,8 @@ static void object_consts(sw__scan *s, const sw__toks *t, size_t open, const cha
 			key = sw__strdup(sw__tok_str(t, i));
 		if (key && (sw__tok_is(t, i + 1, ":") || sw__tok_is(t, i + 1, "="))) {
 			char *full = sw__asprintf("%s.%s", prefix, key);
-			if (sw__tok_str(t, i + 2) && (sw__tok_is(t, i + 3, ",") || i + 3 >= close || sw__tok_is(t, i + 3, "}")))
+			if (sw__tok_str(t, i + 2) &&
+			    (sw__tok_is(t, i + 3, ",") || i + 3 >= close || sw__tok_is(t, i + 3, "}")))
 				sw__scan_const(s, full, sw__tok_str(t, i + 2), rel);
 			else if (sw__tok_is(t, i + 2, "{"))
 				object_consts(s, t, i + 2, full, rel, depth + 1);
@@ -89,7 +102,8 @@ static void object_consts(sw__scan *s, const sw__toks *t, size_t open, const cha
 		free(key);
 		/* on to the next entry at this level */
 		while (i < close && !sw__tok_is(t, i, ",")) {
-			if (t->v[i].match > (int32_t)i && (sw__tok_is(t, i, "{") || sw__tok_is(t, i, "(") || sw__tok_is(t, i, "[")))
+			if (t->v[i].match > (int32_t)i &&
+			    (sw__tok_is(t, i, "{") || sw__tok_is(t, i, "(") || sw__tok_is(t, i, "[")))
 				i = (size_t)t->v[i].match;
 			i++;
 		}
@@ -118,7 +132,8 @@ static void js_consts(sw__scan *s, const char *rel, const sw__toks *t, json_t *i
 					sw__scan_index_symbol(s, idx, name);
 			}
 			free(name);
-		} else if (sw__tok_ident(t, i, "enum") && sw__tok_kind(t, i + 1, SW__T_IDENT) && sw__tok_is(t, i + 2, "{")) {
+		} else if (sw__tok_ident(t, i, "enum") && sw__tok_kind(t, i + 1, SW__T_IDENT) &&
+		           sw__tok_is(t, i + 2, "{")) {
 			char *name = sw__tok_text(t, i + 1);
 			object_consts(s, t, i + 2, name, rel, 0);
 			if (idx)
@@ -148,14 +163,15 @@ static void js_default_export(sw__scan *s, const char *rel, const sw__toks *t)
 			if (sw__tok_ident(t, j, "async"))
 				j++;
 			char *name = NULL;
-			if ((sw__tok_ident(t, j, "function") || sw__tok_ident(t, j, "class")) && sw__tok_kind(t, j + 1, SW__T_IDENT))
+			if ((sw__tok_ident(t, j, "function") || sw__tok_ident(t, j, "class")) &&
+			    sw__tok_kind(t, j + 1, SW__T_IDENT))
 				name = sw__tok_text(t, j + 1);
 			else if (sw__tok_kind(t, j, SW__T_IDENT) && !sw__tok_ident(t, j, "function") &&
-			         !sw__tok_ident(t, j, "class") && (sw__tok_is(t, j + 1, ";") || j + 1 >= t->n ||
-			                                           t->v[j + 1].line > t->v[j].line))
+			         !sw__tok_ident(t, j, "class") &&
+			         (sw__tok_is(t, j + 1, ";") || j + 1 >= t->n || t->v[j + 1].line > t->v[j].line))
 				name = sw__tok_text(t, j);
-			else if (sw__tok_kind(t, j, SW__T_IDENT) && sw__tok_is(t, j + 1, "(") && sw__tok_kind(t, j + 2, SW__T_IDENT) &&
-			         sw__tok_is(t, j + 3, ")"))
+			else if (sw__tok_kind(t, j, SW__T_IDENT) && sw__tok_is(t, j + 1, "(") &&
+			         sw__tok_kind(t, j + 2, SW__T_IDENT) && sw__tok_is(t, j + 3, ")"))
 				name = sw__tok_text(t, j + 2); /* export default memo(Screen) */
 			json_object_set_new(s->jsinfo, rel, json_pack("{s:s?}", "default", name));
 			free(name);
@@ -168,7 +184,8 @@ static void js_default_export(sw__scan *s, const char *rel, const sw__toks *t)
 				if (sw__tok_ident(t, j, "default"))
 					has_default = true;
 			if (has_default && sw__tok_ident(t, close + 1, "from") && sw__tok_str(t, close + 2)) {
-				json_object_set_new(s->jsinfo, rel, json_pack("{ss}", "from", sw__tok_str(t, close + 2)));
+				json_object_set_new(s->jsinfo, rel,
+				                    json_pack("{ss}", "from", sw__tok_str(t, close + 2)));
 				return;
 			}
 		}
@@ -228,7 +245,8 @@ static void rn_jsx_screens(sw__scan *s, const char *rel, const sw__toks *t, bool
 		if (!tag)
 			continue;
 		bool dotted = strchr(tag, '.') != NULL;
-		bool is_screen = (dotted && sw__str_has_suffix(tag, ".Screen")) || (!strcmp(tag, "Screen") && file_uses_rn);
+		bool is_screen =
+		    (dotted && sw__str_has_suffix(tag, ".Screen")) || (!strcmp(tag, "Screen") && file_uses_rn);
 		free(tag);
 		if (!is_screen || !(s->rn_nav_dep || file_uses_rn))
 			continue;
@@ -248,9 +266,11 @@ static void rn_jsx_screens(sw__scan *s, const char *rel, const sw__toks *t, bool
 				} else if (sw__tok_ident(t, j, "component")) {
 					free(component);
 					component = component_value(t, j + 2);
-				} else if (sw__tok_ident(t, j, "getComponent") && sw__tok_is(t, j + 2, "{") && t->v[j + 2].match > 0) {
+				} else if (sw__tok_ident(t, j, "getComponent") && sw__tok_is(t, j + 2, "{") &&
+				           t->v[j + 2].match > 0) {
 					for (size_t k = j + 3; k < (size_t)t->v[j + 2].match; k++)
-						if (sw__tok_ident(t, k, "require") && sw__tok_is(t, k + 1, "(") && sw__tok_str(t, k + 2)) {
+						if (sw__tok_ident(t, k, "require") && sw__tok_is(t, k + 1, "(") &&
+						    sw__tok_str(t, k + 2)) {
 							free(required);
 							required = sw__strdup(sw__tok_str(t, k + 2));
 							break;
@@ -318,7 +338,8 @@ static void rn_static_entry(sw__scan *s, const char *rel, const sw__toks *t, siz
 		char *ref = sw__tok_dotted(t, i + 1, &end);
 		if (!ref || end != (size_t)t->v[i].match) {
 			free(ref);
-			sw__scan_note(s, "computed-screen-name", rel, "navigator screens whose name is computed at run time were left out");
+			sw__scan_note(s, "computed-screen-name", rel,
+			              "navigator screens whose name is computed at run time were left out");
 			json_decref(sc);
 			return;
 		}
@@ -410,8 +431,8 @@ static void js_passwords(sw__scan *s, const char *rel, const sw__toks *t)
 			const char *v = sw__tok_str(t, i + 2);
 			if (!v && sw__tok_is(t, i + 2, "{"))
 				v = sw__tok_str(t, i + 3);
-			if (v && (!strcmp(v, "password") || !strcmp(v, "newPassword") || !strcmp(v, "current-password") ||
-			          !strcmp(v, "new-password"))) {
+			if (v && (!strcmp(v, "password") || !strcmp(v, "newPassword") ||
+			          !strcmp(v, "current-password") || !strcmp(v, "new-password"))) {
 				sw__scan_password(s, rel, "textContentType password");
 				return;
 			}
@@ -553,9 +574,10 @@ static void expo_route(sw__scan *s, const char *pkg_dir, const char *app_dir, co
 	bool not_found = !strcmp(file, "+not-found");
 	if (!layout && (file[0] == '_' || (file[0] == '+' && !not_found) || sw__str_has_suffix(file, "+api") ||
 	                sw__str_has_suffix(file, "+middleware"))) {
-		sw__scan_note(s, "not-a-screen", rel,
-		              "Expo Router files that are not screens (+html, +api, +middleware, +native-intent, _sitemap) "
-		              "were not listed");
+		sw__scan_note(
+		    s, "not-a-screen", rel,
+		    "Expo Router files that are not screens (+html, +api, +middleware, +native-intent, _sitemap) "
+		    "were not listed");
 		free(copy);
 		return;
 	}
@@ -607,7 +629,8 @@ static void expo_route(sw__scan *s, const char *pkg_dir, const char *app_dir, co
 			char *target = resolve_module(s, dir, pkg_dir, from);
 			if (target) {
 				sw__scan_add_source(sc, target);
-				comp = json_string_value(json_object_get(json_object_get(s->jsinfo, target), "default"));
+				comp =
+				    json_string_value(json_object_get(json_object_get(s->jsinfo, target), "default"));
 				sw__scan_reason(sc, "the route re-exports %s", target);
 			}
 			free(target);
@@ -635,7 +658,8 @@ void sw__scan_expo_routes(sw__scan *s)
 		json_t *list = json_array();
 		const char *key;
 		json_t *v;
-		json_object_foreach(s->files, key, v) if (!strncmp(key, app, n) && key[n] == '/') json_array_append_new(list, json_string(key));
+		json_object_foreach(s->files, key, v) if (!strncmp(key, app, n) && key[n] == '/')
+		    json_array_append_new(list, json_string(key));
 		size_t k;
 		json_array_foreach(list, k, v) expo_route(s, dir, app, json_string_value(v));
 		json_decref(list);

@@ -127,24 +127,16 @@ static void escape(lexer *l, sw_buf *val)
 		return;
 	l->i++;
 	switch (c) {
-	case 'n':
-		sw__buf_putc(val, '\n');
-		break;
-	case 't':
-		sw__buf_putc(val, '\t');
-		break;
-	case 'r':
-		sw__buf_putc(val, '\r');
-		break;
+	case 'n': sw__buf_putc(val, '\n'); break;
+	case 't': sw__buf_putc(val, '\t'); break;
+	case 'r': sw__buf_putc(val, '\r'); break;
 	case '0':
 		sw__buf_putc(val, '?'); /* a NUL is kept out of values (they are C strings) */
 		break;
 	case '\n':
 		l->line++; /* a line continuation */
 		break;
-	default:
-		sw__buf_putc(val, (char)c);
-		break;
+	default: sw__buf_putc(val, (char)c); break;
 	}
 }
 
@@ -211,8 +203,8 @@ static void lex_quoted(lexer *l, size_t start, int q, bool triple, bool raw, int
 	sw_buf val = SW_BUF_INIT;
 	bool interp = false;
 	l->i += triple ? 3 : 1;
-	bool dollar = l->lang == SW__LANG_KOTLIN || l->lang == SW__LANG_DART ||
-	              (l->lang == SW__LANG_GROOVY && q == '"');
+	bool dollar =
+	    l->lang == SW__LANG_KOTLIN || l->lang == SW__LANG_DART || (l->lang == SW__LANG_GROOVY && q == '"');
 	if (l->lang == SW__LANG_DART && raw)
 		dollar = false;
 	while (l->i < l->n) {
@@ -246,7 +238,7 @@ static void lex_quoted(lexer *l, size_t start, int q, bool triple, bool raw, int
 			l->line++;
 			if (!triple && l->lang != SW__LANG_JS && l->lang != SW__LANG_TS)
 				break; /* an unterminated one-line string ends at the line */
-			if (!triple) /* nor does JS allow one; stop here too */
+			if (!triple)   /* nor does JS allow one; stop here too */
 				break;
 			sw__buf_putc(&val, '\n');
 			l->i++;
@@ -333,8 +325,8 @@ static void lex_template(lexer *l)
 }
 
 static const char *const PUNCT3[] = {"===", "!==", "...", "..<", "**=", "<<=", ">>=", "&&=", "||=", "?\?=", NULL};
-static const char *const PUNCT2[] = {"=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "..", "::", "->",
-                                     "++", "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "!!", "?:", NULL};
+static const char *const PUNCT2[] = {"=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "..", "::", "->", "++",
+                                     "--", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "!!", "?:", NULL};
 
 static void lex_punct(lexer *l)
 {
@@ -367,8 +359,9 @@ static bool js_expr_position(const lexer *l)
 		return true;
 	const sw__tok *k = &t->v[t->n - 1];
 	if (k->kind == SW__T_IDENT) {
-		static const char *const kw[] = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete",
-		                                 "void", "throw", "yield", "await", "instanceof", "default", NULL};
+		static const char *const kw[] = {"return", "typeof",     "case",    "do",   "else",  "in",
+		                                 "of",     "new",        "delete",  "void", "throw", "yield",
+		                                 "await",  "instanceof", "default", NULL};
 		for (const char *const *w = kw; *w; w++)
 			if (sw__tok_is(t, t->n - 1, *w))
 				return true;
@@ -457,7 +450,8 @@ static void jsx_children(lexer *l)
 				l->i++;
 			}
 			return;
-		} else if (c == '<' && (peek(l, 1) == '>' || (peek(l, 1) >= 0 && is_id_start((unsigned char)peek(l, 1))))) {
+		} else if (c == '<' &&
+		           (peek(l, 1) == '>' || (peek(l, 1) >= 0 && is_id_start((unsigned char)peek(l, 1))))) {
 			jsx_element(l);
 		} else {
 			l->i++;
@@ -578,7 +572,8 @@ static void lex_token(lexer *l)
 		}
 	}
 	if (c == '"') {
-		bool triple = peek(l, 1) == '"' && peek(l, 2) == '"' && l->lang != SW__LANG_JS && l->lang != SW__LANG_TS;
+		bool triple =
+		    peek(l, 1) == '"' && peek(l, 2) == '"' && l->lang != SW__LANG_JS && l->lang != SW__LANG_TS;
 		lex_quoted(l, start, '"', triple, false, 0);
 		return;
 	}

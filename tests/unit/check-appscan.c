@@ -69,7 +69,8 @@ static json_t *note(json_t *top, const char *code)
 {
 	size_t i;
 	json_t *n;
-	json_array_foreach(json_object_get(top, "parserNotes"), i, n) if (!strcmp(json_string_value(json_object_get(n, "code")), code)) return n;
+	json_array_foreach(json_object_get(top, "parserNotes"), i,
+	                   n) if (!strcmp(json_string_value(json_object_get(n, "code")), code)) return n;
 	return NULL;
 }
 
@@ -101,7 +102,7 @@ START_TEST(test_tok_js)
 	sw__tokenize(SW__LANG_JS, src, strlen(src), &t);
 	ck_assert(!t.failed);
 	ck_assert_int_eq(count_kind(&t, SW__T_TMPL), 1); /* the template with ${} */
-	ck_assert(has_str(&t, "}"));                   /* the string inside the interpolation */
+	ck_assert(has_str(&t, "}"));                     /* the string inside the interpolation */
 	ck_assert(has_str(&t, "it's"));
 	ck_assert(has_str(&t, "Home"));
 	ck_assert(!has_str(&t, "comment") && !has_str(&t, "no"));
@@ -122,7 +123,8 @@ END_TEST
 START_TEST(test_tok_kotlin_swift_dart)
 {
 	sw__toks t;
-	const char *kt = "val a = \"x ${f(\"}\")} $b\"\nval r = \"\"\"raw \"q\" $c\"\"\"\nval c = '\\''\n/* a /* nested */ 'x' */ val d = \"plain\"";
+	const char *kt = "val a = \"x ${f(\"}\")} $b\"\nval r = \"\"\"raw \"q\" $c\"\"\"\nval c = '\\''\n/* a /* "
+	                 "nested */ 'x' */ val d = \"plain\"";
 	sw__tokenize(SW__LANG_KOTLIN, kt, strlen(kt), &t);
 	ck_assert(!t.failed);
 	ck_assert_int_eq(count_kind(&t, SW__T_TMPL), 2);
@@ -130,7 +132,8 @@ START_TEST(test_tok_kotlin_swift_dart)
 	ck_assert(!has_str(&t, "x"));
 	sw__toks_free(&t);
 
-	const char *sw = "let a = \"hi \\(name + \")\") there\"\nlet b = #\"raw \\(x) \"q\"\"#\nlet c = \"\"\"\nmulti \"line\"\n\"\"\"";
+	const char *sw = "let a = \"hi \\(name + \")\") there\"\nlet b = #\"raw \\(x) \"q\"\"#\nlet c = \"\"\"\nmulti "
+	                 "\"line\"\n\"\"\"";
 	sw__tokenize(SW__LANG_SWIFT, sw, strlen(sw), &t);
 	ck_assert_int_eq(count_kind(&t, SW__T_TMPL), 1);
 	ck_assert(has_str(&t, ")"));
@@ -138,7 +141,8 @@ START_TEST(test_tok_kotlin_swift_dart)
 	ck_assert(has_str(&t, "\nmulti \"line\"\n"));
 	sw__toks_free(&t);
 
-	const char *dt = "final a = 'it\\'s $x'; final b = r'raw $x'; final c = '''multi 'q' '''; final d = \"${m['k']}\";";
+	const char *dt =
+	    "final a = 'it\\'s $x'; final b = r'raw $x'; final c = '''multi 'q' '''; final d = \"${m['k']}\";";
 	sw__tokenize(SW__LANG_DART, dt, strlen(dt), &t);
 	ck_assert_int_eq(count_kind(&t, SW__T_TMPL), 2);
 	ck_assert(has_str(&t, "raw $x"));
@@ -193,9 +197,11 @@ END_TEST
 START_TEST(test_react_navigation_rules)
 {
 	char *root = make_tmpdir();
-	put(root, "package.json", "{\"dependencies\":{\"react-native\":\"0.76.0\",\"@react-navigation/native\":\"7.0.0\"}}");
-	put(root, "src/routes.ts", "export const Routes = { Login: 'Login', Profile: { Edit: 'EditProfile' } } as const;\n"
-	                           "export enum Tabs { Feed = 'Feed' }\nexport const DETAILS = \"Details\";\n");
+	put(root, "package.json",
+	    "{\"dependencies\":{\"react-native\":\"0.76.0\",\"@react-navigation/native\":\"7.0.0\"}}");
+	put(root, "src/routes.ts",
+	    "export const Routes = { Login: 'Login', Profile: { Edit: 'EditProfile' } } as const;\n"
+	    "export enum Tabs { Feed = 'Feed' }\nexport const DETAILS = \"Details\";\n");
 	put(root, "src/Nav.tsx",
 	    "import { createNativeStackNavigator } from '@react-navigation/native-stack';\n"
 	    "const Stack = createNativeStackNavigator();\n"
@@ -224,7 +230,8 @@ START_TEST(test_react_navigation_rules)
 	json_t *login = screen_by(j, "name", "Login");
 	ck_assert_str_eq(json_string_value(json_object_get(login, "id")), "react-navigation:Login");
 	ck_assert(json_object_get(login, "auth"));
-	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "name", "Details"), "component")), "DetailsScreen");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "name", "Details"), "component")),
+	                 "DetailsScreen");
 	ck_assert_ptr_null(json_object_get(screen_by(j, "name", "Home"), "auth"));
 	json_decref(j);
 	rm_rf(root);
@@ -237,7 +244,8 @@ START_TEST(test_expo_router_rules)
 	char *root = make_tmpdir();
 	put(root, "package.json", "{\"dependencies\":{\"expo\":\"52.0.0\",\"expo-router\":\"4.0.0\"}}");
 	put(root, "app.json", "{\"expo\":{\"name\":\"x\"}}");
-	put(root, "src/app/_layout.tsx", "export default function Root() { return <Stack><Stack.Screen name=\"(tabs)\" /></Stack>; }");
+	put(root, "src/app/_layout.tsx",
+	    "export default function Root() { return <Stack><Stack.Screen name=\"(tabs)\" /></Stack>; }");
 	put(root, "src/app/(tabs)/index.tsx", "export default function Home() { return null; }");
 	put(root, "src/app/(auth)/sign-in.tsx", "export default function SignIn() { return null; }");
 	put(root, "src/app/user/[id].tsx", "export { default } from '@/screens/UserScreen';");
@@ -270,11 +278,13 @@ END_TEST
 START_TEST(test_android_rules)
 {
 	char *root = make_tmpdir();
-	put(root, "settings.gradle.kts", "rootProject.name = \"x\"\ninclude(\":app\")\ninclude(\":feature:login\", \":gone\")\n");
+	put(root, "settings.gradle.kts",
+	    "rootProject.name = \"x\"\ninclude(\":app\")\ninclude(\":feature:login\", \":gone\")\n");
 	put(root, "app/build.gradle.kts", "android { namespace = \"com.ex.app\" }\n");
 	put(root, "app/src/main/AndroidManifest.xml",
 	    "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\"><application>"
-	    "<activity android:name=\".MainActivity\"><intent-filter><action android:name=\"android.intent.action.MAIN\"/>"
+	    "<activity android:name=\".MainActivity\"><intent-filter><action "
+	    "android:name=\"android.intent.action.MAIN\"/>"
 	    "<category android:name=\"android.intent.category.LAUNCHER\"/></intent-filter></activity>"
 	    "<activity-alias android:name=\".Alias\" android:targetActivity=\".MainActivity\"/>"
 	    "<service android:name=\".Sync\"/><receiver android:name=\".R\"/><provider android:name=\".P\"/>"
@@ -317,7 +327,8 @@ START_TEST(test_hostile_tree)
 	char *root = make_tmpdir();
 	char *outside = make_tmpdir();
 	put(outside, "Secret.tsx", "<Stack.Screen name=\"Outside\" component={X} />");
-	put(root, "package.json", "{\"dependencies\":{\"react-native\":\"0.76.0\",\"@react-navigation/native\":\"7.0.0\"}}");
+	put(root, "package.json",
+	    "{\"dependencies\":{\"react-native\":\"0.76.0\",\"@react-navigation/native\":\"7.0.0\"}}");
 	put(root, "src/Nav.tsx", "<Stack.Screen name=\"Real\" component={RealScreen} />");
 	char *p = sw__path_join(root, "linked-out");
 	ck_assert_int_eq(symlink(outside, p), 0); /* a folder out of the project */
@@ -386,7 +397,8 @@ START_TEST(test_caps_and_errors)
 	put(root, "a/b/c/d/e/f/deep.tsx", "x");
 	char *out = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_appscan_static(root, "{\"maxFiles\":10,\"maxDepth\":3,\"codeIndex\":false}", &out, &err), SW_OK);
+	ck_assert_int_eq(sw_appscan_static(root, "{\"maxFiles\":10,\"maxDepth\":3,\"codeIndex\":false}", &out, &err),
+	                 SW_OK);
 	json_t *j = json_loads(out, 0, NULL);
 	ck_assert_ptr_nonnull(note(j, "file-cap"));
 	ck_assert_ptr_nonnull(note(j, "depth-cap"));
@@ -467,8 +479,10 @@ START_TEST(test_real_trees_recall_precision)
 			if (hit)
 				x->hit++;
 			else
-				fprintf(stderr, "appscan %s: missed %s %s\n", tree, json_string_value(json_object_get(w, "router")),
-				        json_string_value(json_object_get(w, json_object_get(w, "route") ? "route" : "name")));
+				fprintf(stderr, "appscan %s: missed %s %s\n", tree,
+				        json_string_value(json_object_get(w, "router")),
+				        json_string_value(
+				            json_object_get(w, json_object_get(w, "route") ? "route" : "name")));
 		}
 		json_array_foreach(json_object_get(j, "screens"), k, g)
 		{
@@ -477,10 +491,12 @@ START_TEST(test_real_trees_recall_precision)
 			bool hit = false;
 			json_array_foreach(json_object_get(want, "screens"), i, w) hit = hit || matches(w, g);
 			if (!hit)
-				fprintf(stderr, "appscan %s: extra %s\n", tree, json_string_value(json_object_get(g, "id")));
+				fprintf(stderr, "appscan %s: extra %s\n", tree,
+				        json_string_value(json_object_get(g, "id")));
 			bool auth = json_object_get(g, "auth") != NULL;
 			bool auth_want = false;
-			json_array_foreach(json_object_get(want, "authScreens"), i, w) auth_want = auth_want || matches(w, g);
+			json_array_foreach(json_object_get(want, "authScreens"), i, w) auth_want =
+			    auth_want || matches(w, g);
 			auth_found += auth;
 			auth_hit += auth && auth_want;
 			if (auth != auth_want)
@@ -494,8 +510,10 @@ START_TEST(test_real_trees_recall_precision)
 	for (size_t i = 0; i < nt; i++) {
 		double recall = t[i].expected ? (double)t[i].hit / t[i].expected : 1.0;
 		double precision = t[i].found ? (double)t[i].hit / t[i].found : 1.0;
-		fprintf(stderr, "appscan recall/precision %-20s expected %3d found %3d matched %3d recall %.2f precision %.2f\n",
-		        t[i].router, t[i].expected, t[i].found, t[i].hit, recall, precision);
+		fprintf(
+		    stderr,
+		    "appscan recall/precision %-20s expected %3d found %3d matched %3d recall %.2f precision %.2f\n",
+		    t[i].router, t[i].expected, t[i].found, t[i].hit, recall, precision);
 		ck_assert_msg(recall >= 0.9, "%s recall %.2f below 0.9", t[i].router, recall);
 		ck_assert_msg(precision >= 0.9, "%s precision %.2f below 0.9", t[i].router, precision);
 	}
