@@ -14,6 +14,7 @@ extern const struct mcp_tool mcp_tool_qa_get_artifact;
 extern const struct mcp_tool mcp_tool_qa_doctor;
 extern const struct mcp_tool mcp_tool_qa_start_session;
 extern const struct mcp_tool mcp_tool_qa_prepare_target;
+extern const struct mcp_tool mcp_tool_qa_ios;
 /* build */
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
 extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
@@ -66,6 +67,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_doctor,
 	&mcp_tool_qa_start_session,
 	&mcp_tool_qa_prepare_target,
+	&mcp_tool_qa_ios,
 	/* build */
 	&mcp_tool_qa_resolve_target,
 	&mcp_tool_qa_resolve_artifact,

@@ -56,6 +56,14 @@ bool sw__axml_manifest_has_refs(const sw__axml_manifest *m);
  */
 int sw__arsc_resolve(const uint8_t *arsc, size_t len, sw__axml_value *v, char *why, size_t whylen);
 
+/*
+ * Reads an Info.plist (XML or binary `bplist00`, through libplist) of @len bytes (at most 8 MiB) into
+ * @out (transfer full): {bundleId, platforms[] (CFBundleSupportedPlatforms), dtPlatformName, urlSchemes[]
+ * (every CFBundleURLTypes[].CFBundleURLSchemes[] string)}; absent values are null or empty. Returns 0, or
+ * -1 with a reason in @why when it is not a property list holding a dictionary.
+ */
+int sw__info_plist_read(const char *data, size_t len, json_t **out, char *why, size_t whylen);
+
 /* sw_artifact_inspect() as a JSON object (transfer full). */
 int sw__artifact_inspect_json(const char *path, json_t **out, sw_error **err);
 /* sw_artifact_resolve() with parsed options (nullable) and the home folder for DerivedData (nullable). */

@@ -232,6 +232,67 @@ static void plist_string(plist_t dict, const char *key, json_t *o, const char *f
 	free(s);
 }
 
+static json_t *plist_str_json(plist_t n)
+{
+	char *s = NULL;
+	if (n && plist_get_node_type(n) == PLIST_STRING)
+		plist_get_string_val(n, &s);
+	json_t *v = s && sw__utf8_valid(s, strlen(s)) ? json_string(s) : json_null();
+	free(s);
+	return v;
+}
+
+int sw__info_plist_read(const char *data, size_t len, json_t **out, char *why, size_t whylen)
+{
+	if (len > SW__ART_MAX_MANIFEST) {
+		snprintf(why, whylen, "Info.plist is over the 8 MiB limit");
+		return -1;
+	}
+	if (len < 8) {
+		snprintf(why, whylen, "Info.plist is %s", len ? "too short to be a property list" : "empty");
+		return -1;
+	}
+	plist_t root = NULL;
+	plist_from_memory(data, (uint32_t)len, &root);
+	if (!root || plist_get_node_type(root) != PLIST_DICT) {
+		snprintf(why, whylen, "Info.plist is %s", root ? "a property list without a dictionary at its root"
+		                                               : "neither an XML nor a binary property list");
+		plist_free(root);
+		return -1;
+	}
+	json_t *plats = json_array(), *schemes = json_array();
+	plist_t pa = plist_dict_get_item(root, "CFBundleSupportedPlatforms");
+	for (uint32_t i = 0; pa && plist_get_node_type(pa) == PLIST_ARRAY && i < plist_array_get_size(pa); i++) {
+		json_t *v = plist_str_json(plist_array_get_item(pa, i));
+		if (json_is_string(v))
+			json_array_append_new(plats, v);
+		else
+			json_decref(v);
+	}
+	plist_t types = plist_dict_get_item(root, "CFBundleURLTypes");
+	for (uint32_t i = 0; types && plist_get_node_type(types) == PLIST_ARRAY && i < plist_array_get_size(types);
+	     i++) {
+		plist_t t = plist_array_get_item(types, i);
+		plist_t sch = t && plist_get_node_type(t) == PLIST_DICT ? plist_dict_get_item(t, "CFBundleURLSchemes") : NULL;
+		for (uint32_t j = 0; sch && plist_get_node_type(sch) == PLIST_ARRAY && j < plist_array_get_size(sch); j++) {
+			json_t *v = plist_str_json(plist_array_get_item(sch, j));
+			if (json_is_string(v) && json_array_size(schemes) < 64)
+				json_array_append_new(schemes, v);
+			else
+				json_decref(v);
+		}
+	}
+	*out = json_pack("{s:o,s:o,s:o,s:o}", "bundleId", plist_str_json(plist_dict_get_item(root, "CFBundleIdentifier")),
+	                 "platforms", plats, "dtPlatformName", plist_str_json(plist_dict_get_item(root, "DTPlatformName")),
+	                 "urlSchemes", schemes);
+	plist_free(root);
+	if (!*out) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* Reads an Info.plist (XML or binary) into @o: appId, versionName, versionCode, minSdk, and which platforms. */
 static void apply_plist(const char *data, size_t len, json_t *o, json_t *warnings, json_t *installable)
 {

@@ -1,0 +1,69 @@
+/* swipium/ios.h: the iOS Simulator through `xcrun simctl`: toolchain detection, simulator control (qa_ios). */
+#ifndef SWIPIUM_IOS_H
+#define SWIPIUM_IOS_H
+
+#include <swipium/common.h>
+#include <swipium/context.h>
+#include <swipium/driver.h>
+#include <swipium/session.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * What this machine has for iOS, decided by the tools and never by the OS name: `xcrun simctl help`
+ * exiting 0 (xcrun looked up on PATH) turns iOS on; `xcodebuild -version` gates WebDriverAgent builds;
+ * `idb` (optional) gates visual-only taps. The answer is cached for a few seconds per process; nothing is
+ * looked up before the first call.
+ *
+ * @out_json (transfer full): `{available, xcrun: {path, ok, detail}, xcodebuild: {path, version},
+ * idb: {path}, reason?, nextSteps?}` (a missing tool's path is null).
+ */
+SW_API int sw_ios_toolchain(sw_ctx *ctx, char **out_json, sw_error **err);
+
+/**
+ * SW_OK when iOS is available; otherwise SW_EUNSUPPORTED / BACKEND_UNSUPPORTED whose message names the
+ * missing or failing tool and whose details carry `nextSteps` (how to get it).
+ */
+SW_API int sw_ios_check(sw_ctx *ctx, sw_error **err);
+
+/**
+ * The simulators `xcrun simctl list devices -j` reports, in one spawn:
+ * `{simulators: [{udid, name, state, runtime ("iOS 17.5"), runtimeId, booted}], booted: [udid...],
+ *   runtimes: [{name, identifier, devices}], omitted: {unavailable: [{udid, name, runtime, availabilityError}],
+ *   otherPlatforms: [{udid, name, runtime}]}}`. Only available iOS simulators are targets: unavailable
+ * devices and watchOS / tvOS / visionOS ones are listed under `omitted`, counted, never dropped silently.
+ * Output simctl cannot have written (garbage, empty, truncated JSON) is BACKEND_ERROR.
+ */
+SW_API int sw_ios_simulators(sw_ctx *ctx, char **out_json, sw_error **err);
+
+/**
+ * What one qa_ios action would run, without running anything that changes the simulator (it lists
+ * the simulators and reads the app's Info.plist): `{action, udid, name, state, commands: [{label, argv[]}],
+ * app?: {path, bundleId, urlSchemes[], insideProjectRoot}}`. The consent prompt shows `commands` whole.
+ * @options_json: as sw_ios_run(). Fails as sw_ios_run() would before it starts a command (NO_DEVICE,
+ * MULTIPLE_DEVICES, IPA_NEEDS_REAL_DEVICE, IOS_SIMULATOR_APP_MISSING, IOS_APP_WRONG_ARCH, ...).
+ */
+SW_API int sw_ios_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err);
+
+/**
+ * Runs one qa_ios action (TOOLS.md §1.2): @options_json `{action: list|boot|install|launch|terminate|openurl|
+ * logs|privacy_reset|erase, device? (UDID or case-insensitive name substring), app? (.app, absolute or
+ * relative to the session's project), bundleId?, url?, last? (=5m), service? (=all), bootWaitMs? (<= 40000)}`.
+ * Consent is the caller's job (sw_ios_plan() gives the commands to show).
+ *
+ * Without a device the session's bound simulator is used, else the only booted one. `boot` binds the
+ * simulator to @s and waits for Booted at most bootWaitMs (40 s; SWIPIUM_IOS_BOOT_WAIT_MS lowers it), then
+ * answers `status:"booting"` with {udid, name, elapsedMs, next}. `logs` saves the lines as an artifact of @s.
+ * Every simctl call has a timeout; a simctl failure carries its domain, code, exit status and reason.
+ * @abort_fn (nullable) stops a long call (boot wait, install). (transfer full)
+ */
+SW_API int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort_fn)(void *ud), void *abort_ud,
+                      char **out_json, sw_error **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
