@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "devctl-internal.h"
+#include <swipium/ios.h>
 
 static int bad_options(const char *options_json, json_t **opts, sw_error **err)
 {
@@ -634,12 +635,19 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 		timeout = (long)t;
 	}
 	if (!what || (strcmp(what, "device_online") && strcmp(what, "metro_ready"))) {
+		bool sim = what && !strcmp(what, "simulator_booted"), wda = what && !strcmp(what, "wda_ready");
 		json_decref(notes);
-		json_decref(opts);
-		if (what && (!strcmp(what, "wda_ready") || !strcmp(what, "simulator_booted")))
-			return sw__error_set(
-			    err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "iOS waits need macOS with Xcode",
-			    "qa_wait for %s needs the iOS Simulator, which this machine does not have", what);
+		json_decref(opts); /* @what pointed into it */
+		if (sim)
+			return sw_ios_wait_booted(ctx, s, timeout, abort_fn, userdata, out_json, err);
+		if (wda) {
+			int irc = sw_ios_check(ctx, err); /* no xcrun: BACKEND_UNSUPPORTED naming it */
+			if (irc != SW_OK)
+				return irc;
+			return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
+			                     "Drive the simulator visual-only: qa_screenshot and qa_ios work without it",
+			                     "qa_wait for wda_ready needs WebDriverAgent, which this server does not drive yet");
+		}
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "for must be device_online, metro_ready, wda_ready or simulator_booted");
 	}

@@ -324,9 +324,34 @@ static void qa_resolve_target(mcp_call *call, json_t *args)
 	if (platform && !strcmp(platform, "ios")) {
 		free(root);
 		sw_free(source);
-		mcp_fail(call, "BACKEND_UNSUPPORTED",
-		         "iOS simulators need macOS; this server drives Android emulators.", NULL);
-		mcp_fail_step(call, "qa_resolve_target {platform: \"android\"} to test on an Android emulator instead");
+		json_t *io = json_object();
+		static const char *const ikeys[] = {"device", "include", NULL};
+		for (int i = 0; ikeys[i]; i++)
+			if (json_object_get(args, ikeys[i]))
+				json_object_set(io, ikeys[i], json_object_get(args, ikeys[i]));
+		char *ioj = json_dumps(io, JSON_COMPACT);
+		json_decref(io);
+		char *iout = NULL;
+		sw_error *ierr = NULL;
+		int irc = sw_ios_resolve_target(mcp_call_ctx(call), s, ioj, &iout, &ierr);
+		free(ioj);
+		if (irc != SW_OK) {
+			mcp_fail_err(call, ierr);
+			sw_error_free(ierr);
+			return;
+		}
+		json_t *ires = json_loads(iout, 0, NULL);
+		sw_free(iout);
+		json_t *isel = json_object_get(ires, "selected");
+		char isum[400];
+		sw_text_snprintf(isum, sizeof(isum), "iOS simulator %s (%s, %s)%s.",
+		                 json_string_value(json_object_get(isel, "name")),
+		                 json_string_value(json_object_get(isel, "runtime")),
+		                 json_string_value(json_object_get(isel, "state")),
+		                 json_is_true(json_object_get(ires, "willBoot")) ? ": it would be booted" : "");
+		mcp_next(call, "qa_ios {sessionId, action: \"boot\", device: \"%s\"}",
+		         json_string_value(json_object_get(isel, "udid")));
+		mcp_ok(call, ires, isum);
 		return;
 	}
 	json_t *o = json_object();

@@ -86,13 +86,11 @@ static void qa_doctor(mcp_call *call, json_t *args)
 	struct mcp_server *srv = call->srv;
 	const char *platform = json_string_value(json_object_get(args, "platform"));
 	const char *client = json_string_value(json_object_get(args, "client"));
-#ifdef __APPLE__
+	/* default: both where xcrun is on PATH (decided by the tools, never by the OS name), else android */
+	char *xcrun_on_path = platform ? NULL : find_on_path("xcrun");
 	if (!platform)
-		platform = "both";
-#else
-	if (!platform)
-		platform = "android";
-#endif
+		platform = xcrun_on_path ? "both" : "android";
+	free(xcrun_on_path);
 	bool want_android = strcmp(platform, "ios") != 0;
 	bool want_ios = strcmp(platform, "android") != 0;
 	json_t *rows = json_array();
@@ -129,19 +127,39 @@ static void qa_doctor(mcp_call *call, json_t *args)
 	}
 	bool ios_ready = false;
 	if (want_ios) {
-#ifdef __APPLE__
-		char *xcrun = find_on_path("xcrun");
-		row(rows, "xcode", xcrun ? "ok" : "error", xcrun ? xcrun : "xcrun not found",
-		    xcrun ? NULL : "Install Xcode and its command line tools (xcode-select --install).");
-		ios_ready = xcrun != NULL;
-		free(xcrun);
-#else
-		row(rows, "ios", "unsupported",
-		    "iOS Simulator testing needs macOS with Xcode (xcrun simctl and WebDriverAgent); this host is not "
-		    "macOS, "
-		    "so iOS tools answer BACKEND_UNSUPPORTED.",
-		    "Run Swipium on a Mac for iOS; Android works here.");
-#endif
+		char *tj = NULL;
+		json_t *tc = sw_ios_toolchain(mcp_call_ctx(call), &tj, NULL) == SW_OK ? json_loads(tj, 0, NULL) : NULL;
+		sw_free(tj);
+		json_t *xr = json_object_get(tc, "xcrun");
+		ios_ready = json_is_true(json_object_get(tc, "available"));
+		const char *xp = json_string_value(json_object_get(xr, "path"));
+		if (ios_ready)
+			sw_text_snprintf(detail, sizeof(detail), "%s simctl help works", xp);
+		else
+			sw_text_snprintf(detail, sizeof(detail), "%s; iOS tools answer BACKEND_UNSUPPORTED",
+			                 json_string_value(json_object_get(tc, "reason")) ? json_string_value(json_object_get(tc, "reason"))
+			                                                                  : "xcrun simctl does not work");
+		row(rows, "xcrun-simctl", ios_ready ? "ok" : "error", detail,
+		    ios_ready ? NULL
+		              : json_string_value(json_array_get(json_object_get(tc, "nextSteps"), 0))
+		                    ? json_string_value(json_array_get(json_object_get(tc, "nextSteps"), 0))
+		                    : "Install Xcode and put xcrun on PATH.");
+		json_t *xb = json_object_get(tc, "xcodebuild");
+		const char *xbv = json_string_value(json_object_get(xb, "version"));
+		const char *xbp = json_string_value(json_object_get(xb, "path"));
+		if (xbv)
+			sw_text_snprintf(detail, sizeof(detail), "%s (%s)", xbv, xbp);
+		else
+			sw_text_snprintf(detail, sizeof(detail), "%s", xbp ? "xcodebuild -version failed" : "xcodebuild not on PATH");
+		row(rows, "xcodebuild", xbv ? "ok" : "warn", detail,
+		    xbv ? NULL : "Install Xcode (xcodebuild builds and starts WebDriverAgent); without it iOS runs visual-only.");
+		row(rows, "wda", "warn", "WebDriverAgent is not driven by this server yet: iOS runs visual-only (simctl).",
+		    NULL);
+		const char *idb = json_string_value(json_object_get(json_object_get(tc, "idb"), "path"));
+		sw_text_snprintf(detail, sizeof(detail), "%s", idb ? idb : "idb not on PATH (optional: visual-only taps)");
+		row(rows, "idb", idb ? "ok" : "warn", detail,
+		    idb ? NULL : "Optional: install idb (pip install fb-idb, brew install facebook/fb/idb-companion) for taps without WebDriverAgent.");
+		json_decref(tc);
 	}
 
 	/* Client freshness: the caller tells us what its tool list looked like. */

@@ -5,7 +5,7 @@ Fails when
   - any C file of the product (libswipium/, swipium-mcp/, swipium-cli/, bindings/) forks or execs
     (fork, vfork, exec*, posix_spawn*, popen, system, clone) outside libswipium/core/proc.c, the one
     runner (the CLI files listed in CLI_EXCEPTIONS, each with its reason, are the only others);
-  - any file outside libswipium/drivers/ starts a device tool (adb, xcrun, emulator, simctl): it runs
+  - any file outside libswipium/drivers/ starts a device tool (adb, xcrun, emulator, simctl, xcodebuild, idb): it runs
     the core runner with such a name, looks adb up (sw__android_find_adb, sw__android_tools_find) or
     includes the Android driver's internals;
   - an exception listed below no longer needs to be one (so the list stays true).
@@ -20,7 +20,7 @@ import tempfile
 
 SPAWN = re.compile(r"\b(fork|vfork|execv|execve|execvp|execvpe|execl|execle|execlp|posix_spawnp?|popen|system|clone)\s*\(")
 RUNNER = re.compile(r"\bsw__proc_(run|spawn)\s*\(")
-DEVICE_TOOL = re.compile(r"(\{\s*|argv\[0\]\s*=\s*|sw__argv_add\s*\([^,]+,\s*)\"(adb|xcrun|emulator|simctl)\"")
+DEVICE_TOOL = re.compile(r"(\{\s*|argv\[0\]\s*=\s*|sw__argv_add\s*\([^,]+,\s*)\"(adb|xcrun|emulator|simctl|xcodebuild|idb)\"")
 ADB_LOOKUP = re.compile(r"\b(sw__android_find_adb|sw__android_tools_find|sw__android_adb|sw__android_shell)\b|android-internal\.h")
 
 SCANNED = ("libswipium", "swipium-mcp", "swipium-cli", "bindings")
@@ -89,10 +89,13 @@ def self_test():
         put("libswipium/device/bad.c", "/* fork() in a comment is fine */\nvoid f(void){ pid_t p = fork(); }\n")
         put("libswipium/health/bad.c", "const char *a[] = {\"adb\", 0}; void g(void){ sw__proc_run(a, 0, 0, 0); }\n")
         put("swipium-mcp/bad.c", "char *adb = sw__android_find_adb(ctx);\n")
+        put("libswipium/visual/wda.c", "void g(sw__argv *a){ sw__argv_add(a, \"xcodebuild\"); sw__proc_spawn(0, 0, -1, 0, 0); }\n")
+        put("libswipium/drivers/ios/ok.c", "void g(sw__argv *a){ sw__argv_add(a, \"xcrun\"); sw__proc_run(0, 0, 0, 0); }\n")
         put("swipium-cli/cmd-serve.c", "int main(void){return 0;}\n")
         got = scan(root)
         want = ["libswipium/device/bad.c:2: fork()", "libswipium/health/bad.c: runs processes and names a device tool (adb)",
-                "swipium-mcp/bad.c:1: reaches into", "swipium-cli/cmd-serve.c: listed as an exception"]
+                "swipium-mcp/bad.c:1: reaches into",
+                "libswipium/visual/wda.c: runs processes and names a device tool (xcodebuild)", "swipium-cli/cmd-serve.c: listed as an exception"]
         for w in want:
             assert any(g.startswith(w) for g in got), (w, got)
         assert len(got) == len(want), got

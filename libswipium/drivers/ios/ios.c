@@ -542,3 +542,168 @@ int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort
 	plan_clear(&p);
 	return rc;
 }
+
+/* ---- waiting for a boot --------------------------------------------------------------------- */
+
+int sw_ios_wait_booted(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)(void *ud), void *abort_ud,
+                       char **out_json, sw_error **err)
+{
+	if (!out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
+	int rc = sw_ios_check(ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	char *bound = bound_udid(s);
+	int64_t t0 = sw_monotonic_ms();
+	char *udid = NULL, *name = NULL, *state = NULL;
+	for (;;) {
+		json_t *l = NULL;
+		if ((rc = sw__simctl_list(&l, err)) != SW_OK)
+			break;
+		json_t *pick = NULL, *d;
+		size_t i, n = 0;
+		json_array_foreach(json_object_get(l, "simulators"), i, d)
+		{
+			const char *u = json_string_value(json_object_get(d, "udid"));
+			const char *st = json_string_value(json_object_get(d, "state"));
+			if (bound ? !strcmp(u, bound) : (!strcmp(st, "Booting") || !strcmp(st, "Booted"))) {
+				pick = d;
+				n++;
+			}
+		}
+		if (!pick || (!bound && n > 1)) {
+			rc = sw__error_set(err, pick ? SW_EINVAL : SW_ENOTFOUND, pick ? "MULTIPLE_DEVICES" : "NO_DEVICE",
+			                   "Boot one with qa_ios {action: \"boot\", device} (it binds it to the session), then wait",
+			                   "%s", bound ? "The session's simulator is no longer listed by simctl"
+			                                : (pick ? "Several simulators are booting or booted and the session has none bound"
+			                                        : "No simulator is booting or booted"));
+			json_decref(l);
+			break;
+		}
+		free(udid);
+		free(name);
+		free(state);
+		udid = sw__strdup(json_string_value(json_object_get(pick, "udid")));
+		name = sw__strdup(json_string_value(json_object_get(pick, "name")));
+		state = sw__strdup(json_string_value(json_object_get(pick, "state")));
+		json_decref(l);
+		if (state && !strcmp(state, "Booted"))
+			break;
+		if (sw_monotonic_ms() - t0 >= timeout_ms) {
+			rc = sw__error_set(err, SW_ETIMEOUT, "SIMULATOR_BOOT_TIMEOUT",
+			                   "Call qa_wait again, or shut the simulator down and boot it again if it stays stuck",
+			                   "%s (%s) is still %s after %ld ms", name, udid, state, timeout_ms);
+			if (err && *err)
+				sw__error_take_details(*err, json_pack("{s:s,s:s,s:s,s:I}", "udid", udid, "name", name, "state",
+				                                       state, "waitedMs", (json_int_t)(sw_monotonic_ms() - t0)));
+			break;
+		}
+		bool stop = false;
+		for (int k = 0; k < 10 && !stop; k++) {
+			stop = abort_fn && abort_fn(abort_ud);
+			if (!stop)
+				sw__sleep_ms(50);
+		}
+		if (stop) {
+			rc = sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_wait was cancelled");
+			break;
+		}
+	}
+	if (rc == SW_OK) {
+		json_t *o = json_pack("{s:s,s:b,s:b,s:I,s:I,s:{s:s,s:s,s:s}}", "for", "simulator_booted", "satisfied", 1,
+		                      "timedOut", 0, "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timeoutMs",
+		                      (json_int_t)timeout_ms, "state", "udid", udid, "name", name, "simulator", state);
+		*out_json = o ? sw__json_compact(o) : NULL;
+		json_decref(o);
+		if (!*out_json)
+			rc = sw__error_nomem(err);
+	}
+	free(bound);
+	free(udid);
+	free(name);
+	free(state);
+	return rc;
+}
+
+/* ---- qa_resolve_target {platform: "ios"} ----------------------------------------------------- */
+
+static const sw__opt resolve_opts[] = {{"device", SW__OPT_STRING, true}, {"include", SW__OPT_STRING_ARRAY, true},
+                                       {NULL}};
+
+int sw_ios_resolve_target(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err)
+{
+	if (!out_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
+	json_t *opts = NULL;
+	int rc = sw__options_load(options_json, resolve_opts, "sw_ios_resolve_target options", &opts, err);
+	if (rc < 0)
+		return rc;
+	json_t *list = NULL;
+	if ((rc = sw_ios_check(ctx, err)) != SW_OK || (rc = sw__simctl_list(&list, err)) != SW_OK) {
+		json_decref(opts);
+		return rc;
+	}
+	const char *device = json_string_value(json_object_get(opts, "device"));
+	char *bound = bound_udid(s);
+	json_t *sims = json_object_get(list, "simulators"), *sel = NULL, *d;
+	size_t i;
+	const char *reason = NULL;
+	if (device || bound) {
+		rc = sw__simctl_pick(list, device, bound, false, &sel, err);
+		reason = device ? "the simulator named by device" : "the session's bound simulator";
+	} else {
+		json_array_foreach(sims, i, d)
+		{
+			if (!sel && json_is_true(json_object_get(d, "booted"))) {
+				sel = d;
+				reason = "a booted simulator is preferred";
+			}
+		}
+		if (!sel && json_array_size(sims)) {
+			sel = json_array_get(sims, 0);
+			reason = "no simulator is booted: the first available one would be booted";
+		}
+		if (!sel)
+			rc = sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE", "Create a simulator in Xcode (Window > Devices and "
+			                                                   "Simulators) for an installed iOS runtime",
+			                   "No available iOS simulator exists");
+	}
+	free(bound);
+	if (rc != SW_OK) {
+		json_decref(list);
+		json_decref(opts);
+		return rc;
+	}
+	bool booted = json_is_true(json_object_get(sel, "booted"));
+	json_t *alts = json_array();
+	json_array_foreach(sims, i, d)
+	{
+		if (d != sel)
+			json_array_append_new(alts, json_pack("{s:O,s:O,s:O,s:O}", "udid", json_object_get(d, "udid"), "name",
+			                                      json_object_get(d, "name"), "runtime", json_object_get(d, "runtime"),
+			                                      "state", json_object_get(d, "state")));
+	}
+	json_t *pre = json_array();
+	if (!booted)
+		json_array_append_new(pre, json_string("boot the simulator (qa_ios {action: \"boot\", device}); nothing "
+		                                       "was booted by this call"));
+	json_t *o = json_pack("{s:s,s:{s:s,s:O,s:O,s:O,s:O},s:s,s:o,s:o,s:b}", "platform", "ios", "selected", "kind",
+	                      "simulator", "udid", json_object_get(sel, "udid"), "name", json_object_get(sel, "name"),
+	                      "runtime", json_object_get(sel, "runtime"), "state", json_object_get(sel, "state"), "reason",
+	                      reason, "alternatives", alts, "preconditions", pre, "willBoot", !booted);
+	json_t *inc = json_object_get(opts, "include");
+	json_t *v;
+	json_array_foreach(inc, i, v)
+	{
+		if (!strcmp(json_string_value(v), "context")) {
+			json_t *ctxo = json_pack("{s:O,s:O,s:O}", "iosBooted", json_object_get(list, "booted"), "iosAvailable",
+			                         sims, "iosOmitted", json_object_get(list, "omitted"));
+			json_object_set_new(o, "context", ctxo);
+		}
+	}
+	json_decref(list);
+	json_decref(opts);
+	*out_json = o ? sw__json_compact(o) : NULL;
+	json_decref(o);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}

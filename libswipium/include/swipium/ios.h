@@ -62,6 +62,24 @@ SW_API int sw_ios_plan(sw_ctx *ctx, sw_session *s, const char *options_json, cha
 SW_API int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort_fn)(void *ud), void *abort_ud,
                       char **out_json, sw_error **err);
 
+/**
+ * qa_wait {for: "simulator_booted"}: polls simctl's list until the session's simulator (else the only one
+ * booting or booted) is Booted, at most @timeout_ms. Result `{for, satisfied, timedOut, waitedMs, timeoutMs,
+ * state: {udid, name, simulator}}`. Still not Booted then: SIMULATOR_BOOT_TIMEOUT (details {udid, name, state,
+ * waitedMs}); none booting: NO_DEVICE. (transfer full)
+ */
+SW_API int sw_ios_wait_booted(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)(void *ud), void *abort_ud,
+                              char **out_json, sw_error **err);
+
+/**
+ * qa_resolve_target {platform: "ios"}: @options_json {device?, include?: ["context"]}. Prefers a booted
+ * simulator (else the session's, else the first available, planned with `willBoot:true`; nothing is
+ * booted). Result `{platform, selected: {kind, udid, name, runtime, state}, reason, alternatives,
+ * preconditions, willBoot, context?: {iosBooted, iosAvailable, iosOmitted}}`. (transfer full)
+ */
+SW_API int sw_ios_resolve_target(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json,
+                                 sw_error **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -365,6 +365,53 @@ class TestIosDeviceActions(IosCase):
         self.assertEqual(s.close(), 0)
 
 
+class TestIosOtherTools(IosCase):
+    def test_doctor_rows_wait_and_resolve_target(self):
+        s, sid = self.start()
+        d = s.tool("qa_doctor", {})["result"]["structuredContent"]
+        self.assertEqual(d["platform"], "both")  # xcrun on PATH, not the OS name, decides
+        rows = {r["id"]: r for r in d["checks"]}
+        self.assertEqual(rows["xcrun-simctl"]["status"], "ok")
+        self.assertIn("idb", rows)
+        # resolve_target: nothing booted, so the first available one is planned (willBoot) and nothing boots
+        r = s.tool("qa_resolve_target", {"sessionId": sid, "platform": "ios", "include": ["context"]})["result"]
+        sc = r["structuredContent"]
+        self.assertTrue(sc["willBoot"], sc)
+        self.assertEqual(sc["context"]["iosBooted"], [])
+        self.assertEqual(len(sc["context"]["iosAvailable"]), 2)
+        self.assertEqual(self.device(IPHONE15)["state"], "Shutdown")
+        r = s.tool("qa_resolve_target", {"sessionId": sid, "platform": "ios", "device": "watch"})["result"]
+        self.assertEqual(r["structuredContent"]["failureCode"], "NO_DEVICE")
+        # a slow boot: qa_ios answers booting, qa_wait simulator_booted finishes the wait
+        self.knobs({"bootDelayS": 3})
+        s2 = self.server({"SWIPIUM_IOS_BOOT_WAIT_MS": "500"})
+        s2.initialize()
+        sid2 = s2.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
+        sc = self.ok(s2, sid2, action="boot", device="iPhone 15")
+        self.assertEqual(sc["status"], "booting")
+        w = s2.tool("qa_wait", {"sessionId": sid2, "for": "simulator_booted", "timeoutMs": 10000})["result"]
+        self.assertFalse(w.get("isError"), w)
+        self.assertEqual(w["structuredContent"]["state"]["udid"], IPHONE15)
+        # booted now: resolve_target prefers it
+        sc = s2.tool("qa_resolve_target", {"sessionId": sid2, "platform": "ios"})["result"]["structuredContent"]
+        self.assertEqual(sc["selected"]["udid"], IPHONE15)
+        self.assertFalse(sc["willBoot"])
+        self.assertEqual(s2.close(), 0)
+        self.assertEqual(s.close(), 0)
+
+    def test_stuck_booting_wait_is_simulator_boot_timeout(self):
+        self.knobs({"stuckBooting": True})
+        s = self.server({"SWIPIUM_IOS_BOOT_WAIT_MS": "300"})
+        s.initialize()
+        sid = s.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
+        self.assertEqual(self.ok(s, sid, action="boot", device="iPhone 15")["status"], "booting")
+        w = s.tool("qa_wait", {"sessionId": sid, "for": "simulator_booted", "timeoutMs": 1500})["result"]
+        self.assertTrue(w.get("isError"))
+        self.assertEqual(w["structuredContent"]["failureCode"], "SIMULATOR_BOOT_TIMEOUT")
+        self.assertEqual(w["structuredContent"]["state"], "Booting")
+        self.assertEqual(s.close(), 0)
+
+
 class TestIosWithoutXcrun(IosCase):
     with_standins = False
 
@@ -377,6 +424,15 @@ class TestIosWithoutXcrun(IosCase):
             sc = self.fails(s, sid, "BACKEND_UNSUPPORTED", **args)
             self.assertIn("xcrun", sc["what"], action)
             self.assertTrue(sc.get("nextSteps"), action)
+        for name, args in (("qa_wait", {"sessionId": sid, "for": "simulator_booted"}),
+                           ("qa_wait", {"sessionId": sid, "for": "wda_ready"}),
+                           ("qa_resolve_target", {"sessionId": sid, "platform": "ios"})):
+            sc = s.tool(name, args)["result"]["structuredContent"]
+            self.assertEqual(sc["failureCode"], "BACKEND_UNSUPPORTED", (name, sc))
+            self.assertIn("xcrun", sc["what"])
+        rows = {r["id"]: r for r in s.tool("qa_doctor", {"platform": "ios"})["result"]["structuredContent"]["checks"]}
+        self.assertEqual(rows["xcrun-simctl"]["status"], "error")
+        self.assertIn("xcrun", rows["xcrun-simctl"]["detail"])
         self.assertFalse(os.path.exists(os.path.join(self.home, ".fake-simctl", "state.json")))
         self.assertEqual(s.close(), 0)
 
