@@ -216,7 +216,20 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 	}
 	int status = 0;
 	bool reaped = false;
+	bool exit_ends = opts && opts->exit_ends;
+	int64_t drain_until = 0;
 	while (open_out || open_err || !reaped) {
+		if (exit_ends && (open_out || open_err)) {
+			if (!reaped) {
+				pid_t w = waitpid(pid, &status, WNOHANG);
+				if (w == pid) {
+					reaped = true;
+					drain_until = sw_monotonic_ms() + 200;
+				}
+			} else if (sw_monotonic_ms() >= drain_until) {
+				break; /* the child is gone; whoever still holds the pipes does not keep us here */
+			}
+		}
 		if (should_stop(opts)) {
 			res->cancelled = true;
 			break;
@@ -286,6 +299,10 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 					open_err = false;
 				continue;
 			}
+			if (opts && opts->sink) {
+				opts->sink(opts->sink_ud, chunk, (size_t)r);
+				continue;
+			}
 			sw_buf *dst = which == 0 ? &out : &errb;
 			size_t cap = which == 0 ? max_out : max_err;
 			if (dst->len + (size_t)r > cap) {
@@ -302,6 +319,24 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 		if (res->truncated && opts && opts->kill_on_overflow)
 			break;
 	}
+	if (!reaped && (res->timed_out || res->cancelled) && opts && opts->term_grace_ms > 0) {
+		/* ask first: the whole group gets SIGTERM, SIGKILL only when the leader outlives the grace */
+		if (own_group)
+			kill(-pid, SIGTERM);
+		kill(pid, SIGTERM);
+		int64_t until = sw_monotonic_ms() + opts->term_grace_ms;
+		while (!reaped && sw_monotonic_ms() < until) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			if (w == pid)
+				reaped = true;
+			else if (w < 0 && errno != EINTR)
+				break;
+			else {
+				struct timespec ts = {0, 20 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
 	if (!reaped) {
 		if (res->timed_out || res->cancelled || res->truncated || open_out || open_err) {
 			if (own_group)
@@ -316,7 +351,7 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 	pid = -1;
 	if (res->timed_out || res->cancelled) {
 		res->status = -1;
-		res->signal = SIGKILL;
+		res->signal = reaped && WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
 	} else if (WIFEXITED(status)) {
 		res->status = WEXITSTATUS(status);
 	} else {

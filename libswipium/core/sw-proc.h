@@ -47,6 +47,14 @@ typedef struct sw__proc_opts {
 	const char *in;   /* nullable: bytes for the child's stdin (else /dev/null) */
 	size_t in_len;
 	char *const *envp; /* nullable: inherit the environment */
+	/* >0: a timeout or cancel sends SIGTERM to the child's group first, SIGKILL after this many ms */
+	int term_grace_ms;
+	/* nullable: stdout and stderr go to @sink as they arrive (interleaved), not into the result */
+	void (*sink)(void *ud, const char *data, size_t len);
+	void *sink_ud;
+	/* the run ends when the child exits: what is still queued is read for up to 200 ms, then the pipes
+	 * are closed and the group killed, so a grandchild holding stdout cannot keep the run going */
+	bool exit_ends;
 } sw__proc_opts;
 
 typedef struct sw__proc_result {

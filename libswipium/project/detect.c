@@ -361,6 +361,112 @@ static const char *detect_one(const char *dir, json_t *reasons, json_t *platform
 	return "unknown";
 }
 
+/* ---- build facts (what qa_build's plan needs; files only, nothing runs) ------------------------ */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of @dir ending in @suffix, sorted (at most 64), as a JSON array of names. */
+static json_t *entries_with_suffix(const char *dir, const char *suffix)
+{
+	json_t *out = json_array();
+	DIR *d = dir ? opendir(dir) : NULL;
+	if (!d)
+		return out;
+	char *names[64];
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < SW_ARRAY_SIZE(names))
+		if (e->d_name[0] != '.' && sw__str_has_suffix(e->d_name, suffix) && strlen(e->d_name) > strlen(suffix))
+			names[n++] = sw__strdup(e->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (names[i])
+			json_array_append_new(out, json_string(names[i]));
+		free(names[i]);
+	}
+	return out;
+}
+
+/* Shared Xcode schemes of @container (an .xcodeproj or .xcworkspace folder inside @dir), names only. */
+static void add_schemes(const char *dir, const char *container, json_t *schemes)
+{
+	char *c = sw__path_join(dir, container);
+	char *sd = c ? sw__path_join(c, "xcshareddata/xcschemes") : NULL;
+	json_t *list = sd && is_real_dir(sd) ? entries_with_suffix(sd, ".xcscheme") : json_array();
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v)
+	{
+		const char *name = json_string_value(v);
+		json_t *stem = json_stringn(name, strlen(name) - strlen(".xcscheme"));
+		bool dup = false;
+		size_t k;
+		json_t *w;
+		json_array_foreach(schemes, k, w) dup = dup || json_equal(w, stem);
+		if (!dup)
+			json_array_append(schemes, stem);
+		json_decref(stem);
+	}
+	json_decref(list);
+	free(sd);
+	free(c);
+}
+
+static json_t *build_facts(const char *app)
+{
+	json_t *f = json_object();
+	json_object_set_new(f, "packageJson", json_boolean(has(app, "package.json")));
+	static const char *const locks[] = {"package-lock.json", "yarn.lock", "pnpm-lock.yaml"};
+	const char *lock = NULL;
+	for (size_t i = 0; !lock && i < SW_ARRAY_SIZE(locks); i++)
+		if (has(app, locks[i]))
+			lock = locks[i];
+	json_object_set_new(f, "lockfile", lock ? json_string(lock) : json_null());
+	json_object_set_new(f, "nodeModules", json_boolean(has_dir(app, "node_modules")));
+	json_object_set_new(f, "pubspec", json_boolean(has(app, "pubspec.yaml")));
+	json_t *appj = load_json(app, "app.json");
+	const char *expo_name = json_string_value(json_object_get(json_object_get(appj, "expo"), "name"));
+	json_object_set_new(f, "expoName", expo_name ? json_string(expo_name) : json_null());
+	json_decref(appj);
+
+	/* Android: the Gradle project in android/, else at the top */
+	const char *adir = has_dir(app, "android") ? "android" : gradle_in(app) ? "." : NULL;
+	json_t *a = json_object();
+	json_object_set_new(a, "dir", adir ? json_string(adir) : json_null());
+	json_object_set_new(a, "exists", json_boolean(adir != NULL));
+	char *ad = adir ? sw__path_join(app, adir) : NULL;
+	json_object_set_new(a, "gradlew", json_boolean(ad && has(ad, "gradlew")));
+	json_object_set_new(a, "settings", json_boolean(ad && (has(ad, "settings.gradle") || has(ad, "settings.gradle.kts"))));
+	free(ad);
+	json_object_set_new(f, "android", a);
+
+	/* iOS: an Xcode project in ios/, else at the top */
+	const char *idir = has_dir(app, "ios") ? "ios" : NULL;
+	if (!idir && (has_suffix_entry(app, ".xcodeproj", NULL) || has_suffix_entry(app, ".xcworkspace", NULL)))
+		idir = ".";
+	json_t *io = json_object();
+	json_object_set_new(io, "dir", idir ? json_string(idir) : json_null());
+	json_object_set_new(io, "exists", json_boolean(idir != NULL));
+	char *id = idir ? sw__path_join(app, idir) : NULL;
+	json_object_set_new(io, "podfile", json_boolean(id && has(id, "Podfile")));
+	json_t *ws = entries_with_suffix(id, ".xcworkspace"), *pr = entries_with_suffix(id, ".xcodeproj");
+	json_t *schemes = json_array();
+	size_t i;
+	json_t *v;
+	json_array_foreach(ws, i, v) add_schemes(id, json_string_value(v), schemes);
+	json_array_foreach(pr, i, v) add_schemes(id, json_string_value(v), schemes);
+	json_object_set_new(io, "workspaces", ws);
+	json_object_set_new(io, "projects", pr);
+	json_object_set_new(io, "schemes", schemes);
+	free(id);
+	json_object_set_new(f, "ios", io);
+	return f;
+}
+
 /* ---- workspaces ----------------------------------------------------------- */
 
 /* The scalar items of the top-level `packages:` sequence of pnpm-workspace.yaml. */
@@ -624,6 +730,13 @@ SW_API int sw_project_detect(const char *root, char **out_json, sw_error **err)
 	}
 	if (kind)
 		json_object_set_new(res, "nonMobileKind", json_string(kind));
+	if (json_object_get(res, "appRoot")) {
+		/* the files a build of the app depends on (qa_build's plan), relative to the app's folder */
+		char *dir = strcmp(app_root, ".") ? sw__path_join(root, app_root) : sw__strdup(root);
+		if (dir)
+			json_object_set_new(res, "build", build_facts(dir));
+		free(dir);
+	}
 	json_object_set(res, "appIds", ids);
 	json_t *first_android = NULL;
 	json_array_foreach(ids, i, v) if (!first_android && !strcmp(json_string_value(json_object_get(v, "platform")), "android"))

@@ -34,8 +34,8 @@ struct sw_job {
 /* Record keys in the order state.json writes them. */
 /* clang-format off */
 static const char *const rec_keys[] = {
-	"jobId", "kind", "status", "startedAt", "endedAt", "progress", "progressDetail", "error", "resultText",
-	"result", "artifactUris",
+	"jobId", "kind", "status", "startedAt", "endedAt", "progress", "progressDetail", "error", "failureCode",
+	"resultText", "result", "artifactUris",
 };
 /* clang-format on */
 
@@ -109,8 +109,11 @@ static void *job_main(void *arg)
 		if (rc == SW_OK) {
 			json_t *res = result ? json_loads(result, 0, NULL) : NULL;
 			const char *state = json_string_value(json_object_get(res, "state"));
-			bool failed = state && (!strcmp(state, "blocked") || !strcmp(state, "unsafe"));
+			const char *code = json_string_value(json_object_get(res, "failureCode"));
+			bool failed = code || (state && (!strcmp(state, "blocked") || !strcmp(state, "unsafe")));
 			rec_set(job->rec, "status", json_string(failed ? "failed" : "done"));
+			if (code)
+				rec_set(job->rec, "failureCode", json_string(code));
 			if (json_is_object(res))
 				rec_set(job->rec, "result", json_incref(res));
 			else if (result && !res)
@@ -453,7 +456,7 @@ SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, s
 	json_t *outj = json_object();
 	/* clang-format off */
 	static const char *const keys[] = {
-		"jobId", "kind", "status", "progress", "progressDetail", "error", "result", "artifactUris",
+		"jobId", "kind", "status", "progress", "progressDetail", "error", "failureCode", "result", "artifactUris",
 	};
 	/* clang-format on */
 	for (size_t i = 0; outj && i < SW_ARRAY_SIZE(keys); i++) {

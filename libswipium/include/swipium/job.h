@@ -16,7 +16,8 @@ typedef struct sw_job sw_job;
  * The work of a job, run on its own thread. Return SW_OK and set
  * *@result_json (transfer full, allocate with malloc; nullable) to a JSON
  * object: the job ends `done`, or `failed` when the result's `state` is
- * "blocked" or "unsafe" (qa_test_this's terminal states). A negative return
+ * "blocked" or "unsafe" (qa_test_this's terminal states) or it holds a
+ * `failureCode` (copied to the job record as `failureCode`; the result is kept). A negative return
  * ends it `failed` with the error's message. Poll sw_job_cancelled() or
  * wait with sw_job_sleep(); once the job is cancelled, whatever the function
  * returns is ignored (a cancelled job keeps status `cancelled`, no result).
@@ -71,7 +72,7 @@ typedef int (*sw_abort_fn)(void *userdata);
 /**
  * The job record as qa_job_status returns it: {jobId, kind, status
  * running|done|failed|cancelled, progress?, progressDetail?, error?,
- * result?, artifactUris} plus waited{waitedMs, timedOut} when @wait_ms > 0.
+ * failureCode?, result?, artifactUris} plus waited{waitedMs, timedOut} when @wait_ms > 0.
  * @wait_ms (clamped to 0..50000) long-polls until the job leaves running.
  * @abort_fn (nullable) is polled while waiting; when it returns non-zero the
  * call fails with SW_ECANCELLED / CANCELLED and the job keeps running.

@@ -76,7 +76,10 @@ SW_API int sw_project_write_file(const char *project_root, const char *path, con
  * reasons[], platforms[], appRoot?, appFramework?, appPlatforms? (the one app of a monorepo),
  * nonMobileKind? ("web"|"desktop"), appIds[{platform, id, source}], appId?, appIdSource?,
  * monorepo{detected, workspaceManifests[], apps[{path, framework, platforms}], notMobile?[{path, kind}]},
- * notes?[]}. App paths are relative to @root ("apps/mobile").
+ * notes?[], build?}. App paths are relative to @root ("apps/mobile"). `build` (when the app folder is known)
+ * lists what a build depends on, relative to the app folder: {packageJson, lockfile (package-lock.json |
+ * yarn.lock | pnpm-lock.yaml | null), nodeModules, pubspec, expoName, android{dir ("android" | "." | null),
+ * exists, gradlew, settings}, ios{dir, exists, podfile, workspaces[], projects[], schemes[] (shared, sorted)}}.
  */
 SW_API int sw_project_detect(const char *root, char **out_json, sw_error **err);
 
