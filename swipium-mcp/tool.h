@@ -99,7 +99,7 @@ struct mcp_consent_request {
 	const char *exact_command; /* nullable: the command that will run, one step per line */
 	json_t *affects;           /* nullable (borrowed): the targets, compared JSON-equal on re-call */
 	sw_session *session;       /* nullable: the session the consent is bound to */
-	json_t *commands;          /* nullable (borrowed): [{label, argv, origin}] argv lists the library quotes
+	json_t *commands;          /* nullable (borrowed): [{label, argv, cwd?, origin}] argv lists the library quotes
 	                              itself and refuses (UNSAFE_ACTION_REFUSED) when a prompt cannot show them whole;
 	                              use it, not exact_command, for any command built from repository data */
 };

@@ -18,6 +18,7 @@ extern const struct mcp_tool mcp_tool_qa_ios;
 /* build */
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
 extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
+extern const struct mcp_tool mcp_tool_qa_build;
 /* drive */
 extern const struct mcp_tool mcp_tool_qa_snapshot;
 extern const struct mcp_tool mcp_tool_qa_inspect;
@@ -71,6 +72,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	/* build */
 	&mcp_tool_qa_resolve_target,
 	&mcp_tool_qa_resolve_artifact,
+	&mcp_tool_qa_build,
 	/* device */
 	&mcp_tool_qa_device_info,
 	&mcp_tool_qa_orientation,

@@ -529,6 +529,13 @@ char *sw__consent_command_step(const json_t *command)
 			sw__buf_putc(&b, ' ');
 		put_arg(&b, json_string_value(a));
 	}
+	const char *cwd = json_string_value(json_object_get(command, "cwd"));
+	if (cwd && *cwd) {
+		/* the folder it runs in is part of what runs: quoted like an argument */
+		sw__buf_puts(&b, " (in ");
+		put_arg(&b, cwd);
+		sw__buf_putc(&b, ')');
+	}
 	if (origin && *origin) {
 		sw__buf_puts(&b, " (from ");
 		sw__buf_puts(&b, origin);
