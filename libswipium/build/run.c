@@ -356,8 +356,12 @@ static json_t *find_built(sw_ctx *ctx, const char *root, const json_t *plan, int
 	return fail;
 }
 
-SW_API int sw_build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long step_timeout_ms,
-                        int (*abort_fn)(void *), void *abort_ud, char **out_json, sw_error **err)
+/* Called before each step with its number, the total and the step (nullable). */
+typedef void (*progress_fn)(void *ud, size_t idx, size_t total, const json_t *step);
+
+static int build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long step_timeout_ms,
+                     int (*abort_fn)(void *), void *abort_ud, progress_fn progress, void *progress_ud,
+                     char **out_json, sw_error **err)
 {
 	if (!s || !plan_json || !out_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_build_run: session, plan and out_json are required");
@@ -391,6 +395,8 @@ SW_API int sw_build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long 
 	           sw_iso_time(since, started));
 	for (i = 0; i < total && !res && !aborted; i++) {
 		json_t *step = json_array_get(steps, i);
+		if (progress)
+			progress(progress_ud, i, total, step);
 		json_t *st = json_object();
 		json_t *verdict = run_step(step, i, total, step_timeout_ms, abort_fn, abort_ud, &log, st, &aborted);
 		json_array_append_new(records, st);
@@ -408,14 +414,12 @@ SW_API int sw_build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long 
 					json_object_del(verdict, "line");
 				sw_free(clean);
 			}
-			json_object_update_missing(res, verdict);
+			json_object_update_missing(res, verdict); /* signature, line, why */
 			char *what = sw__asprintf("Build step %zu/%zu (%s) failed: %s.", i + 1, total,
 			                          json_string_value(json_object_get(st, "label")),
 			                          json_string_value(json_object_get(verdict, "why")));
 			json_object_set_new(res, "what", json_string(what ? what : "A build step failed."));
 			free(what);
-			json_object_del(res, "why");
-			json_object_set_new(res, "why", json_deep_copy(json_object_get(verdict, "why")));
 			next_steps_for(res, json_string_value(json_object_get(verdict, "failureCode")), step, root);
 			json_decref(verdict);
 		}
@@ -456,7 +460,31 @@ SW_API int sw_build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long 
 	return rc;
 }
 
+SW_API int sw_build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long step_timeout_ms,
+                        int (*abort_fn)(void *), void *abort_ud, char **out_json, sw_error **err)
+{
+	return build_run(ctx, s, plan_json, step_timeout_ms, abort_fn, abort_ud, NULL, NULL, out_json, err);
+}
+
 /* ---- as a job ------------------------------------------------------------------------------------------ */
+
+/* The job's progress: which step runs, its command and folder. */
+static void job_progress(void *ud, size_t idx, size_t total, const json_t *step)
+{
+	sw_job *job = ud;
+	char *text = sw__asprintf("step %zu/%zu: %s", idx + 1, total, json_string_value(json_object_get(step, "label")));
+	char *status = sw__asprintf("%s (in %s)", json_string_value(json_object_get(step, "command")),
+	                            json_string_value(json_object_get(step, "cwd")));
+	json_t *d = json_pack("{s:s?,s:s?,s:b}", "phase", json_string_value(json_object_get(step, "kind")), "statusText",
+	                      status, "userActionRequired", 0);
+	free(status);
+	char *dj = d ? sw__json_compact(d) : NULL;
+	if (text)
+		sw_job_set_progress(job, text, dj, NULL);
+	free(dj);
+	json_decref(d);
+	free(text);
+}
 
 struct build_job {
 	char *plan, *home;
@@ -488,7 +516,7 @@ static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **e
 	sw_job_set_progress(job, "building (the steps run one after the other; the log is saved at the end)", NULL,
 	                    NULL);
 	char *out = NULL;
-	rc = sw_build_run(ctx, sw_job_session(job), bj->plan, bj->timeout_ms, job_abort, job, &out, err);
+	rc = build_run(ctx, sw_job_session(job), bj->plan, bj->timeout_ms, job_abort, job, job_progress, job, &out, err);
 	sw_ctx_free(ctx);
 	if (rc != SW_OK)
 		return rc;

@@ -115,8 +115,15 @@ static void qa_build(mcp_call *call, json_t *args)
 
 	/* run: every step, with its folder, is in the prompt; nothing runs before the answer */
 	json_t *commands = consent_commands(plan);
-	json_t *affects = json_pack("{s:s,s:s,s:s,s:s}", "projectRoot", root, "framework", fw, "platform", platform,
-	                            "variant", variant);
+	/* the consent is bound to these steps: a plan that changed before the re-call asks again */
+	json_t *lines = json_array();
+	size_t ci;
+	json_t *cv;
+	json_array_foreach(commands, ci, cv)
+	    json_array_append_new(lines, json_pack("{s:O,s:O}", "argv", json_object_get(cv, "argv"), "cwd",
+	                                           json_object_get(cv, "cwd")));
+	json_t *affects = json_pack("{s:s,s:s,s:s,s:s,s:o}", "projectRoot", root, "framework", fw, "platform", platform,
+	                            "variant", variant, "steps", lines);
 	char explain[600];
 	sw_text_snprintf(explain, sizeof(explain),
 	                 "Build the %s app from source (%s, %s): runs the project's own build tools and scripts (%zu "

@@ -423,6 +423,10 @@ class Hostile(Base):
         while len(marked_pids(self.mark, self.servers)) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
         self.assertGreaterEqual(len(marked_pids(self.mark, self.servers)), 2)
+        st = sc(s.tool("qa_job_status", {"sessionId": sid, "jobId": job["jobId"]}))
+        self.assertEqual(st["status"], "running", st)
+        self.assertEqual(st["progress"], "step 1/1: build the Android app (Gradle wrapper)", st)
+        self.assertEqual(st["progressDetail"]["statusText"], "./gradlew assembleDebug (in %s/android)" % rn, st)
         r = sc(s.tool("qa_job_cancel", {"sessionId": sid, "jobId": job["jobId"]}))
         self.assertTrue(r.get("cancelled", True), r)
         self.assertEqual(self.wait_gone(), [])
