@@ -172,9 +172,18 @@ static void next_steps_for(json_t *res, const char *code, const json_t *step, co
 	json_object_set_new(res, "nextSteps", ns);
 }
 
+/* Non-zero when @path exists and, every symlink resolved, lies inside @root. */
+static bool confined(const char *root, const char *path)
+{
+	char *real = NULL;
+	bool ok = sw_project_path_confine(root, path, 1, &real, NULL) == SW_OK;
+	sw_free(real);
+	return ok;
+}
+
 /* Runs one step; fills @st (its record) and returns the verdict when it failed, NULL when it succeeded. */
-static json_t *run_step(const json_t *step, size_t idx, size_t total, long timeout_ms, int (*abort_fn)(void *),
-                        void *abort_ud, build_log *log, json_t *st, bool *aborted)
+static json_t *run_step(const char *root, const json_t *step, size_t idx, size_t total, long timeout_ms,
+                        int (*abort_fn)(void *), void *abort_ud, build_log *log, json_t *st, bool *aborted)
 {
 	const char *cwd = json_string_value(json_object_get(step, "cwd"));
 	const char *label = json_string_value(json_object_get(step, "label"));
@@ -199,7 +208,18 @@ static json_t *run_step(const json_t *step, size_t idx, size_t total, long timeo
 	int64_t t0 = sw_monotonic_ms();
 	sw__proc_result r = {0};
 	int exec_errno = 0;
-	if (!abs || n == 0 || !cwd || !sw__is_dir(cwd)) {
+	/* the folder, and a program of the project's own (./gradlew), must stay inside the project once every
+	 * symlink is resolved: a wrapper or android/ folder linked elsewhere is not run */
+	const char *outside = NULL;
+	if (cwd && !confined(root, cwd))
+		outside = "the step's folder does not exist or resolves outside the project";
+	else if (abs && prog && prog[0] != '/' && strchr(prog, '/') &&
+	         !confined(root, abs))
+		outside = "the project's program does not exist or resolves outside the project";
+	if (outside) {
+		exec_errno = ENOENT;
+		log_printf(log, "[swipium] %s: %s\n", prog ? prog : "(no program)", outside);
+	} else if (!abs || n == 0 || !cwd || !sw__is_dir(cwd)) {
 		exec_errno = ENOENT;
 		log_printf(log, "[swipium] %s: %s\n", prog ? prog : "(no program)",
 		           !cwd || !sw__is_dir(cwd) ? "the step's folder does not exist" : "not found on PATH");
@@ -398,7 +418,7 @@ static int build_run(sw_ctx *ctx, sw_session *s, const char *plan_json, long ste
 		if (progress)
 			progress(progress_ud, i, total, step);
 		json_t *st = json_object();
-		json_t *verdict = run_step(step, i, total, step_timeout_ms, abort_fn, abort_ud, &log, st, &aborted);
+		json_t *verdict = run_step(root, step, i, total, step_timeout_ms, abort_fn, abort_ud, &log, st, &aborted);
 		json_array_append_new(records, st);
 		if (verdict) {
 			res = json_pack("{s:b,s:O,s:O,s:O}", "built", 0, "failureCode", json_object_get(verdict, "failureCode"),

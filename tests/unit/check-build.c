@@ -14,6 +14,7 @@
 #include "sw-internal.h"
 
 #include <swipium/build.h>
+#include <swipium/session.h>
 
 static char *tmp;      /* the test's folder */
 static char *bin;      /* stand-in tools, first on PATH */
@@ -446,6 +447,118 @@ START_TEST(classify_status_rules)
 }
 END_TEST
 
+/* ---- sw_build_run on hand-made plans ------------------------------------------------------------------ */
+
+typedef struct {
+	sw_ctx *ctx;
+	sw_store *store;
+	sw_session *s;
+	char *root;
+} run_fx;
+
+static void run_open(run_fx *f, const char *rel)
+{
+	f->root = app(rel);
+	ck_assert_int_eq(sw__mkdirs(f->root, 0755, NULL), SW_OK);
+	ck_assert_int_eq(sw_ctx_new(&f->ctx, NULL), SW_OK);
+	ck_assert_int_eq(sw_ctx_set_home(f->ctx, tmp, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_open(f->ctx, &f->store, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_create(f->store, f->root, NULL, NULL, &f->s, NULL), SW_OK);
+}
+
+static void run_close(run_fx *f)
+{
+	sw_store_free(f->store);
+	sw_ctx_free(f->ctx);
+	free(f->root);
+}
+
+/* Runs one build step @argv0 (with one argument) in @cwd; returns the result object. */
+static json_t *run_one(run_fx *f, const char *argv0, const char *cwd, long timeout_ms)
+{
+	json_t *plan = json_pack("{s:s,s:s,s:s,s:s,s:[],s:[{s:s,s:s,s:s,s:[s,s],s:s,s:s}]}", "framework", "native-android",
+	                         "platform", "android", "variant", "debug", "appRoot", f->root, "prerequisites", "build",
+	                         "label", "build", "kind", "build", "command", argv0, "argv", argv0, "assembleDebug",
+	                         "cwd", cwd, "tool", argv0);
+	char *pj = sw__json_compact(plan);
+	json_decref(plan);
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_msg(sw_build_run(f->ctx, f->s, pj, timeout_ms, NULL, NULL, &out, &err) == SW_OK, "%s",
+	              err ? sw_error_message(err) : "");
+	free(pj);
+	json_t *r = json_loads(out, 0, NULL);
+	sw_free(out);
+	ck_assert_ptr_nonnull(r);
+	return r;
+}
+
+START_TEST(run_refuses_what_leads_out_of_the_project)
+{
+	run_fx f;
+	run_open(&f, "linked");
+	char *out = app("outside/gradlew"), *ran = app("ran-marker");
+	char *script = sw__asprintf("#!/bin/sh\n/usr/bin/touch '%s'\n", ran);
+	put("outside/gradlew", script, 0755);
+	free(script);
+	char *gw = app("linked/gradlew");
+	ck_assert_int_eq(symlink(out, gw), 0);
+	json_t *r = run_one(&f, "./gradlew", f.root, 10000);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "failureCode")), "BUILD_COMMAND_UNAVAILABLE");
+	ck_assert(!sw__is_file(ran)); /* never ran */
+	json_decref(r);
+	/* a step folder linked out of the project */
+	char *dir = app("outside"), *link = app("linked/android");
+	ck_assert_int_eq(symlink(dir, link), 0);
+	r = run_one(&f, "./gradlew", link, 10000);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "failureCode")), "BUILD_COMMAND_UNAVAILABLE");
+	ck_assert(!sw__is_file(ran));
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(r, "logUri")));
+	json_decref(r);
+	free(dir);
+	free(link);
+	free(out);
+	free(ran);
+	free(gw);
+	run_close(&f);
+}
+END_TEST
+
+START_TEST(run_keeps_a_huge_log_bounded)
+{
+	run_fx f;
+	run_open(&f, "loud");
+	/* 12 MiB of output, then an error line: the log keeps its head and tail and says what it left out */
+	put("loud/gradlew",
+	    "#!/bin/sh\necho FIRST-LINE\n/usr/bin/head -c 12582912 /dev/zero | /usr/bin/tr '\\0' 'x'\necho\n"
+	    "echo 'FAILURE: Build failed with an exception.'\nexit 1\n",
+	    0755);
+	json_t *r = run_one(&f, "./gradlew", f.root, 60000);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "failureCode")), "GRADLE_FAILED");
+	char *data = NULL, *meta = NULL;
+	size_t len = 0;
+	char *path = NULL;
+	ck_assert_int_eq(sw_artifact_read(f.store, json_string_value(json_object_get(r, "logUri")),
+	                                  SW_ARTIFACT_READ_METADATA, &data, &len, &meta, NULL),
+	                 SW_OK);
+	json_t *m = json_loads(meta, 0, NULL);
+	path = strdup(json_string_value(json_object_get(m, "path")));
+	json_decref(m);
+	sw_free(meta);
+	sw_free(data);
+	char *text = NULL;
+	ck_assert_int_eq(sw__read_file(path, 64 << 20, &text, &len, NULL), SW_OK);
+	ck_assert_uint_lt(len, (size_t)9 << 20);
+	ck_assert_ptr_nonnull(strstr(text, "FIRST-LINE"));
+	ck_assert_ptr_nonnull(strstr(text, "bytes of build output left out here"));
+	ck_assert_ptr_nonnull(strstr(text, "FAILURE: Build failed with an exception."));
+	free(text);
+	free(path);
+	json_decref(r);
+	run_close(&f);
+}
+END_TEST
+
 static Suite *build_suite(void)
 {
 	Suite *s = suite_create("build");
@@ -459,6 +572,12 @@ static Suite *build_suite(void)
 	tcase_add_test(tc, plan_native_ios_pods);
 	tcase_add_test(tc, plan_refusals);
 	suite_add_tcase(s, tc);
+	TCase *rn = tcase_create("run");
+	tcase_add_checked_fixture(rn, setup, teardown);
+	tcase_set_timeout(rn, 120);
+	tcase_add_test(rn, run_refuses_what_leads_out_of_the_project);
+	tcase_add_test(rn, run_keeps_a_huge_log_bounded);
+	suite_add_tcase(s, rn);
 	TCase *cl = tcase_create("classify");
 	tcase_add_test(cl, classify_real_logs);
 	tcase_add_test(cl, classify_status_rules);

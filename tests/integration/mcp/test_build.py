@@ -491,6 +491,40 @@ class Hostile(Base):
                 with open(p, "rb") as f:
                     self.assertNotIn(SECRET.encode(), f.read(), p)
 
+    def test_wrapper_linked_out_of_the_project_is_not_run(self):
+        rn = self.gradle_project(STANDIN)
+        outside = os.path.join(self.home, "elsewhere-gradlew")
+        self.script(outside)
+        s = self.start()
+        sid = self.session(s, rn)
+        # the plan sees a real wrapper; it is swapped for a link out of the project before the run
+        plan = sc(s.tool("qa_build", {"sessionId": sid, "platform": "android"}))["plan"]
+        self.assertTrue(plan["toolchainOk"])
+        gw = os.path.join(rn, "android", "gradlew")
+        os.unlink(gw)
+        os.symlink(outside, gw)
+        r = sc(s.tool("qa_build", {"sessionId": sid, "mode": "run", "platform": "android"}))
+        if r.get("jobId"):
+            st = self.wait(s, sid, r["jobId"])
+            self.assertEqual(st["result"]["failureCode"], "BUILD_COMMAND_UNAVAILABLE", st)
+        else:  # the plan of the run call already refuses the linked wrapper
+            self.assertEqual(r["failureCode"], "BUILD_COMMAND_UNAVAILABLE", r)
+        self.assertEqual(self.traced(), [])
+        s.close()
+
+    def test_failed_prebuild_is_expo_prebuild_required(self):
+        expo = self.project("expo-template-tabs")
+        os.makedirs(os.path.join(expo, "node_modules"))
+        self.tool_standin("npx")
+        s = self.start(SWB_ON="prebuild", SWB_EXIT="1")
+        sid = self.session(s, expo)
+        job, _ = self.run_build(s, sid)
+        st = self.wait(s, sid, job["jobId"])
+        self.assertEqual(st["result"]["failureCode"], "EXPO_PREBUILD_REQUIRED", st)
+        self.assertTrue(any("npx expo prebuild --clean" in x for x in st["result"]["nextSteps"]), st)
+        self.assertEqual(self.traced(), ["npx expo prebuild --platform android --no-install"])
+        s.close()
+
     def test_missing_tool_at_run_time(self):
         # the wrapper runs, but what it calls is not there (exit 127 from the shell)
         rn = self.gradle_project("#!/bin/sh\nexec definitely-not-a-gradle-daemon-xyz \"$@\"\n")
