@@ -1,4 +1,5 @@
 /* resources.c: resource templates, resources/list (scoped, capped) and resources/read (shared caps). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,20 +100,17 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 	size_t maps = 0;
 	json_object_foreach(roots_seen, root, unused)
 	{
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/.swipium/app-map.json", root);
-		FILE *f = fopen(path, "r");
-		if (!f || maps >= LIST_CAP) {
-			if (f)
-				fclose(f);
+		char pid[SW_PROJECT_ID_SIZE], uri[128];
+		int has_map = 0;
+		sw_error *err = NULL;
+		/* registering keeps the URI resolvable after a restart (~/.swipium/projects.json) */
+		if (sw_appmap_project_register(s->ctx, root, pid, &has_map, &err) != SW_OK || !has_map || maps >= LIST_CAP) {
+			sw_error_free(err);
 			continue;
 		}
-		fclose(f);
-		char pid[17], uri[128];
-		sw_project_id(root, pid);
 		snprintf(uri, sizeof(uri), PROJECT_PREFIX "%s/app-map", pid);
-		json_array_append_new(resources, json_pack("{s:s,s:s,s:s}", "uri", uri, "name", "app-map", "mimeType",
-		                                           "application/json"));
+		json_array_append_new(resources, json_pack("{s:s,s:s,s:s,s:s}", "uri", uri, "name", "app-map", "mimeType",
+		                                           "application/json", "description", root));
 		maps++;
 	}
 	json_decref(roots_seen);
@@ -168,30 +166,65 @@ char *mcp_base64(const unsigned char *p, size_t n)
 	return base64(p, n);
 }
 
-/* Finds the root whose project id is @pid among the sessions of this process. (transfer full) */
+/* The root of project @pid: a session of this process, else ~/.swipium/projects.json. (transfer full) */
 static char *root_of_project(struct mcp_server *s, const char *pid, size_t pid_len)
 {
-	char *text = NULL;
-	if (!s->store || sw_store_sessions_json(s->store, &text, NULL) != SW_OK)
+	if (pid_len != SW_PROJECT_ID_SIZE - 1)
 		return NULL;
-	json_t *sessions = load_json_text(text);
+	char want[SW_PROJECT_ID_SIZE];
+	memcpy(want, pid, pid_len);
+	want[pid_len] = '\0';
+	char *text = NULL;
 	char *found = NULL;
-	size_t i;
-	json_t *e;
-	json_array_foreach(sessions, i, e)
-	{
-		const char *root = json_string_value(json_object_get(e, "root"));
-		char id[17];
-		if (!root)
-			continue;
-		sw_project_id(root, id);
-		if (pid_len == 16 && !strncmp(id, pid, 16)) {
-			found = strdup(root);
-			break;
+	if (s->store && sw_store_sessions_json(s->store, &text, NULL) == SW_OK) {
+		json_t *sessions = load_json_text(text);
+		size_t i;
+		json_t *e;
+		json_array_foreach(sessions, i, e)
+		{
+			const char *root = json_string_value(json_object_get(e, "root"));
+			char id[SW_PROJECT_ID_SIZE];
+			int has_map = 0;
+			if (root && sw_appmap_project_register(s->ctx, root, id, &has_map, NULL) == SW_OK && !strcmp(id, want)) {
+				found = strdup(root);
+				break;
+			}
+		}
+		json_decref(sessions);
+	}
+	if (!found && sw_appmap_project_root(s->ctx, want, &text, NULL) == SW_OK) {
+		found = strdup(text);
+		sw_free(text);
+	}
+	return found;
+}
+
+/* Percent-decoding of one URI segment; NULL for a bad escape or an embedded NUL. (transfer full) */
+static char *pct_decode(const char *p, size_t n)
+{
+	char *out = malloc(n + 1);
+	size_t o = 0;
+	for (size_t i = 0; out && i < n; i++) {
+		if (p[i] == '%') {
+			if (i + 2 >= n || !isxdigit((unsigned char)p[i + 1]) || !isxdigit((unsigned char)p[i + 2])) {
+				free(out);
+				return NULL;
+			}
+			char hex[3] = {p[i + 1], p[i + 2], 0};
+			long c = strtol(hex, NULL, 16);
+			if (c == 0) {
+				free(out);
+				return NULL;
+			}
+			out[o++] = (char)c;
+			i += 2;
+		} else {
+			out[o++] = p[i];
 		}
 	}
-	json_decref(sessions);
-	return found;
+	if (out)
+		out[o] = '\0';
+	return out;
 }
 
 static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const char *uri)
@@ -204,61 +237,40 @@ static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const c
 	}
 	char *root = root_of_project(s, rest, (size_t)(slash - rest));
 	if (!root) {
-		not_found(s, req->id, uri, "no session of this server works on that project");
+		not_found(s, req->id, uri, "no known project has that id (it is recorded when a tool or a session uses it)");
 		return;
 	}
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/.swipium/app-map.json", root);
-	free(root);
-	json_error_t jerr;
-	json_t *map = json_load_file(path, 0, &jerr);
-	if (!map) {
-		not_found(s, req->id, uri, "the project has no readable app map (.swipium/app-map.json)");
-		return;
-	}
-	json_t *doc = map;
+	char *kind = NULL, *id = NULL;
 	if (slash[8] == '/') {
-		/* app-map/{kind}/{id}: an entry of features, screens or testSuite lists with that id */
-		const char *kind = slash + 9;
-		const char *sep = strchr(kind, '/');
-		doc = NULL;
-		if (sep) {
-			/* a kind longer than any known one is simply not found (never cut to a known one) */
-			char k[64] = "";
-			if ((size_t)(sep - kind) < sizeof(k)) {
-				memcpy(k, kind, (size_t)(sep - kind));
-				k[sep - kind] = '\0';
-			}
-			const char *want = sep + 1;
-			static const char *const lists[][2] = {
-			    {"feature", "features"},     {"screen", "screens"},    {"test-suite", "testSuites"},
-			    {"testSuite", "testSuites"}, {"features", "features"}, {"screens", "screens"}};
-			for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]) && !doc; i++) {
-				if (strcmp(lists[i][0], k) != 0)
-					continue;
-				size_t j;
-				json_t *e;
-				json_array_foreach(json_object_get(map, lists[i][1]), j, e)
-				{
-					const char *eid = json_string_value(json_object_get(e, "id"));
-					if (eid && !strcmp(eid, want)) {
-						doc = e;
-						break;
-					}
-				}
-			}
-		}
-		if (!doc) {
-			json_decref(map);
-			not_found(s, req->id, uri, "no app-map entry of that kind and id");
+		/* app-map/{kind}/{id}: one feature, screen or test-suite entry */
+		const char *k = slash + 9;
+		const char *sep = strchr(k, '/');
+		kind = sep ? pct_decode(k, (size_t)(sep - k)) : NULL;
+		id = sep ? pct_decode(sep + 1, strlen(sep + 1)) : NULL;
+		if (!kind || !id || !*id || (strcmp(kind, "feature") && strcmp(kind, "screen") && strcmp(kind, "test-suite"))) {
+			free(kind);
+			free(id);
+			free(root);
+			not_found(s, req->id, uri, "the entry kind is feature, screen or test-suite, followed by its id");
 			return;
 		}
 	}
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(map);
-	json_t *result = json_pack("{s:[{s:s,s:s,s:s}]}", "contents", "uri", uri, "mimeType", "application/json",
-	                           "text", text ? text : "null");
-	free(text);
+	char *text = NULL;
+	sw_error *err = NULL;
+	int rc = sw_appmap_resource(s->ctx, root, kind, id, &text, &err);
+	free(kind);
+	free(id);
+	free(root);
+	if (rc != SW_OK) {
+		not_found(s, req->id, uri, err ? sw_error_message(err) : "out of memory");
+		sw_error_free(err);
+		return;
+	}
+	json_t *content = json_pack("{s:s,s:s}", "uri", uri, "mimeType", "application/json");
+	json_t *t = json_string(text);
+	json_object_set_new(content, "text", t ? t : json_string("[swipium: not valid UTF-8]"));
+	sw_free(text);
+	json_t *result = json_pack("{s:[o]}", "contents", content);
 	if (s->era == MCP_ERA_STATELESS) {
 		json_object_set_new(result, "resultType", json_string("complete"));
 		json_object_set_new(result, "ttlMs", json_integer(0));

@@ -45,6 +45,10 @@ extern const struct mcp_tool mcp_tool_qa_flow_repair;
 extern const struct mcp_tool mcp_tool_qa_issue_log;
 /* run */
 extern const struct mcp_tool mcp_tool_qa_report;
+/* app-map */
+extern const struct mcp_tool mcp_tool_qa_app_map_read;
+extern const struct mcp_tool mcp_tool_qa_app_map_query;
+extern const struct mcp_tool mcp_tool_qa_app_map_update;
 
 #ifdef MCP_TEST_TOOLS
 /* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
@@ -93,6 +97,10 @@ const struct mcp_tool *const mcp_tools[] = {
 	/* run */
 	&mcp_tool_qa_smoke,
 	&mcp_tool_qa_report,
+	/* app-map */
+	&mcp_tool_qa_app_map_read,
+	&mcp_tool_qa_app_map_query,
+	&mcp_tool_qa_app_map_update,
 	/* flows */
 	&mcp_tool_qa_flow_check,
 	&mcp_tool_qa_flow_run,

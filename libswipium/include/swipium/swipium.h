@@ -26,5 +26,6 @@
 #include <swipium/appscan.h>
 #include <swipium/ios.h>
 #include <swipium/build.h>
+#include <swipium/appmap.h>
 
 #endif
