@@ -43,6 +43,9 @@ extern const struct mcp_tool mcp_tool_qa_flow_repair;
 extern const struct mcp_tool mcp_tool_qa_issue_log;
 /* run */
 extern const struct mcp_tool mcp_tool_qa_report;
+extern const struct mcp_tool mcp_tool_qa_explore;
+/* first-run */
+extern const struct mcp_tool mcp_tool_qa_first_run;
 
 #ifdef MCP_TEST_TOOLS
 /* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
@@ -88,6 +91,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_wait,
 	/* run */
 	&mcp_tool_qa_smoke,
+	&mcp_tool_qa_explore,
 	&mcp_tool_qa_report,
 	/* flows */
 	&mcp_tool_qa_flow_check,
@@ -95,6 +99,8 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_flow_repair,
 	/* issues */
 	&mcp_tool_qa_issue_log,
+	/* first-run */
+	&mcp_tool_qa_first_run,
 #ifdef MCP_TEST_TOOLS
 	&mcp_tool_qa_consent_probe,
 	&mcp_tool_qa_job_probe,

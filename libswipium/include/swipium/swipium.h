@@ -24,5 +24,6 @@
 #include <swipium/health.h>
 #include <swipium/artifacts.h>
 #include <swipium/appscan.h>
+#include <swipium/explore.h>
 
 #endif
