@@ -49,6 +49,9 @@ extern const struct mcp_tool mcp_tool_qa_report;
 extern const struct mcp_tool mcp_tool_qa_app_map_read;
 extern const struct mcp_tool mcp_tool_qa_app_map_query;
 extern const struct mcp_tool mcp_tool_qa_app_map_update;
+extern const struct mcp_tool mcp_tool_qa_explore;
+/* first-run */
+extern const struct mcp_tool mcp_tool_qa_first_run;
 
 #ifdef MCP_TEST_TOOLS
 /* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
@@ -96,6 +99,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_wait,
 	/* run */
 	&mcp_tool_qa_smoke,
+	&mcp_tool_qa_explore,
 	&mcp_tool_qa_report,
 	/* app-map */
 	&mcp_tool_qa_app_map_read,
@@ -107,6 +111,8 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_flow_repair,
 	/* issues */
 	&mcp_tool_qa_issue_log,
+	/* first-run */
+	&mcp_tool_qa_first_run,
 #ifdef MCP_TEST_TOOLS
 	&mcp_tool_qa_consent_probe,
 	&mcp_tool_qa_job_probe,

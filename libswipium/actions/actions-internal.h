@@ -29,5 +29,7 @@ void sw__drive_own_device(sw_drive *d, sw_device *dev);
  * may change.
  */
 void sw__drive_trust_settled(sw_drive *d, bool on);
+/* The raw hierarchy the current snapshot was made from (the autopilot reads descendants' text), or NULL. */
+const char *sw__drive_last_xml(const sw_drive *d, size_t *len);
 
 #endif

@@ -1429,6 +1429,13 @@ void sw__drive_own_device(sw_drive *d, sw_device *dev)
 		d->owned_dev = dev;
 }
 
+const char *sw__drive_last_xml(const sw_drive *d, size_t *len)
+{
+	if (len)
+		*len = d ? d->last_len : 0;
+	return d ? d->last_xml : NULL;
+}
+
 sw_device *sw__drive_dev(const sw_drive *d)
 {
 	return d ? d->dev : NULL;

@@ -368,11 +368,15 @@ static void write_file_or_out(struct vd_cmd *c, const char *path, const char *da
 		vd_fs_put(&c->d->fs, path, data, len, 0100660, (uint32_t)time(NULL));
 }
 
-static void huge_nodes(struct vd_buf *xml, long n)
+static void huge_nodes(struct vd_buf *xml, long n, bool below)
 {
-	/* Insert n plain nodes just before the closing </hierarchy>. */
+	/* Insert n plain nodes just before the closing </hierarchy> (drawn over the app), or right after the opening
+	 * <hierarchy> tag (@below: a window under the app's). */
 	const char *close = "</hierarchy>";
 	char *at = xml->data ? strstr(xml->data, close) : NULL;
+	const char *open = below && xml->data ? strstr(xml->data, "<hierarchy") : NULL;
+	if (open && strchr(open, '>'))
+		at = strchr(open, '>') + 1;
 	if (!at)
 		return;
 	struct vd_buf tail = {0};
@@ -463,8 +467,8 @@ static int c_uiautomator(struct vd_cmd *c)
 		} else {
 			vd_app_dump_xml(c->d->app, c->d, &xml);
 		}
-		if (mode == VD_DUMP_HUGE)
-			huge_nodes(&xml, c->d->opt.huge_nodes);
+		if (mode == VD_DUMP_HUGE || mode == VD_DUMP_HUGE_BELOW)
+			huge_nodes(&xml, c->d->opt.huge_nodes, mode == VD_DUMP_HUGE_BELOW);
 		if (c->d->animating)
 			animate(c->d, &xml);
 	}

@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	      "  --ready-fd FD          write \"<adb port> <serial>\\n\" to FD once listening, then close it\n"
 	      "  --physical             look like real hardware (no ro.kernel.qemu, ro.hardware=qcom)\n"
 	      "  --disconnect-after N   drop the adb connection instead of serving command N+1\n"
-	      "  --dump MODE            uiautomator dump: normal, garbage, empty, fail, huge\n"
+	      "  --dump MODE            uiautomator dump: normal, garbage, empty, fail, huge, huge_below\n"
 	      "  --huge-nodes N         extra nodes for --dump huge (default 5000)\n"
 	      "  --dump-count N         only the first N dumps use --dump's mode, then dumps are normal\n"
 	      "  --sticky-keyboard      BACK and ESCAPE do not hide the soft keyboard\n"
@@ -189,9 +189,9 @@ static void write_ready(struct vd_device *d, int ready_fd, const char *serial_fi
 
 bool vd_dump_mode_parse(const char *s, enum vd_dump_mode *mode)
 {
-	static const char *const names[] = {"normal", "garbage", "empty", "huge", "fail"};
+	static const char *const names[] = {"normal", "garbage", "empty", "huge", "fail", "huge_below"};
 	static const enum vd_dump_mode modes[] = {VD_DUMP_NORMAL, VD_DUMP_GARBAGE, VD_DUMP_EMPTY, VD_DUMP_HUGE,
-	                                          VD_DUMP_FAIL};
+	                                          VD_DUMP_FAIL, VD_DUMP_HUGE_BELOW};
 	for (size_t i = 0; i < VD_ARRAY_SIZE(names); i++)
 		if (strcmp(s, names[i]) == 0) {
 			*mode = modes[i];
@@ -421,7 +421,7 @@ int main(int argc, char **argv)
 		case 'v': vd_verbose = true; break;
 		case 'd':
 			if (!vd_dump_mode_parse(optarg, &o->dump_mode)) {
-				fprintf(stderr, "vdevice: --dump must be normal, garbage, empty, fail or huge\n");
+				fprintf(stderr, "vdevice: --dump must be normal, garbage, empty, fail, huge or huge_below\n");
 				return 2;
 			}
 			break;

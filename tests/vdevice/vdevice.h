@@ -55,6 +55,7 @@ enum vd_dump_mode {
 	VD_DUMP_GARBAGE, /* uiautomator dump writes bytes that are not XML */
 	VD_DUMP_EMPTY,   /* uiautomator dump writes an empty file */
 	VD_DUMP_HUGE,    /* uiautomator dump adds thousands of extra nodes */
+	VD_DUMP_HUGE_BELOW, /* the same nodes, in a window under the app's (a huge screen, nothing drawn over it) */
 	VD_DUMP_FAIL,    /* uiautomator dump fails like on an idle-timeout ("could not get idle state") */
 };
 

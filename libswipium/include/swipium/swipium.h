@@ -27,5 +27,6 @@
 #include <swipium/ios.h>
 #include <swipium/build.h>
 #include <swipium/appmap.h>
+#include <swipium/explore.h>
 
 #endif

@@ -1,0 +1,54 @@
+/* autopilot-internal.h: what the autopilot's files share (explore, first run, risk); never installed. */
+#ifndef SW_AUTOPILOT_INTERNAL_H
+#define SW_AUTOPILOT_INTERNAL_H
+
+#include "sw-internal.h"
+#include <swipium/actions.h>
+#include <swipium/explore.h>
+
+/* One control of a screen as the explorer reads it. */
+typedef struct ap_control {
+	unsigned ref;
+	size_t order;
+	int b[4];
+	char *name;      /* what a person reads: own text or description, else the descendants' text (capped) */
+	char *risk_text; /* every text of the control and its subtree (what the risk is read from) */
+	char *res_id, *cls, *role;
+	const char *risk;  /* safe | unknown | destructive */
+	const char *klass; /* high-impact class or NULL */
+	char *loc_strategy, *loc_value;
+	int durable; /* 2 id, 1 text, 0 ref */
+	double rank;
+	bool edit, secure, foreign;
+	char sig[24]; /* candidate signature "c:<hex>" */
+} ap_control;
+
+/* One screen: its controls ranked best first. */
+typedef struct ap_screen {
+	char sig[24]; /* "s:<hex>" */
+	char *title;
+	char *pkg;
+	char *all_text; /* every text and description on screen, capped (classification) */
+	ap_control *c;
+	size_t n;
+	size_t left_out; /* controls over the cap */
+	size_t node_count;
+	int height;
+	bool login_wall, otp, permission_prompt;
+} ap_screen;
+
+/* Reads the drive's current snapshot (screen.c). */
+int ap_screen_read(sw_drive *d, const char *app_id, ap_screen *v, sw_error **err);
+void ap_screen_free(ap_screen *v);
+
+/* Opens a drive of its own on the session's device, with the session's hooks attached (explore.c). */
+int ap_drive_open(sw_ctx *ctx, sw_session *s, sw_drive **out, sw_error **err);
+void ap_drive_close(sw_drive *d);
+
+/* Redacts @text with the session's secrets (transfer full; a copy when nothing is registered). */
+char *ap_redact(sw_session *s, const char *text);
+
+/* Session fixtures / policy: "test", "staging", "production", or "unknown" (firstrun.c). */
+const char *ap_environment(sw_session *s, const char *policy_path, bool *disposable, json_t *evidence);
+
+#endif

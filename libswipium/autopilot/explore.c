@@ -1,0 +1,1301 @@
+/*
+ * explore.c: qa_explore's crawl. A depth-first walk of the app's screens: on each screen the best ranked
+ * control not tried yet that the safe mode allows is tapped, the outcome is read from the screen the tap
+ * settled on (and the health check after it: logcat and screen), and when nothing is left the explorer goes
+ * back. Crashes and ANRs are findings whose edge is marked; the app is relaunched (at most three times). A
+ * login wall ends the crawl with a credentials question (stopOnAuth) without anything typed or touched there.
+ * The screen graph is written in the shared format (<session dir>/explore/<jobId>/graph.json + graph.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "actions-internal.h"
+#include "autopilot-internal.h"
+#include <swipium/driver.h>
+#include <swipium/redact.h>
+#include <swipium/util.h>
+
+#define MAX_RELAUNCHES 3
+#define CLAMP_ACTIONS 500
+#define CLAMP_SCREENS 200
+#define CLAMP_DEPTH 20
+#define CLAMP_DURATION_MS 3600000L
+
+/* ---- options --------------------------------------------------------------------------------------- */
+
+typedef struct ex_opts {
+	const char *goal, *strategy, *safe_mode;
+	long depth, max_actions, max_screens, max_ms;
+	const json_t *candidate;
+	bool confirm_high, generate_suite, include_text, stop_on_auth, account_cycle, allow_generated;
+	json_t *notes; /* clamping notes */
+} ex_opts;
+
+static const sw__opt explore_opts[] = {
+    {"goal", SW__OPT_STRING, false},          {"depth", SW__OPT_NUMBER, false},
+    {"maxActions", SW__OPT_NUMBER, false},    {"maxScreens", SW__OPT_NUMBER, false},
+    {"maxDurationMs", SW__OPT_NUMBER, false}, {"strategy", SW__OPT_STRING, false},
+    {"safeMode", SW__OPT_STRING, false},      {"destructiveCandidate", SW__OPT_OBJECT, false},
+    {"confirmHighImpact", SW__OPT_BOOL, false}, {"generateSuite", SW__OPT_BOOL, false},
+    {"includeTextEntry", SW__OPT_BOOL, false}, {"stopOnAuth", SW__OPT_BOOL, false},
+    {"accountCycle", SW__OPT_BOOL, false},    {"allowGeneratedData", SW__OPT_BOOL, false},
+    {NULL}};
+
+#define bad(err, fmt, what) sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, fmt, what)
+
+static const char *str0(const char *s)
+{
+	return s ? s : "";
+}
+
+/* A whole number >= @min; larger than @clamp is clamped with a note. */
+static int whole(const json_t *o, const char *key, long def, long min, long clamp, long *out, json_t *notes,
+                 sw_error **err)
+{
+	json_t *v = json_object_get(o, key);
+	*out = def;
+	if (!v)
+		return SW_OK;
+	double d = json_number_value(v);
+	if (!json_is_number(v) || d != (double)(long long)d || d < (double)min)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s must be a whole number, %ld or more",
+		                     key, min);
+	if (d > (double)clamp) {
+		char *n = sw__asprintf("%s was clamped to %ld", key, clamp);
+		if (n)
+			json_array_append_new(notes, json_string(n));
+		free(n);
+		d = (double)clamp;
+	}
+	*out = (long)d;
+	return SW_OK;
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (size_t i = 0; s && set[i]; i++)
+		if (!strcmp(s, set[i]))
+			return true;
+	return false;
+}
+
+static int parse_opts(const json_t *a, ex_opts *o, sw_error **err)
+{
+	memset(o, 0, sizeof(*o));
+	o->notes = json_array();
+	int rc = sw__options_check(a, explore_opts, "qa_explore arguments", err);
+	if (rc < 0)
+		return rc;
+	if ((rc = whole(a, "depth", 3, 0, CLAMP_DEPTH, &o->depth, o->notes, err)) < 0 ||
+	    (rc = whole(a, "maxActions", 20, 0, CLAMP_ACTIONS, &o->max_actions, o->notes, err)) < 0 ||
+	    (rc = whole(a, "maxScreens", 12, 1, CLAMP_SCREENS, &o->max_screens, o->notes, err)) < 0 ||
+	    (rc = whole(a, "maxDurationMs", 360000, 0, CLAMP_DURATION_MS, &o->max_ms, o->notes, err)) < 0)
+		return rc;
+	o->goal = json_string_value(json_object_get(a, "goal"));
+	o->strategy = json_string_value(json_object_get(a, "strategy"));
+	static const char *const strategies[] = {"crawl", "task_planner", "hybrid", NULL};
+	if (!o->strategy)
+		o->strategy = "crawl";
+	if (!one_of(o->strategy, strategies))
+		return bad(err, "strategy must be crawl, task_planner or hybrid (got %s)", o->strategy);
+	static const char *const modes[] = {"strict", "balanced", "dry_run_destructive",
+	                                    "approved_destructive_candidate", "approved_destructive", NULL};
+	o->safe_mode = json_string_value(json_object_get(a, "safeMode"));
+	if (!o->safe_mode)
+		o->safe_mode = "strict";
+	if (!one_of(o->safe_mode, modes))
+		return bad(err,
+		           "safeMode must be strict, balanced, dry_run_destructive, approved_destructive_candidate or "
+		           "approved_destructive (got %s)",
+		           o->safe_mode);
+	o->candidate = json_object_get(a, "destructiveCandidate");
+	o->confirm_high = json_is_true(json_object_get(a, "confirmHighImpact"));
+	o->generate_suite = json_is_true(json_object_get(a, "generateSuite"));
+	o->include_text = json_is_true(json_object_get(a, "includeTextEntry"));
+	o->stop_on_auth = !json_is_false(json_object_get(a, "stopOnAuth"));
+	o->account_cycle = json_is_true(json_object_get(a, "accountCycle"));
+	o->allow_generated = json_is_true(json_object_get(a, "allowGeneratedData"));
+	if (o->candidate) {
+		if (!json_is_string(json_object_get(o->candidate, "screenSignature")) ||
+		    !json_is_string(json_object_get(o->candidate, "candidateSignature")))
+			return bad(err, "%s needs screenSignature and candidateSignature (strings from a dry run)",
+			           "destructiveCandidate");
+	}
+	return SW_OK;
+}
+
+/* ---- session state: the dry runs' candidates --------------------------------------------------------- */
+
+static json_t *state_get(sw_session *s, const char *key)
+{
+	json_t *v = NULL;
+	if (sw__session_get(s, key, &v, NULL) < 0)
+		return NULL;
+	return v;
+}
+
+/* The candidate of a dry run of this session matching @cand (borrowed result inside *@hold), or NULL. */
+static json_t *find_candidate(sw_session *s, const json_t *cand, json_t **hold)
+{
+	*hold = state_get(s, "exploration");
+	json_t *list = json_object_get(*hold, "destructiveCandidates");
+	size_t i;
+	json_t *c;
+	const char *ss = json_string_value(json_object_get(cand, "screenSignature"));
+	const char *cs = json_string_value(json_object_get(cand, "candidateSignature"));
+	json_array_foreach(list, i, c)
+	{
+		if (ss && cs && !strcmp(ss, str0(json_string_value(json_object_get(c, "screenSignature")))) &&
+		    !strcmp(cs, str0(json_string_value(json_object_get(c, "candidateSignature")))))
+			return c;
+	}
+	return NULL;
+}
+
+/* Disposable state: a session fixture with disposable:true or environment "test". */
+static bool disposable_state(sw_session *s)
+{
+	json_t *fx = state_get(s, "fixtures");
+	size_t i;
+	json_t *f;
+	bool ok = false;
+	json_array_foreach(fx, i, f)
+	{
+		const char *env = json_string_value(json_object_get(f, "environment"));
+		if (json_is_true(json_object_get(f, "disposable")) || (env && !strcmp(env, "test")))
+			ok = true;
+	}
+	json_decref(fx);
+	return ok;
+}
+
+static int check_parsed(sw_session *s, ex_opts *o, json_t **consent, sw_error **err)
+{
+	*consent = json_null();
+	if (!strcmp(o->safe_mode, "approved_destructive"))
+		return sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
+		                     "Run safeMode dry_run_destructive, then approve exactly one candidate with "
+		                     "safeMode approved_destructive_candidate.",
+		                     "safeMode approved_destructive is never run: destructive controls are approved one at a "
+		                     "time, from a dry run.");
+	if (strcmp(o->safe_mode, "approved_destructive_candidate") != 0) {
+		if (o->candidate)
+			return bad(err, "%s is only read with safeMode approved_destructive_candidate",
+			           "destructiveCandidate");
+		return SW_OK;
+	}
+	if (!o->candidate)
+		return sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
+		                     "Run qa_explore with safeMode dry_run_destructive and pass one of its "
+		                     "destructiveCandidates[] as destructiveCandidate.",
+		                     "safeMode approved_destructive_candidate needs the exact candidate a dry run returned.");
+	json_t *hold = NULL;
+	json_t *found = find_candidate(s, o->candidate, &hold);
+	if (!found) {
+		json_decref(hold);
+		return sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
+		                     "Pass a candidate exactly as a dry run of this session returned it (screenSignature and "
+		                     "candidateSignature).",
+		                     "No dry run of this session returned that destructive candidate.");
+	}
+	const char *klass = json_string_value(json_object_get(found, "riskClass"));
+	bool high = klass && strcmp(klass, "destructive") != 0;
+	if (!disposable_state(s)) {
+		json_decref(hold);
+		return sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
+		                     "Declare a fixture with disposable:true (or environment \"test\") in the session "
+		                     "(qa_start_session fixtures or .swipium/fixtures.json).",
+		                     "A destructive control is only touched on disposable state, and this session has none.");
+	}
+	if (high && !o->confirm_high) {
+		char *msg = sw__asprintf("The candidate is high impact (%s): confirmHighImpact:true is required.", klass);
+		json_decref(hold);
+		int rc = sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
+		                       "Call again with confirmHighImpact:true once you are sure this control may be touched "
+		                       "once.",
+		                       "%s", msg ? msg : "high impact candidate");
+		free(msg);
+		return rc;
+	}
+	char *explain = sw__asprintf("Tap \"%s\" (%s, %s) once on screen %s of the app, with disposable test data. Nothing "
+	                             "else destructive is touched.",
+	                             str0(json_string_value(json_object_get(found, "label"))),
+	                             klass ? klass : "destructive",
+	                             str0(json_string_value(json_object_get(json_object_get(found, "locator"), "value"))),
+	                             str0(json_string_value(json_object_get(found, "screenSignature"))));
+	json_t *affects = json_pack("{s:O?,s:O?,s:O?,s:O?,s:O?}", "screenSignature",
+	                            json_object_get(found, "screenSignature"), "candidateSignature",
+	                            json_object_get(found, "candidateSignature"), "label", json_object_get(found, "label"),
+	                            "locator", json_object_get(found, "locator"), "riskClass",
+	                            json_object_get(found, "riskClass"));
+	json_decref(*consent);
+	*consent = json_pack("{s:s,s:s,s:s,s:o}", "action", "destructive_ui_candidate", "risk", "high", "explain",
+	                     explain ? explain : "", "affects", affects ? affects : json_object());
+	free(explain);
+	json_decref(hold);
+	return *consent ? SW_OK : sw__error_nomem(err);
+}
+
+SW_API int sw_explore_check(sw_session *s, const char *args_json, char **consent_json, sw_error **err)
+{
+	if (!s || !consent_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "session and consent_json are required");
+	*consent_json = NULL;
+	json_t *a = NULL;
+	int rc = sw__options_load(args_json, explore_opts, "qa_explore arguments", &a, err);
+	if (rc < 0)
+		return rc;
+	ex_opts o;
+	json_t *consent = NULL;
+	rc = parse_opts(a, &o, err);
+	if (rc == SW_OK)
+		rc = check_parsed(s, &o, &consent, err);
+	json_decref(o.notes);
+	json_decref(a);
+	if (rc < 0) {
+		json_decref(consent);
+		return rc;
+	}
+	*consent_json = json_dumps(consent, JSON_COMPACT | JSON_ENCODE_ANY);
+	json_decref(consent);
+	return *consent_json ? SW_OK : sw__error_nomem(err);
+}
+
+/* ---- the drive ------------------------------------------------------------------------------------------ */
+
+char *ap_redact(sw_session *s, const char *text)
+{
+	sw_redactor *r = s ? sw_session_redactor(s) : NULL;
+	char *out = NULL;
+	if (r && sw_redactor_count(r) > 0 && sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) == SW_OK)
+		return out;
+	return sw__strdup(text);
+}
+
+static char *hook_redact(const char *text, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (!r || sw_redactor_count(r) == 0)
+		return NULL;
+	char *out = NULL;
+	if (sw_redactor_redact_text(r, text, strlen(text), &out, NULL, NULL, NULL) != SW_OK)
+		return NULL;
+	return out;
+}
+
+static void hook_secret(const char *value, void *ud)
+{
+	sw_redactor *r = sw_session_redactor(ud);
+	if (r)
+		sw_redactor_add_secret(r, value, NULL);
+}
+
+int ap_drive_open(sw_ctx *ctx, sw_session *s, sw_drive **out, sw_error **err)
+{
+	*out = NULL;
+	json_t *dev = state_get(s, "device");
+	const char *serial = json_string_value(json_object_get(dev, "serial"));
+	json_t *o = json_object();
+	if (serial)
+		json_object_set_new(o, "serial", json_string(serial));
+	char *oj = sw__json_compact(o);
+	json_decref(o);
+	json_decref(dev);
+	sw_device *d = NULL;
+	int rc = oj ? sw_device_open(ctx, sw_driver_android(), oj, &d, err) : sw__error_nomem(err);
+	free(oj);
+	if (rc < 0)
+		return rc;
+	sw_drive *drive = NULL;
+	if ((rc = sw_drive_new(d, &drive, err)) < 0) {
+		sw_device_free(d);
+		return rc;
+	}
+	sw__drive_own_device(drive, d);
+	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
+	sw_drive_set_hooks(drive, &hooks);
+	sw_drive_set_session(drive, ctx, s);
+	*out = drive;
+	return SW_OK;
+}
+
+void ap_drive_close(sw_drive *d)
+{
+	sw_drive_free(d);
+}
+
+/* ---- the graph ---------------------------------------------------------------------------------------- */
+
+typedef struct ex_node {
+	char sig[24];
+	char *title, *activity;
+	const char *health; /* ok | crash | anr | unchecked */
+	int visits;
+	long depth;
+	long parent; /* node index, -1 */
+	json_t *elements;
+	json_t *tried; /* {candidateSignature: true} */
+	const char *blocked; /* login_wall, otp, permission_prompt, or NULL */
+} ex_node;
+
+typedef struct ex_run {
+	sw_ctx *ctx;
+	sw_session *s;
+	sw_drive *d;
+	ex_opts o;
+	const char *app_id;
+	sw_abort_fn cancel;
+	void *cancel_ud;
+	ex_node *nodes;
+	size_t n_nodes, cap_nodes;
+	json_t *edges, *findings, *candidates, *skipped, *warnings;
+	long actions, relaunches, backs;
+	int64_t t0;
+	char started[SW_ISO_TIME_SIZE];
+	const char *stopped;
+	const char *state;
+	json_t *needs_input;
+	long cur;
+	bool approved_done;
+	char *approved_sig, *approved_screen;
+	char *last_activity;
+} ex_run;
+
+static bool cancelled(ex_run *r)
+{
+	return r->cancel && r->cancel(r->cancel_ud);
+}
+
+static json_t *locator_json(const ap_control *c)
+{
+	return json_pack("{s:s,s:s}", "strategy", c->loc_strategy, "value", c->loc_value);
+}
+
+static long node_find(ex_run *r, const char *sig)
+{
+	for (size_t i = 0; i < r->n_nodes; i++)
+		if (!strcmp(r->nodes[i].sig, sig))
+			return (long)i;
+	return -1;
+}
+
+static long node_add(ex_run *r, const ap_screen *v, long depth, long parent)
+{
+	long at = node_find(r, v->sig);
+	if (at >= 0) {
+		r->nodes[at].visits++;
+		if (depth < r->nodes[at].depth)
+			r->nodes[at].depth = depth;
+		return at;
+	}
+	if (r->n_nodes == r->cap_nodes) {
+		size_t cap = r->cap_nodes ? r->cap_nodes * 2 : 16;
+		ex_node *nv = realloc(r->nodes, cap * sizeof(*nv));
+		if (!nv)
+			return -1;
+		r->nodes = nv;
+		r->cap_nodes = cap;
+	}
+	ex_node *n = &r->nodes[r->n_nodes];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->sig, sizeof(n->sig), "%s", v->sig);
+	n->title = sw__strdup(v->title ? v->title : "");
+	n->activity = sw__strdup(r->last_activity ? r->last_activity : "");
+	n->health = "ok";
+	n->visits = 1;
+	n->depth = depth;
+	n->parent = parent;
+	n->elements = json_array();
+	n->tried = json_object();
+	for (size_t i = 0; i < v->n; i++) {
+		const ap_control *c = &v->c[i];
+		json_t *el = json_pack("{s:s,s:s,s:s,s:o,s:s,s:s*}", "label", c->name, "role", c->edit ? "text-field" : c->role,
+		                       "id", c->res_id, "locator", locator_json(c), "risk", c->risk, "riskClass", c->klass);
+		if (el)
+			json_object_set_new(el, "candidateSignature", json_string(c->sig));
+		json_array_append_new(n->elements, el);
+	}
+	if (v->login_wall)
+		n->blocked = "login_wall";
+	else if (v->otp)
+		n->blocked = "otp";
+	else if (v->permission_prompt)
+		n->blocked = "permission_prompt";
+	return (long)r->n_nodes++;
+}
+
+static void edge_add(ex_run *r, long from, long to, const char *kind, const ap_control *c, const char *outcome,
+                     json_t *evidence)
+{
+	json_t *action = json_pack("{s:s}", "kind", kind);
+	if (c) {
+		json_object_set_new(action, "label", json_string(c->name));
+		json_object_set_new(action, "locator", locator_json(c));
+		json_object_set_new(action, "candidateSignature", json_string(c->sig));
+	}
+	json_t *e = json_pack("{s:s,s:s?,s:o,s:s,s:o}", "from", r->nodes[from].sig, "to", to >= 0 ? r->nodes[to].sig : NULL,
+	                      "action", action, "outcome", outcome, "evidence", evidence ? evidence : json_array());
+	json_array_append_new(r->edges, e);
+}
+
+/* The graph as JSON text (redacted by the caller). */
+static json_t *graph_json(ex_run *r, const char *job_id)
+{
+	json_t *nodes = json_array();
+	for (size_t i = 0; i < r->n_nodes; i++) {
+		ex_node *n = &r->nodes[i];
+		json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:O}", "signature", n->sig, "title", n->title, "activity",
+		                      n->activity, "health", n->health, "visits", n->visits, "depth", (int)n->depth,
+		                      "elements", n->elements);
+		if (o && n->blocked)
+			json_object_set_new(o, "blocked", json_string(n->blocked));
+		json_array_append_new(nodes, o);
+	}
+	char fin[SW_ISO_TIME_SIZE];
+	sw_iso_time(sw_wall_ms(), fin);
+	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:O}", "schemaVersion", 1, "jobId", job_id, "sessionId",
+	                 sw_session_id(r->s), "appId", r->app_id ? r->app_id : "", "startedAt", r->started, "finishedAt",
+	                 fin, "stoppedReason", r->stopped ? r->stopped : "completed", "nodes", nodes, "edges", r->edges);
+}
+
+static void md_cell(sw_buf *b, const char *s)
+{
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (*p == '|')
+			sw__buf_puts(b, "\\|");
+		else if (*p == '\n' || *p == '\r')
+			sw__buf_putc(b, ' ');
+		else
+			sw__buf_putc(b, *p);
+	}
+}
+
+static char *graph_markdown(ex_run *r, const char *job_id)
+{
+	sw_buf b = {0};
+	sw__buf_printf(&b, "# Screen graph of %s\n\nJob %s, stopped: %s. %zu screens, %zu transitions, %ld actions.\n\n",
+	               r->app_id ? r->app_id : "the app", job_id, r->stopped ? r->stopped : "completed", r->n_nodes,
+	               json_array_size(r->edges), r->actions);
+	sw__buf_puts(&b, "## Screens\n\n| Signature | Title | Activity | Health | Depth | Controls |\n|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->n_nodes; i++) {
+		ex_node *n = &r->nodes[i];
+		sw__buf_printf(&b, "| %s | ", n->sig);
+		md_cell(&b, n->title);
+		sw__buf_puts(&b, " | ");
+		md_cell(&b, n->activity);
+		sw__buf_printf(&b, " | %s%s%s | %ld | ", n->health, n->blocked ? ", blocked: " : "",
+		               n->blocked ? n->blocked : "", n->depth);
+		size_t k;
+		json_t *el;
+		json_array_foreach(n->elements, k, el)
+		{
+			if (k)
+				sw__buf_puts(&b, "; ");
+			md_cell(&b, json_string_value(json_object_get(el, "label")));
+			sw__buf_printf(&b, " (%s)", json_string_value(json_object_get(el, "risk")));
+		}
+		sw__buf_puts(&b, " |\n");
+	}
+	sw__buf_puts(&b, "\n## Transitions\n\n| From | Action | To | Outcome |\n|---|---|---|---|\n");
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->edges, i, e)
+	{
+		json_t *a = json_object_get(e, "action");
+		sw__buf_printf(&b, "| %s | %s ", json_string_value(json_object_get(e, "from")),
+		               json_string_value(json_object_get(a, "kind")));
+		md_cell(&b, json_string_value(json_object_get(a, "label")));
+		sw__buf_printf(&b, " | %s | %s |\n", (json_string_value(json_object_get(e, "to")) ? json_string_value(json_object_get(e, "to")) : "-"),
+		               json_string_value(json_object_get(e, "outcome")));
+	}
+	return sw__buf_steal(&b, NULL);
+}
+
+/* Writes graph.json and graph.md (redacted, atomically) and saves the JSON as an artifact; returns its uri. */
+static char *write_graph(ex_run *r, const char *job_id, char **md_uri, json_t *warnings)
+{
+	*md_uri = NULL;
+	json_t *g = graph_json(r, job_id);
+	char *text = g ? sw__json_pretty(g) : NULL;
+	json_decref(g);
+	char *md = graph_markdown(r, job_id);
+	char *rtext = text ? ap_redact(r->s, text) : NULL, *rmd = md ? ap_redact(r->s, md) : NULL;
+	free(text);
+	free(md);
+	char *uri = NULL;
+	if (!rtext || !rmd) {
+		json_array_append_new(warnings, json_string("the graph could not be built (out of memory)"));
+		goto out;
+	}
+	char *dir = sw__asprintf("%s/explore/%s", sw_session_dir(r->s), job_id);
+	sw_error *e = NULL;
+	if (!dir || sw__mkdirs(dir, 0700, &e) < 0) {
+		json_array_append_new(warnings, json_string("the explore folder could not be created"));
+		sw_error_free(e);
+		free(dir);
+		goto out;
+	}
+	char *pj = sw__asprintf("%s/graph.json", dir), *pm = sw__asprintf("%s/graph.md", dir);
+	if (!pj || !pm || sw_file_write_atomic(pj, rtext, strlen(rtext), 0, &e) < 0 ||
+	    sw_file_write_atomic(pm, rmd, strlen(rmd), 0, &e) < 0) {
+		json_array_append_new(warnings, json_string(e ? sw_error_message(e) : "the graph could not be written"));
+		sw_error_free(e);
+		e = NULL;
+	}
+	free(pj);
+	free(pm);
+	free(dir);
+	char *name = sw__asprintf("graph-%s.json", job_id), *mname = sw__asprintf("graph-%s.md", job_id);
+	char *meta = NULL;
+	if (name && sw_artifact_save(r->s, "explore", name, "application/json", rtext, strlen(rtext), "qa_explore screen graph",
+	                             &meta, &e) == SW_OK) {
+		json_t *m = json_loads(meta, 0, NULL);
+		uri = sw__strdup(json_string_value(json_object_get(m, "uri")));
+		json_decref(m);
+	}
+	sw_free(meta);
+	meta = NULL;
+	sw_error_free(e);
+	e = NULL;
+	if (mname && sw_artifact_save(r->s, "explore", mname, "text/markdown", rmd, strlen(rmd), "qa_explore screen graph",
+	                              &meta, &e) == SW_OK) {
+		json_t *m = json_loads(meta, 0, NULL);
+		*md_uri = sw__strdup(json_string_value(json_object_get(m, "uri")));
+		json_decref(m);
+	}
+	sw_free(meta);
+	sw_error_free(e);
+	free(name);
+	free(mname);
+out:
+	free(rtext);
+	free(rmd);
+	return uri;
+}
+
+/* ---- device steps --------------------------------------------------------------------------------------- */
+
+/* The foreground activity, read once (at the start and after a relaunch). */
+static void read_activity(ex_run *r)
+{
+	char *fg = NULL;
+	if (sw_device_foreground(sw_drive_device(r->d), &fg, NULL) == SW_OK) {
+		json_t *j = json_loads(fg, 0, NULL);
+		const char *a = json_string_value(json_object_get(j, "activity"));
+		free(r->last_activity);
+		r->last_activity = sw__strdup(a ? a : "");
+		json_decref(j);
+	}
+	sw_free(fg);
+}
+
+static void activity_from(ex_run *r, json_t *act)
+{
+	const char *a = json_string_value(json_object_get(json_object_get(json_object_get(act, "health"), "foreground"),
+	                                                  "activity"));
+	if (a) {
+		free(r->last_activity);
+		r->last_activity = sw__strdup(a);
+	}
+}
+
+/* A fresh look at the screen (never the dump the last action settled on: a launch happened since). */
+static int snapshot(ex_run *r, ap_screen *v, sw_error **err)
+{
+	json_t *res = NULL;
+	sw__drive_trust_settled(r->d, false);
+	int rc = sw__drive_snapshot(r->d, NULL, &res, err);
+	sw__drive_trust_settled(r->d, true);
+	json_decref(res);
+	if (rc < 0)
+		return rc;
+	return ap_screen_read(r->d, r->app_id, v, err);
+}
+
+/* One qa_act through the drive (recorded in the session's recordedActions, health checked after it). */
+static int act(ex_run *r, json_t *args, json_t **res, sw_error **err)
+{
+	*res = NULL;
+	char *aj = sw__json_compact(args);
+	char *out = NULL;
+	int rc = aj ? sw_drive_act(r->d, aj, &out, err) : sw__error_nomem(err);
+	free(aj);
+	if (rc < 0)
+		return rc;
+	*res = json_loads(out, 0, NULL);
+	sw_free(out);
+	activity_from(r, *res);
+	return SW_OK;
+}
+
+/* Force-stops (after a crash or ANR, or to leave a prompt) and launches the app again. */
+static int relaunch(ex_run *r, bool force_stop, sw_error **err)
+{
+	if (!r->app_id || !*r->app_id)
+		return sw__error_set(err, SW_ENOTFOUND, "APP_LAUNCH_FAILED", NULL,
+		                     "the app cannot be relaunched: the session has no appId");
+	r->relaunches++;
+	sw_device *dev = sw_drive_device(r->d);
+	if (force_stop && !cancelled(r)) {
+		sw_error *e = NULL;
+		if (sw_device_force_stop(dev, r->app_id, &e) < 0)
+			sw_error_free(e);
+	}
+	if (cancelled(r))
+		return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_explore was cancelled");
+	int rc = sw_device_launch(dev, r->app_id, err);
+	if (rc == SW_OK)
+		read_activity(r);
+	return rc;
+}
+
+static const char *crash_kind(json_t *act_res)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(json_object_get(act_res, "health"), "findings"), i, f)
+	{
+		const char *k = json_string_value(json_object_get(f, "kind"));
+		if (k && !strcmp(k, "anr"))
+			return "anr";
+		if (k && !strcmp(k, "native_crash"))
+			return "crash";
+	}
+	return NULL;
+}
+
+/* Saves the health findings of a crash as evidence; returns [uri] (or []). */
+static json_t *save_evidence(ex_run *r, json_t *act_res, const char *kind)
+{
+	json_t *ev = json_array();
+	json_t *h = json_object_get(act_res, "health");
+	char *text = h ? sw__json_pretty(json_object_get(h, "findings")) : NULL;
+	if (!text)
+		return ev;
+	char *name = NULL, *meta = NULL;
+	if (sw_artifact_next_name(r->s, "explore", kind, ".json", &name, NULL) == SW_OK &&
+	    sw_artifact_save(r->s, "explore", name, "application/json", text, strlen(text),
+	                     "qa_explore health evidence (logcat and screen)", &meta, NULL) == SW_OK) {
+		json_t *m = json_loads(meta, 0, NULL);
+		if (json_string_value(json_object_get(m, "uri")))
+			json_array_append(ev, json_object_get(m, "uri"));
+		json_decref(m);
+	}
+	sw_free(name);
+	sw_free(meta);
+	free(text);
+	return ev;
+}
+
+/* May the safe mode touch @c here? */
+static bool allowed(ex_run *r, const ex_node *n, const ap_control *c)
+{
+	if (c->foreign)
+		return false;
+	if (c->edit)
+		return false; /* text entry is handled apart (includeTextEntry) */
+	if (!strcmp(c->risk, "safe"))
+		return true;
+	if (!strcmp(c->risk, "unknown"))
+		return !strcmp(r->o.safe_mode, "balanced");
+	/* destructive: only the approved candidate, once, on its screen */
+	return r->approved_sig && !r->approved_done && !strcmp(c->sig, r->approved_sig) &&
+	       !strcmp(n->sig, r->approved_screen);
+}
+
+static void remember_candidates(ex_run *r, const ap_screen *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const ap_control *c = &v->c[i];
+		if (strcmp(c->risk, "destructive") != 0 || c->foreign)
+			continue;
+		bool seen = false;
+		size_t k;
+		json_t *o;
+		json_array_foreach(r->candidates, k, o)
+		{
+			if (!strcmp(json_string_value(json_object_get(o, "candidateSignature")), c->sig) &&
+			    !strcmp(json_string_value(json_object_get(o, "screenSignature")), v->sig))
+				seen = true;
+		}
+		if (!seen)
+			json_array_append_new(r->candidates,
+			                      json_pack("{s:s,s:s,s:s,s:o,s:s}", "screenSignature", v->sig, "candidateSignature",
+			                                c->sig, "label", c->name, "locator", locator_json(c), "riskClass",
+			                                c->klass ? c->klass : "destructive"));
+	}
+}
+
+static bool has_w(const char *hay, const char *needle)
+{
+	return hay && strcasestr(hay, needle) != NULL;
+}
+
+/* Text fields the explorer may fill: a value source (a ${SWIPIUM_*} input) or they are skipped, said so. */
+static const char *field_input(const ap_control *c)
+{
+	if (has_w(c->name, "password") || c->secure)
+		return "SWIPIUM_TEST_PASSWORD";
+	if (has_w(c->name, "email") || has_w(c->name, "e-mail"))
+		return "SWIPIUM_TEST_EMAIL";
+	if (has_w(c->name, "user"))
+		return "SWIPIUM_TEST_USERNAME";
+	if (has_w(c->name, "search"))
+		return "SWIPIUM_TEST_SEARCH";
+	if (has_w(c->name, "phone"))
+		return "SWIPIUM_TEST_PHONE";
+	return NULL;
+}
+
+static void note_fields(ex_run *r, const ex_node *n, const ap_screen *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const ap_control *c = &v->c[i];
+		if (!c->edit || json_object_get(n->tried, c->sig))
+			continue;
+		json_object_set_new(n->tried, c->sig, json_true());
+		const char *input = field_input(c);
+		const char *val = input ? getenv(input) : NULL;
+		const char *why = !r->o.include_text ? "includeTextEntry is false"
+		                  : !input           ? "no value source for this field"
+		                  : !val || !*val    ? "no value source: the input is not set"
+		                                     : NULL;
+		if (why || !r->o.include_text)
+			json_array_append_new(r->skipped, json_pack("{s:s,s:s,s:s,s:s*}", "screenSignature", v->sig, "field",
+			                                            c->name, "reason", why ? why : "skipped", "input", input));
+	}
+}
+
+/* ---- the crawl ------------------------------------------------------------------------------------------ */
+
+static bool limits_reached(ex_run *r)
+{
+	if (cancelled(r)) {
+		r->stopped = "cancelled";
+		return true;
+	}
+	if (r->actions >= r->o.max_actions) {
+		r->stopped = "max_actions";
+		return true;
+	}
+	if (sw_monotonic_ms() - r->t0 >= r->o.max_ms) {
+		r->stopped = "max_duration";
+		return true;
+	}
+	char *why = NULL;
+	if (sw_session_budget_exhausted(r->s, &why)) {
+		sw_free(why);
+		r->stopped = "budget";
+		return true;
+	}
+	sw_free(why);
+	return false;
+}
+
+/* After a device step: where are we now? Reads the screen and records the node. */
+static long arrive(ex_run *r, ap_screen *v, long depth, long parent)
+{
+	long at = node_add(r, v, depth, parent);
+	if (at >= 0 && !strcmp(r->o.safe_mode, "dry_run_destructive"))
+		remember_candidates(r, v);
+	if (at >= 0)
+		note_fields(r, &r->nodes[at], v);
+	return at;
+}
+
+static int crawl(ex_run *r, sw_error **err)
+{
+	ap_screen v;
+	int rc;
+	if (cancelled(r)) {
+		r->stopped = "cancelled";
+		return SW_OK;
+	}
+	if ((rc = snapshot(r, &v, err)) < 0)
+		return rc;
+	read_activity(r);
+	if (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0 && !v.permission_prompt) {
+		/* the app is not in front: launch it once */
+		ap_screen_free(&v);
+		if ((rc = relaunch(r, false, err)) < 0)
+			return rc;
+		r->relaunches--; /* the first launch is not a relaunch */
+		if ((rc = snapshot(r, &v, err)) < 0)
+			return rc;
+		if (strcmp(v.pkg, r->app_id) != 0) {
+			ap_screen_free(&v);
+			r->state = "blocked";
+			r->stopped = "app_not_in_foreground";
+			return SW_OK;
+		}
+	}
+	r->cur = arrive(r, &v, 0, -1);
+	for (;;) {
+		if (r->cur < 0) {
+			ap_screen_free(&v);
+			return sw__error_nomem(err);
+		}
+		ex_node *n = &r->nodes[r->cur];
+		if ((long)r->n_nodes > r->o.max_screens) {
+			r->stopped = "max_screens";
+			break;
+		}
+		if (n->blocked && (!strcmp(n->blocked, "login_wall") || !strcmp(n->blocked, "otp"))) {
+			if (r->o.stop_on_auth) {
+				/* nothing is typed or touched here: the agent is asked for credentials */
+				r->state = "needs_input";
+				r->stopped = "auth_wall";
+				bool otp = !strcmp(n->blocked, "otp");
+				r->needs_input = json_pack(
+				    "{s:s,s:s,s:[{s:s,s:s,s:b},{s:s,s:s,s:b}],s:{s:s,s:s}}", "kind",
+				    otp ? "otp" : "credentials", "question",
+				    otp ? "The app asks for a one-time code. What code should be entered?"
+				        : "The app shows a sign-in screen. Which test account should the explorer use?",
+				    "fields", "name", otp ? "otp" : "SWIPIUM_TEST_USERNAME", "type", "string", "secret", otp,
+				    "name", otp ? "-" : "SWIPIUM_TEST_PASSWORD", "type", "string", "secret", true, "resume",
+				    "tool", "qa_explore", "note", "answer with qa_continue_from_blocker, then call qa_explore again");
+				if (otp)
+					json_array_remove(json_object_get(r->needs_input, "fields"), 1);
+				break;
+			}
+		}
+		if (limits_reached(r))
+			break;
+		/* the next control to touch */
+		const ap_control *pick = NULL;
+		bool at_limit = n->depth >= r->o.depth;
+		bool wall = n->blocked != NULL; /* login walls (stopOnAuth false) and prompts: nothing is touched */
+		for (size_t i = 0; i < v.n && !at_limit && !wall; i++) {
+			const ap_control *c = &v.c[i];
+			if (json_object_get(n->tried, c->sig) || !allowed(r, n, c))
+				continue;
+			pick = c;
+			break;
+		}
+		if (pick && r->approved_sig && !strcmp(pick->sig, r->approved_sig))
+			r->approved_done = true;
+		json_t *res = NULL;
+		if (pick) {
+			json_object_set_new(n->tried, pick->sig, json_true());
+			json_t *target = json_object();
+			if (!strcmp(pick->loc_strategy, "id"))
+				json_object_set_new(target, "id", json_string(pick->loc_value));
+			else if (!strcmp(pick->loc_strategy, "text"))
+				json_object_set_new(target, "text", json_string(pick->loc_value));
+			else
+				json_object_set_new(target, "ref", json_string(pick->loc_value));
+			json_t *args = json_pack("{s:s,s:o,s:s}", "action", "tap", "target", target, "observe", "none");
+			ap_control copy = *pick; /* v is replaced below */
+			copy.name = sw__strdup(pick->name);
+			copy.loc_strategy = sw__strdup(pick->loc_strategy);
+			copy.loc_value = sw__strdup(pick->loc_value);
+			long from = r->cur;
+			sw_error *e = NULL;
+			rc = act(r, args, &res, &e);
+			json_decref(args);
+			r->actions++;
+			if (rc < 0) {
+				const char *code = e ? sw_error_failure_code(e) : "UNKNOWN";
+				if (!strcmp(code, "CANCELLED") || cancelled(r)) {
+					r->stopped = "cancelled";
+					sw_error_free(e);
+					free(copy.name);
+					free(copy.loc_strategy);
+					free(copy.loc_value);
+					break;
+				}
+				json_array_append_new(r->warnings,
+				                      json_pack("{s:s,s:s,s:s}", "label", copy.name, "failureCode", code, "message",
+				                                e ? sw_error_message(e) : ""));
+				edge_add(r, from, -1, "tap", &copy, "error", NULL);
+				sw_error_free(e);
+				free(copy.name);
+				free(copy.loc_strategy);
+				free(copy.loc_value);
+				continue; /* tried; the screen stays */
+			}
+			const char *crash = crash_kind(res);
+			ap_screen_free(&v);
+			if (crash) {
+				json_t *ev = save_evidence(r, res, crash);
+				r->nodes[from].health = crash;
+				edge_add(r, from, -1, "tap", &copy, crash, json_incref(ev));
+				bool stop = r->relaunches >= MAX_RELAUNCHES;
+				json_array_append_new(
+				    r->findings,
+				    json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:O,s:s}", "kind", !strcmp(crash, "anr") ? "anr" : "native_crash",
+				              "failureCode", !strcmp(crash, "anr") ? "ANR" : "NATIVE_CRASH", "severity", "high",
+				              "screenSignature", r->nodes[from].sig, "action", copy.name, "locator",
+				              locator_json(&copy), "evidence", ev, "recovery", stop ? "stopped" : "relaunched"));
+				json_decref(ev);
+				free(copy.name);
+				free(copy.loc_strategy);
+				free(copy.loc_value);
+				json_decref(res);
+				if (stop) {
+					r->stopped = "crash_loop";
+					return SW_OK;
+				}
+				if (cancelled(r)) {
+					r->stopped = "cancelled";
+					return SW_OK;
+				}
+				if ((rc = relaunch(r, true, err)) < 0)
+					return rc;
+				if (cancelled(r)) {
+					r->stopped = "cancelled";
+					return SW_OK;
+				}
+				if ((rc = snapshot(r, &v, err)) < 0)
+					return rc;
+				long known = node_find(r, v.sig);
+				r->cur = arrive(r, &v, known >= 0 ? r->nodes[known].depth : 0, -1);
+				continue;
+			}
+			if ((rc = ap_screen_read(r->d, r->app_id, &v, err)) < 0) {
+				free(copy.name);
+				free(copy.loc_strategy);
+				free(copy.loc_value);
+				json_decref(res);
+				return rc;
+			}
+			long known = node_find(r, v.sig);
+			long to = arrive(r, &v, known >= 0 ? r->nodes[known].depth : r->nodes[from].depth + 1, from);
+			edge_add(r, from, to, "tap", &copy, to == from ? "same_screen" : "new_screen", NULL);
+			free(copy.name);
+			free(copy.loc_strategy);
+			free(copy.loc_value);
+			json_decref(res);
+			r->cur = to;
+			if (to >= 0 && r->nodes[to].blocked && !strcmp(r->nodes[to].blocked, "permission_prompt")) {
+				/* a permission prompt goes to the guardrails: nothing there is touched, the app is relaunched */
+				ap_screen_free(&v);
+				if (cancelled(r)) {
+					r->stopped = "cancelled";
+					return SW_OK;
+				}
+				if ((rc = relaunch(r, true, err)) < 0)
+					return rc;
+				if ((rc = snapshot(r, &v, err)) < 0)
+					return rc;
+				long k2 = node_find(r, v.sig);
+				r->cur = arrive(r, &v, k2 >= 0 ? r->nodes[k2].depth : 0, -1);
+			} else if (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0) {
+				/* the tap left the app: back, or launch it again */
+				ap_screen_free(&v);
+				if (cancelled(r)) {
+					r->stopped = "cancelled";
+					return SW_OK;
+				}
+				if ((rc = relaunch(r, false, err)) < 0)
+					return rc;
+				if ((rc = snapshot(r, &v, err)) < 0)
+					return rc;
+				long k2 = node_find(r, v.sig);
+				r->cur = arrive(r, &v, k2 >= 0 ? r->nodes[k2].depth : 0, -1);
+			}
+			continue;
+		}
+		/* nothing left here: back to where we came from */
+		if (n->depth == 0 || n->parent < 0) {
+			if (!at_limit && !wall) {
+				r->stopped = "exhausted";
+				break;
+			}
+			if (n->parent < 0 && n->depth == 0) {
+				r->stopped = wall ? "auth_wall" : "exhausted";
+				if (wall)
+					r->state = "blocked";
+				break;
+			}
+		}
+		if (r->backs > 4 * (r->o.max_actions + 4)) {
+			r->stopped = "exhausted";
+			break;
+		}
+		if (cancelled(r)) {
+			r->stopped = "cancelled";
+			break;
+		}
+		long from = r->cur;
+		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none");
+		sw_error *e = NULL;
+		rc = act(r, args, &res, &e);
+		json_decref(args);
+		r->backs++;
+		ap_screen_free(&v);
+		if (rc < 0) {
+			if (cancelled(r) || (e && !strcmp(sw_error_failure_code(e), "CANCELLED"))) {
+				sw_error_free(e);
+				r->stopped = "cancelled";
+				return SW_OK;
+			}
+			sw__error_propagate(err, e);
+			return rc;
+		}
+		json_decref(res);
+		if ((rc = ap_screen_read(r->d, r->app_id, &v, err)) < 0)
+			return rc;
+		if (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0 && !v.permission_prompt) {
+			ap_screen_free(&v);
+			if (cancelled(r)) {
+				r->stopped = "cancelled";
+				return SW_OK;
+			}
+			if ((rc = relaunch(r, false, err)) < 0)
+				return rc;
+			if ((rc = snapshot(r, &v, err)) < 0)
+				return rc;
+		}
+		long known = node_find(r, v.sig);
+		long parent = r->nodes[from].parent;
+		long to = arrive(r, &v, known >= 0 ? r->nodes[known].depth : (parent >= 0 ? r->nodes[parent].depth : 0),
+		                 known >= 0 ? r->nodes[known].parent : (parent >= 0 ? r->nodes[parent].parent : -1));
+		edge_add(r, from, to, "back", NULL, "back", NULL);
+		if (to == from) {
+			/* back did nothing: this screen is a dead end for the crawl */
+			r->nodes[from].parent = -1;
+			if (r->nodes[from].depth == 0) {
+				r->stopped = "exhausted";
+				break;
+			}
+			r->nodes[from].depth = 0;
+		}
+		r->cur = to;
+	}
+	ap_screen_free(&v);
+	return SW_OK;
+}
+
+static json_t *suite_promotion(ex_run *r)
+{
+	size_t new_edges = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->edges, i, e)
+	{
+		if (!strcmp(json_string_value(json_object_get(e, "outcome")), "new_screen"))
+			new_edges++;
+	}
+	long score = (long)(r->n_nodes * 10 + new_edges * 5);
+	if (score > 100)
+		score = 100;
+	json_t *reasons = json_array();
+	char *a = sw__asprintf("%zu screens and %zu transitions to new screens were recorded", r->n_nodes, new_edges);
+	json_array_append_new(reasons, json_string(a ? a : ""));
+	free(a);
+	if (json_array_size(r->findings))
+		json_array_append_new(reasons, json_string("crashes or ANRs were found: promote after they are fixed"));
+	bool promote = score >= 40 && json_array_size(r->findings) == 0 && r->n_nodes >= 2;
+	return json_pack("{s:i,s:b,s:o,s:s}", "score", (int)score, "promote", promote, "reasons", reasons, "next",
+	                 promote ? "qa_generate can turn the recorded taps into a suite"
+	                         : "explore more (a larger maxActions, or past the login wall) before generating a suite");
+}
+
+static void save_exploration_state(ex_run *r, const char *job_id, const char *graph_uri)
+{
+	json_t *ex = state_get(r->s, "exploration");
+	if (!json_is_object(ex)) {
+		json_decref(ex);
+		ex = json_object();
+	}
+	json_object_set_new(ex, "lastJobId", json_string(job_id));
+	if (graph_uri)
+		json_object_set_new(ex, "graphUri", json_string(graph_uri));
+	if (!strcmp(r->o.safe_mode, "dry_run_destructive"))
+		json_object_set(ex, "destructiveCandidates", r->candidates);
+	if (r->approved_done) {
+		/* the approved candidate was used: it is not approved again without a new dry run */
+		json_t *list = json_object_get(ex, "destructiveCandidates");
+		size_t i;
+		json_t *c;
+		json_array_foreach(list, i, c)
+		{
+			if (!strcmp(str0(json_string_value(json_object_get(c, "candidateSignature"))), r->approved_sig)) {
+				json_array_remove(list, i);
+				break;
+			}
+		}
+	}
+	sw__session_set(r->s, "exploration", ex, NULL);
+	json_decref(ex);
+}
+
+SW_API int sw_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_fn cancel, void *cancel_ud,
+                          const char *job_id, char **result_json, sw_error **err)
+{
+	if (!ctx || !s || !result_json || !job_id)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "ctx, session, job id and result are required");
+	*result_json = NULL;
+	json_t *a = NULL;
+	int rc = sw__options_load(args_json, explore_opts, "qa_explore arguments", &a, err);
+	if (rc < 0)
+		return rc;
+	ex_run r;
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	r.s = s;
+	r.cancel = cancel;
+	r.cancel_ud = cancel_ud;
+	r.state = "completed";
+	r.cur = -1;
+	json_t *consent = NULL;
+	if ((rc = parse_opts(a, &r.o, err)) < 0 || (rc = check_parsed(s, &r.o, &consent, err)) < 0) {
+		json_decref(consent);
+		json_decref(r.o.notes);
+		json_decref(a);
+		return rc;
+	}
+	json_decref(consent);
+	if (r.o.candidate) {
+		r.approved_screen = sw__strdup(json_string_value(json_object_get(r.o.candidate, "screenSignature")));
+		r.approved_sig = sw__strdup(json_string_value(json_object_get(r.o.candidate, "candidateSignature")));
+	}
+	json_t *app = state_get(s, "appId");
+	char *app_id = json_string_value(app) ? sw__strdup(json_string_value(app)) : NULL;
+	json_decref(app);
+	r.app_id = app_id;
+	r.edges = json_array();
+	r.findings = json_array();
+	r.candidates = json_array();
+	r.skipped = json_array();
+	r.warnings = json_array();
+	r.t0 = sw_monotonic_ms();
+	sw_iso_time(sw_wall_ms(), r.started);
+	rc = ap_drive_open(ctx, s, &r.d, err);
+	if (rc == SW_OK) {
+		sw_drive_set_abort(r.d, cancel, cancel_ud);
+		sw__drive_trust_settled(r.d, true); /* the explorer is the only one acting: no dump before each tap */
+		rc = crawl(&r, err);
+		ap_drive_close(r.d);
+	}
+	if (rc < 0 && err && *err && !strcmp(sw_error_failure_code(*err), "CANCELLED")) {
+		sw_error_free(*err);
+		*err = NULL;
+		rc = SW_OK;
+		r.stopped = "cancelled";
+	}
+	if (rc < 0) {
+		/* a device failure mid-crawl: the graph so far is still written, the job says why it stopped */
+		if (r.n_nodes == 0)
+			goto out;
+		json_array_append_new(r.warnings, json_pack("{s:s,s:s}", "failureCode", sw_error_failure_code(*err), "message",
+		                                            sw_error_message(*err)));
+		r.state = "blocked";
+		r.stopped = "device_error";
+		sw_error_free(*err);
+		*err = NULL;
+		rc = SW_OK;
+	}
+	if (!r.stopped)
+		r.stopped = "completed";
+	if (!strcmp(r.stopped, "cancelled"))
+		json_array_clear(r.findings); /* a cancelled crawl reports nothing for the screen it was on */
+	char *md_uri = NULL;
+	char *graph_uri = write_graph(&r, job_id, &md_uri, r.warnings);
+	save_exploration_state(&r, job_id, graph_uri);
+	char summary[400];
+	sw_text_snprintf(summary, sizeof(summary), "Explored %zu screen%s with %ld action%s (%s); %zu crash/ANR finding%s%s%s.",
+	                 r.n_nodes, r.n_nodes == 1 ? "" : "s", r.actions, r.actions == 1 ? "" : "s", r.stopped,
+	                 json_array_size(r.findings), json_array_size(r.findings) == 1 ? "" : "s",
+	                 json_array_size(r.candidates) ? "; destructive candidates listed" : "",
+	                 r.needs_input ? "; stopped at a login wall, credentials needed" : "");
+	json_t *appmap = json_pack("{s:b,s:s}", "updated", 0, "note",
+	                           "the app map is not updated by this build: its library (qa_app_map_build) is not part of "
+	                           "it yet; the graph is written in the shared format it reads");
+	json_t *res = json_pack(
+	    "{s:s,s:s,s:s,s:O,s:O,s:o,s:s?,s:s?,s:O,s:i,s:i,s:i,s:O,s:O,s:s,s:o,s:O}", "state", r.state, "stoppedReason",
+	    r.stopped, "summary", summary, "destructiveCandidates",
+	    !strcmp(r.o.safe_mode, "dry_run_destructive") ? r.candidates : json_array(), "needsInput",
+	    r.needs_input ? r.needs_input : json_null(), "suitePromotion", suite_promotion(&r), "graphUri", graph_uri,
+	    "graphMarkdownUri", md_uri, "findings", r.findings, "screens", (int)r.n_nodes, "actions", (int)r.actions,
+	    "relaunches", (int)r.relaunches, "skippedFields", r.skipped, "warnings", r.warnings, "safeMode", r.o.safe_mode,
+	    "appMap", appmap, "notes", r.o.notes);
+	if (res && r.approved_sig)
+		json_object_set_new(res, "approvedCandidateUsed", json_boolean(r.approved_done));
+	free(graph_uri);
+	free(md_uri);
+	char *text = res ? sw__json_compact(res) : NULL;
+	json_decref(res);
+	*result_json = text ? ap_redact(s, text) : NULL;
+	free(text);
+	rc = *result_json ? SW_OK : sw__error_nomem(err);
+out:
+	for (size_t i = 0; i < r.n_nodes; i++) {
+		free(r.nodes[i].title);
+		free(r.nodes[i].activity);
+		json_decref(r.nodes[i].elements);
+		json_decref(r.nodes[i].tried);
+	}
+	free(r.nodes);
+	json_decref(r.edges);
+	json_decref(r.findings);
+	json_decref(r.candidates);
+	json_decref(r.skipped);
+	json_decref(r.warnings);
+	json_decref(r.needs_input);
+	json_decref(r.o.notes);
+	json_decref(a);
+	free(r.approved_sig);
+	free(r.approved_screen);
+	free(r.last_activity);
+	free(app_id);
+	return rc;
+}
+
+/* ---- as a job ----------------------------------------------------------------------------------------------- */
+
+typedef struct ex_job {
+	char *home;
+	char *args;
+} ex_job;
+
+static void ex_job_free(void *ud)
+{
+	ex_job *j = ud;
+	free(j->home);
+	free(j->args);
+	free(j);
+}
+
+static int job_cancelled(void *job)
+{
+	return sw_job_cancelled(job);
+}
+
+static int ex_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
+{
+	ex_job *j = ud;
+	sw_ctx *ctx = NULL;
+	int rc = sw_ctx_new(&ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	if (j->home)
+		sw_ctx_set_home(ctx, j->home, NULL);
+	sw_job_set_progress(job, "exploring the app", NULL, NULL);
+	rc = sw_explore_run(ctx, sw_job_session(job), j->args, job_cancelled, job, sw_job_id(job), result_json, err);
+	sw_ctx_free(ctx);
+	return rc;
+}
+
+SW_API int sw_explore_start(sw_ctx *ctx, sw_session *s, const char *args_json, char **job_id, sw_error **err)
+{
+	if (!ctx || !s || !job_id)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "ctx, session and job_id are required");
+	char *consent = NULL;
+	int rc = sw_explore_check(s, args_json, &consent, err);
+	sw_free(consent);
+	if (rc < 0)
+		return rc;
+	ex_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return sw__error_nomem(err);
+	j->home = sw__strdup(sw_ctx_get_home(ctx));
+	j->args = sw__strdup(args_json ? args_json : "{}");
+	rc = sw_job_start(s, "explore", ex_job_run, j, ex_job_free, job_id, err);
+	if (rc < 0)
+		ex_job_free(j);
+	return rc;
+}
