@@ -25,5 +25,6 @@
 #include <swipium/artifacts.h>
 #include <swipium/appscan.h>
 #include <swipium/ios.h>
+#include <swipium/autopilot.h>
 
 #endif
