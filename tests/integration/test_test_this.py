@@ -413,5 +413,46 @@ class Runs(Base):
                         self.assertNotIn(b"hunter2", fh.read(), os.path.join(root, f))
 
 
+class AnsweredValues(Base):
+    LOGIN_FLOW = ("name: login\nappId: com.example.login\nsteps:\n"
+                  "  - inputText: {into: \"id=email\", text: \"${SWIPIUM_TEST_EMAIL}\"}\n"
+                  "  - inputText: {into: \"id=password\", text: \"${shopPassword}\"}\n"
+                  "  - tap: \"Sign in\"\n"
+                  "  - assertVisible: \"Hello, ann@example.com\"\n")
+
+    def test_answers_reach_flow_variables_and_typing(self):
+        with VDeviceEnv(app="login") as env:
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            s = self.server(env)
+            sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flowYaml": self.LOGIN_FLOW})
+            self.assertEqual(sc(r)["failureCode"], "MISSING_FIXTURE", r)  # nothing answered yet
+            r = s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                                    "values": {"SWIPIUM_TEST_EMAIL": "ann@example.com",
+                                                               "shopPassword": "hunter2"}})
+            self.assertFalse(r["result"].get("isError"), r)
+            env.shell("am force-stop com.example.login")
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flowYaml": self.LOGIN_FLOW})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertTrue(sc(r)["passed"], sc(r))
+            # explicit variables still win over the answers
+            env.shell("am force-stop com.example.login")
+            r = s.tool("qa_flow_run", {"sessionId": sid, "flowYaml": self.LOGIN_FLOW,
+                                       "variables": {"shopPassword": "wrong-one"}})
+            self.assertFalse(sc(r).get("passed"), sc(r))
+            # qa_act types an answered ${SWIPIUM_*} value too
+            env.shell("am force-stop com.example.login")
+            env.shell("monkey -p com.example.login -c android.intent.category.LAUNCHER 1")
+            r = s.tool("qa_act", {"sessionId": sid, "action": "type", "target": {"id": "email"},
+                                  "text": "${SWIPIUM_TEST_EMAIL}"})
+            self.assertFalse(r["result"].get("isError"), r)
+            self.assertEqual(sc(r)["placeholders"], ["SWIPIUM_TEST_EMAIL"])
+            s.close()
+            for root, _, files in os.walk(os.path.join(self.home, ".swipium")):
+                for f in files:
+                    with open(os.path.join(root, f), "rb") as fh:
+                        self.assertNotIn(b"hunter2", fh.read(), os.path.join(root, f))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
