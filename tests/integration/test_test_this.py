@@ -415,6 +415,7 @@ class Runs(Base):
 
 class AnsweredValues(Base):
     LOGIN_FLOW = ("name: login\nappId: com.example.login\nsteps:\n"
+                  "  - prepareTarget\n"
                   "  - inputText: {into: \"id=email\", text: \"${SWIPIUM_TEST_EMAIL}\"}\n"
                   "  - inputText: {into: \"id=password\", text: \"${shopPassword}\"}\n"
                   "  - tap: \"Sign in\"\n"
