@@ -58,8 +58,8 @@ extern const struct mcp_tool mcp_tool_qa_job_probe;
  */
 const struct mcp_tool *const mcp_tools[] = {
 	/* start */
-	&mcp_tool_qa_test_this,
 	&mcp_tool_qa_status,
+	&mcp_tool_qa_test_this,
 	&mcp_tool_qa_job_status,
 	&mcp_tool_qa_job_cancel,
 	&mcp_tool_qa_explain_blocker,
