@@ -4,6 +4,7 @@
 #include "tool.h"
 
 /* start */
+extern const struct mcp_tool mcp_tool_qa_test_this;
 extern const struct mcp_tool mcp_tool_qa_status;
 extern const struct mcp_tool mcp_tool_qa_job_status;
 extern const struct mcp_tool mcp_tool_qa_job_cancel;
@@ -66,6 +67,7 @@ extern const struct mcp_tool mcp_tool_qa_job_probe;
 const struct mcp_tool *const mcp_tools[] = {
 	/* start */
 	&mcp_tool_qa_status,
+	&mcp_tool_qa_test_this,
 	&mcp_tool_qa_job_status,
 	&mcp_tool_qa_job_cancel,
 	&mcp_tool_qa_explain_blocker,

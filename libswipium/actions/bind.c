@@ -9,6 +9,12 @@
 
 /* ---- redaction hooks ------------------------------------------------------------------ */
 
+/* ${SWIPIUM_*} typed by qa_act: a value answered through qa_continue_from_blocker (memory only) first. */
+static char *hook_input(const char *name, void *ud)
+{
+	return sw_session_input_get(ud, name);
+}
+
 /* Masks the session's known secrets in text the drive returns; NULL = unchanged. */
 static char *hook_redact(const char *text, void *ud)
 {
@@ -148,7 +154,7 @@ SW_API int sw_drive_bind(sw_ctx *ctx, sw_session *s, const char *options_json, s
 		record_device(s, dev);
 	free(recorded);
 	sw__drive_own_device(drive, dev);
-	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
+	sw_drive_hooks hooks = {hook_secret, hook_input, hook_redact, s};
 	sw_drive_set_hooks(drive, &hooks);
 	sw_drive_set_session(drive, ctx, s);
 	apply_budget(s, drive);

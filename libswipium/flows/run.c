@@ -34,8 +34,8 @@ static bool cancelled(const runner *r)
 /* ---- variables --------------------------------------------------------------- */
 
 /*
- * Replaces every ${NAME} in @in. Order: explicit variables, then the process
- * environment for SWIPIUM_* names only. Any other name is never looked up.
+ * Replaces every ${NAME} in @in. Order: explicit variables, then the session's
+ * answered inputs (sw_session_input_get), then the process environment for SWIPIUM_* names only. Any other name is never looked up.
  * Values of credential-like names are registered as secrets before use.
  */
 static int subst(runner *r, const char *in, char **out, bool *secret, sw_error **err)
@@ -60,6 +60,10 @@ static int subst(runner *r, const char *in, char **out, bool *secret, sw_error *
 		memcpy(name, s + 2, n);
 		name[n] = '\0';
 		const char *val = json_string_value(json_object_get(r->vars, name));
+		/* then a value answered through qa_continue_from_blocker this session (memory only) */
+		char *answered = !val && r->o->session ? sw_session_input_get(r->o->session, name) : NULL;
+		if (answered)
+			val = answered;
 		if (!val && sw__str_has_prefix(name, "SWIPIUM_"))
 			val = getenv(name);
 		if (!val) {
@@ -86,6 +90,7 @@ static int subst(runner *r, const char *in, char **out, bool *secret, sw_error *
 				*secret = true;
 		}
 		sw__buf_puts(&b, val);
+		free(answered);
 		p = e + 1;
 	}
 	if (b.failed) {

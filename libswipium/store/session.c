@@ -192,6 +192,31 @@ SW_API int sw_session_redaction_degraded(const sw_session *s)
 	return s && s->redaction_degraded;
 }
 
+SW_API int sw_session_input_set(sw_session *s, const char *name, const char *value, sw_error **err)
+{
+	if (!s || !name || !*name || !value)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "session, name and value are required");
+	if (!sw__utf8_valid(value, strlen(value)))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the value of %s is not UTF-8", name);
+	pthread_mutex_lock(&s->lock);
+	if (!s->input_values)
+		s->input_values = json_object();
+	int rc = s->input_values && json_object_set_new(s->input_values, name, json_string(value)) == 0 ? SW_OK : SW_ENOMEM;
+	pthread_mutex_unlock(&s->lock);
+	return rc == SW_OK ? SW_OK : sw__error_nomem(err);
+}
+
+SW_API char *sw_session_input_get(sw_session *s, const char *name)
+{
+	if (!s || !name)
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	const char *v = json_string_value(json_object_get(s->input_values, name));
+	char *out = v ? sw__strdup(v) : NULL;
+	pthread_mutex_unlock(&s->lock);
+	return out;
+}
+
 SW_API struct sw_redactor *sw_session_redactor(sw_session *s)
 {
 	return s ? s->redactor : NULL;

@@ -59,6 +59,8 @@ struct sw_session {
 	char *write_error;     /* why the last journal append or save failed; NULL when the last one worked */
 	/* summary counters (qa_status costs the same for 10 or 10,000 notes) */
 	char notes_last_at[40], findings_last_at[40];
+	/* values answered through qa_continue_from_blocker: name -> string, memory only, never persisted */
+	json_t *input_values;
 };
 
 /* ---- store.c ----------------------------------------------------------- */

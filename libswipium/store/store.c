@@ -402,6 +402,7 @@ static void session_free(sw_session *s)
 		s->attached_free(s->attached);
 	sw__journal_close(s);
 	json_decref(s->state);
+	json_decref(s->input_values);
 	sw__redact_glue_free(s->redactor);
 	free(s->jobs);
 	free(s->id);

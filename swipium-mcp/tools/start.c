@@ -198,8 +198,40 @@ static void status_session(mcp_call *call, sw_session *s, const char *goal)
 	if (!findings_at)
 		findings_at = "";
 
+	/* the last qa_test_this job that asked a question: answered since (an input recorded after it ended) or not */
+	json_t *asked = NULL;
+	bool answered = false;
+	if (!running && json_is_object(last_job) && json_is_string(json_object_get(last_job, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(last_job, "kind")), "test_this")) {
+		json_t *result = json_object_get(last_job, "result");
+		const char *state = json_string_value(json_object_get(result, "state"));
+		if (state && !strcmp(state, "needs_input") && json_is_object(json_object_get(result, "needsInput"))) {
+			asked = json_object_get(result, "needsInput");
+			const char *ended = json_string_value(json_object_get(last_job, "endedAt"));
+			json_t *inputs = state_get(s, "inputs");
+			size_t k;
+			json_t *in;
+			json_array_foreach(inputs, k, in)
+			{
+				const char *at = json_string_value(json_object_get(in, "at"));
+				if (at && ended && strcmp(at, ended) >= 0)
+					answered = true;
+			}
+			json_decref(inputs);
+		}
+	}
+
 	json_t *nba = NULL;
-	if (running) {
+	if (asked && answered && registered("qa_test_this")) {
+		json_t *resume = json_object_get(json_object_get(asked, "resume"), "args");
+		nba = action("qa_test_this", json_is_object(resume) ? json_deep_copy(resume)
+		                                                     : json_pack("{s:s,s:s}", "sessionId", sid, "mode", "execute"),
+		             "The question of the last qa_test_this run was answered: run the same goal again.");
+	} else if (asked && json_is_object(json_object_get(asked, "answerWith"))) {
+		json_t *aw = json_object_get(asked, "answerWith");
+		nba = action(json_string_value(json_object_get(aw, "tool")), json_deep_copy(json_object_get(aw, "args")),
+		             "The last qa_test_this run is waiting for an answer: ask the user its question.");
+	} else if (running) {
 		nba = action("qa_job_status",
 		             json_pack("{s:s,s:O,s:i}", "sessionId", sid, "jobId", json_object_get(running, "jobId"),
 		                       "waitMs", 45000),
@@ -552,6 +584,11 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 			/* Secrets join the redaction set at once; they are kept in memory only. */
 			(void)sw_redactor_add_secret(sw_session_redactor(s), json_string_value(v), NULL);
 		}
+		/* the value itself stays in memory for ${NAME} in flows and the explorer's text entry */
+		if (json_is_string(v))
+			(void)sw_session_input_set(s, key, json_string_value(v), NULL);
+		else if (json_is_boolean(v))
+			(void)sw_session_input_set(s, key, json_is_true(v) ? "true" : "false", NULL);
 		char *item = NULL;
 		json_t *rec =
 		    json_pack("{s:s,s:b,s:s}", "varName", key, "secret", secret, "source", "qa_continue_from_blocker");
@@ -576,6 +613,22 @@ static void qa_continue_from_blocker(mcp_call *call, json_t *args)
 			    ignored, json_pack("{s:O,s:s}", "field", v, "how",
 			                       "Listed in secretFields but no value was given; pass it in values."));
 	}
+	/* the resume of the qa_test_this run that asked: its original goal, goalText and flags, plus the choices */
+	json_t *jobs = state_get(s, "jobs");
+	json_t *asked_resume = NULL;
+	json_array_foreach(jobs, i, v)
+	{
+		if (json_is_string(json_object_get(v, "kind")) && !strcmp(json_string_value(json_object_get(v, "kind")), "test_this"))
+			asked_resume = json_object_get(
+			    json_object_get(json_object_get(json_object_get(v, "result"), "needsInput"), "resume"), "args");
+	}
+	if (json_is_object(asked_resume)) {
+		json_t *merged = json_deep_copy(asked_resume);
+		json_object_update(merged, resume);
+		json_decref(resume);
+		resume = merged;
+	}
+	json_decref(jobs);
 	json_t *next;
 	if (registered("qa_test_this"))
 		next = action("qa_test_this", json_incref(resume), "Resume the run with the answers given.");

@@ -108,6 +108,16 @@ SW_API int sw_session_redaction_degraded(const sw_session *s);
  */
 SW_API struct sw_redactor *sw_session_redactor(sw_session *s);
 
+/**
+ * Keeps @value for the input @name (a needs_input answer given through qa_continue_from_blocker) in memory
+ * only: never persisted, gone after a restart (the name is still listed in `inputs`). Register a secret
+ * value on the redactor as well. Flows read it for ${NAME} after their explicit variables, and the
+ * explorer's text entry uses it as a value source. A later answer replaces the earlier one.
+ */
+SW_API int sw_session_input_set(sw_session *s, const char *name, const char *value, sw_error **err);
+/** The in-memory value of input @name, or NULL (transfer full, sw_free). */
+SW_API char *sw_session_input_get(sw_session *s, const char *name);
+
 /* ---- session: state ---------------------------------------------------- */
 
 /**

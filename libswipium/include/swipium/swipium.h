@@ -28,5 +28,6 @@
 #include <swipium/build.h>
 #include <swipium/appmap.h>
 #include <swipium/explore.h>
+#include <swipium/autopilot.h>
 
 #endif

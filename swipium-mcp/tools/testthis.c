@@ -1,0 +1,391 @@
+/* testthis.c: qa_test_this over libswipium's autopilot (swipium/autopilot.h): arguments in, plan or job out. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mcp.h"
+
+#define TT_WAIT_DEFAULT_MS 45000
+
+/*
+ * A test_this_plan consent asked for a call without sessionId belongs to the session created for it: the re-call
+ * with the same arguments plus consentId finds that session here (the worker thread is the only user).
+ */
+static struct {
+	char consent_id[96];
+	char session_id[24];
+} pending[64];
+static size_t pending_next;
+
+static void pending_put(const char *consent_id, const char *session_id)
+{
+	size_t i = pending_next++ % (sizeof(pending) / sizeof(pending[0]));
+	snprintf(pending[i].consent_id, sizeof(pending[i].consent_id), "%s", consent_id);
+	snprintf(pending[i].session_id, sizeof(pending[i].session_id), "%s", session_id);
+}
+
+static const char *pending_get(const char *consent_id)
+{
+	for (size_t i = 0; consent_id && i < sizeof(pending) / sizeof(pending[0]); i++)
+		if (pending[i].consent_id[0] && !strcmp(pending[i].consent_id, consent_id))
+			return pending[i].session_id;
+	return NULL;
+}
+
+static json_t *listed_tools(void)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; mcp_tools[i]; i++)
+		json_array_append_new(a, json_string(mcp_tools[i]->name));
+	return a;
+}
+
+/* The plan as text: one line per step with its status and tool call. */
+static char *plan_text(json_t *plan, const char *head)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "%s", head);
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(plan, "steps"), i, st)
+	{
+		json_t *tool = json_object_get(st, "tool");
+		char *args = json_is_object(tool) ? json_dumps(json_object_get(tool, "args"), JSON_COMPACT) : NULL;
+		fprintf(f, "\n%zu. %s: %s%s%s%s%s", i + 1, json_string_value(json_object_get(st, "step")),
+		        json_string_value(json_object_get(st, "status")),
+		        json_object_get(st, "failureCode") ? " " : "",
+		        json_object_get(st, "failureCode") ? json_string_value(json_object_get(st, "failureCode")) : "",
+		        json_is_object(tool) ? " - " : "",
+		        json_is_object(tool) ? json_string_value(json_object_get(tool, "tool")) : "");
+		if (args)
+			fprintf(f, " %s", args);
+		const char *why = json_string_value(json_object_get(st, "why"));
+		if (why && *why)
+			fprintf(f, " (%s)", why);
+		free(args);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The consent prompt's commands: each step's argv, quoted whole by the library. */
+static json_t *consent_commands(json_t *plan)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *cs;
+	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
+	{
+		json_array_append_new(out, json_pack("{s:O,s:O,s:O}", "label", json_object_get(cs, "kind"), "argv",
+		                                     json_object_get(cs, "argv"), "origin", json_object_get(cs, "origin")));
+	}
+	return out;
+}
+
+static json_t *consent_affects(json_t *plan, sw_session *s)
+{
+	json_t *steps = json_array();
+	size_t i;
+	json_t *cs;
+	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
+	{
+		json_array_append_new(steps, json_pack("{s:O,s:O}", "kind", json_object_get(cs, "kind"), "risk",
+		                                       json_object_get(cs, "risk")));
+	}
+	json_t *art = json_object_get(plan, "artifactChoice");
+	json_t *a = json_pack("{s:s,s:s,s:o}", "sessionId", sw_session_id(s), "projectRoot",
+	                      json_string_value(json_object_get(plan, "projectRoot")), "steps", steps);
+	if (json_is_object(art)) {
+		json_object_set(a, "apk", json_object_get(art, "path"));
+		json_object_set(a, "appId", json_object_get(art, "appId"));
+		json_object_set(a, "insideProjectRoot", json_object_get(art, "insideProjectRoot"));
+		/* an APK from outside the project is named by its content too */
+		const char *path = json_string_value(json_object_get(art, "path"));
+		char hex[65];
+		if (json_is_false(json_object_get(art, "insideProjectRoot")) && path &&
+		    sw_sha256_file_hex(path, hex, NULL, NULL) == SW_OK)
+			json_object_set_new(a, "sha256", json_string(hex));
+	}
+	json_t *sel = json_object_get(json_object_get(plan, "targetChoice"), "selected");
+	if (json_is_object(sel))
+		json_object_set(a, "target", sel);
+	return a;
+}
+
+static void answer_result(mcp_call *call, json_t *res, json_t *notes, const char *job_id)
+{
+	if (job_id)
+		json_object_set_new(res, "jobId", json_string(job_id));
+	if (json_array_size(notes))
+		json_object_set(res, "notes", notes);
+	const char *state = json_string_value(json_object_get(res, "state"));
+	char summary[600];
+	const char *code = json_string_value(json_object_get(res, "failureCode"));
+	const char *uri = json_string_value(json_object_get(res, "reportUri"));
+	sw_text_snprintf(summary, sizeof(summary), "qa_test_this %s%s%s.%s%s", state ? state : "?", code ? ": " : "",
+	                 code ? code : "", uri ? " Report: " : "", uri ? uri : "");
+	json_t *q = json_object_get(json_object_get(res, "needsInput"), "question");
+	if (json_is_string(q)) {
+		size_t n = strlen(summary);
+		sw_text_snprintf(summary + n, sizeof(summary) - n, "\nQuestion: %s", mcp_cap(call, json_string_value(q), 400));
+		mcp_keep_whole_summary(call);
+	}
+	mcp_ok(call, res, summary);
+}
+
+static void qa_test_this(mcp_call *call, json_t *args)
+{
+	const char *mode = json_string_value(json_object_get(args, "mode"));
+	if (!mode)
+		mode = "plan";
+	bool run = strcmp(mode, "plan") != 0;
+	json_t *notes = json_array();
+	json_int_t timeout = TT_WAIT_DEFAULT_MS;
+	if (json_object_get(args, "timeoutMs")) {
+		timeout = json_integer_value(json_object_get(args, "timeoutMs"));
+		if (timeout > SW_LONG_POLL_MAX_MS) {
+			char note[160];
+			snprintf(note, sizeof(note), "timeoutMs %lld was clamped to %d (client timeouts are short)",
+			         (long long)timeout, SW_LONG_POLL_MAX_MS);
+			json_array_append_new(notes, json_string(note));
+			timeout = SW_LONG_POLL_MAX_MS;
+		}
+	}
+
+	/* the session: the given one, the one a pending consent was asked for, or (to run) a new one */
+	sw_session *s = NULL;
+	const char *sid = json_string_value(json_object_get(args, "sessionId"));
+	if (!sid && run)
+		sid = pending_get(json_string_value(json_object_get(args, "consentId")));
+	if (sid && mcp_call_session(call, sid, &s) != 0) {
+		json_decref(notes);
+		return;
+	}
+	char *root = NULL, *source = NULL;
+	const char *root_arg = json_string_value(json_object_get(args, "projectRoot"));
+	if (!s || root_arg) {
+		if (mcp_call_project_root(call, root_arg, &root, &source) != 0) {
+			json_decref(notes);
+			return;
+		}
+	} else {
+		root = strdup(sw_session_root(s));
+	}
+	json_t *opts = json_deep_copy(args);
+	static const char *const drop[] = {"sessionId", "consentId", "approve", "waitForCompletion", "timeoutMs"};
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		json_object_del(opts, drop[i]);
+	if (!strcmp(mode, "interactive") && !json_object_get(opts, "stopOnNeedsInput"))
+		json_object_set_new(opts, "stopOnNeedsInput", json_true()); /* until the first question */
+	json_object_set_new(opts, "listedTools", listed_tools());
+
+	/* preferRealDevice and bad options fail before any session is made */
+	char *oj = json_dumps(opts, JSON_COMPACT);
+	char *pj = NULL;
+	sw_error *err = NULL;
+	int rc = sw_test_this_plan(mcp_call_ctx(call), s, root, oj, &pj, &err);
+	if (rc == SW_OK && run && !s) {
+		sw_free(pj);
+		pj = NULL;
+		sw_store *store = mcp_call_store(call);
+		if (!store)
+			goto out;
+		if (sw_session_create(store, root, source, NULL, &s, &err) != SW_OK) {
+			rc = SW_EINVAL;
+		} else {
+			call->session = s;
+			rc = sw_test_this_plan(mcp_call_ctx(call), s, root, oj, &pj, &err);
+		}
+	}
+	if (rc != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		goto out;
+	}
+	json_t *plan = json_loads(pj, 0, NULL);
+	const char *rmode = json_string_value(json_object_get(args, "responseMode"));
+	if (s && rmode) {
+		json_t *m = json_string(rmode);
+		char *mj = json_dumps(m, JSON_ENCODE_ANY);
+		(void)sw_session_set_json(s, "responseMode", mj, NULL);
+		free(mj);
+		json_decref(m);
+	}
+	if (root && source && !s)
+		json_object_set_new(plan, "rootSource", json_string(source));
+
+	if (!run) {
+		json_object_del(plan, "listedTools");
+		json_object_del(plan, "call");
+		if (json_array_size(notes))
+			json_object_set(plan, "notes", notes);
+		size_t nb = json_array_size(json_object_get(plan, "blockers"));
+		char head[400];
+		sw_text_snprintf(head, sizeof(head), "qa_test_this plan for %s (goal %s): %s; consent %s (%s risk).",
+		                 mcp_cap(call, root, 200), json_string_value(json_object_get(json_object_get(plan, "flags"), "goal")),
+		                 json_object_get(plan, "needsInput") ? "needs an answer first"
+		                 : nb                                  ? "blocked"
+		                                                       : "ready to run",
+		                 json_is_true(json_object_get(json_object_get(plan, "consent"), "required")) ? "test_this_plan"
+		                                                                                            : "none",
+		                 json_string_value(json_object_get(json_object_get(plan, "consent"), "risk")));
+		char *text = plan_text(plan, head);
+		mcp_keep_whole_summary(call);
+		mcp_ok(call, plan, text ? text : head);
+		free(text);
+		goto out;
+	}
+
+	/* one run at a time on a session: a second call gets the running job, nothing is started twice */
+	char *running = sw_test_this_running(s);
+	if (running) {
+		json_array_append_new(notes, json_string("a qa_test_this job is already running on this session; this "
+		                                         "call started nothing: poll the running job"));
+		json_t *res = json_pack("{s:s,s:s,s:s,s:b,s:O}", "sessionId", sw_session_id(s), "jobId", running, "state",
+		                        "running", "alreadyRunning", 1, "notes", notes);
+		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s), running);
+		char summary[200];
+		sw_text_snprintf(summary, sizeof(summary), "qa_test_this job %s is already running; nothing new started.",
+		                 running);
+		sw_free(running);
+		json_decref(plan);
+		mcp_ok(call, res, summary);
+		goto out;
+	}
+
+	json_t *consent = json_object_get(plan, "consent");
+	if (json_is_true(json_object_get(consent, "required"))) {
+		json_t *commands = consent_commands(plan);
+		json_t *affects = consent_affects(plan, s);
+		char explain[600];
+		sw_text_snprintf(explain, sizeof(explain),
+		                 "Run qa_test_this on %s: %s on the emulator, launch it, smoke it and save a report.",
+		                 mcp_cap(call, root, 200),
+		                 json_is_true(json_object_get(json_object_get(plan, "artifactChoice"), "insideProjectRoot"))
+		                     ? "install the project's APK"
+		                     : "install an APK from outside the project");
+		struct mcp_consent_request req = {
+		    .action = "test_this_plan",
+		    .risk = json_string_value(json_object_get(consent, "risk")),
+		    .explain = explain,
+		    .affects = affects,
+		    .session = s,
+		    .commands = commands,
+		};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(commands);
+		json_decref(affects);
+		if (oc == MCP_CONSENT_ANSWERED) {
+			const char *cid = json_string_value(json_object_get(call->payload, "consentId"));
+			if (cid && !call->is_error)
+				pending_put(cid, sw_session_id(s));
+			json_decref(plan);
+			goto out;
+		}
+	}
+	json_decref(plan);
+	char *job_id = NULL;
+	if (sw_test_this_start(mcp_call_ctx(call), s, pj, &job_id, &err) != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		goto out;
+	}
+	if (json_is_true(json_object_get(args, "waitForCompletion"))) {
+		char *st = NULL;
+		if (sw_job_status_json(s, job_id, (long)timeout, mcp_call_abort, call, &st, &err) != SW_OK) {
+			sw_free(job_id);
+			mcp_fail_err(call, err);
+			sw_error_free(err);
+			goto out;
+		}
+		json_t *status = json_loads(st, 0, NULL);
+		sw_free(st);
+		json_t *result = json_object_get(status, "result");
+		if (json_is_object(result)) {
+			json_t *res = json_deep_copy(result);
+			json_object_set(res, "jobStatus", json_object_get(status, "status"));
+			answer_result(call, res, notes, job_id);
+			json_decref(status);
+			sw_free(job_id);
+			goto out;
+		}
+		const char *jst = json_string_value(json_object_get(status, "status"));
+		if (jst && strcmp(jst, "running") != 0) {
+			/* cancelled, or failed without a result */
+			json_t *res = json_pack("{s:s,s:s,s:s,s:O}", "sessionId", sw_session_id(s), "jobId", job_id, "state",
+			                        "blocked", "jobStatus", json_object_get(status, "status"));
+			if (json_object_get(status, "error"))
+				json_object_set(res, "error", json_object_get(status, "error"));
+			answer_result(call, res, notes, NULL);
+			json_decref(status);
+			sw_free(job_id);
+			goto out;
+		}
+		json_decref(status);
+		json_t *res = json_pack("{s:s,s:s,s:s,s:b,s:I}", "sessionId", sw_session_id(s), "jobId", job_id, "state",
+		                        "running", "timedOutWaiting", 1, "waitedMs", (json_int_t)timeout);
+		if (json_array_size(notes))
+			json_object_set(res, "notes", notes);
+		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000} until it leaves running",
+		         sw_session_id(s), job_id);
+		char summary[200];
+		sw_text_snprintf(summary, sizeof(summary), "qa_test_this is still running after %lld ms (job %s).",
+		                 (long long)timeout, job_id);
+		sw_free(job_id);
+		mcp_ok(call, res, summary);
+		goto out;
+	}
+	json_t *res = json_pack("{s:s,s:s,s:s}", "sessionId", sw_session_id(s), "jobId", job_id, "state", "running");
+	if (json_array_size(notes))
+		json_object_set(res, "notes", notes);
+	mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000} until it leaves running",
+	         sw_session_id(s), job_id);
+	char summary[200];
+	sw_text_snprintf(summary, sizeof(summary), "qa_test_this started as job %s on session %s.", job_id,
+	                 sw_session_id(s));
+	sw_free(job_id);
+	mcp_ok(call, res, summary);
+out:
+	json_decref(notes);
+	json_decref(opts);
+	free(oj);
+	sw_free(pj);
+	free(root);
+	sw_free(source);
+}
+
+#define GOAL_ENUM                                                                                                      \
+	"[\"smoke\",\"explore\",\"create_automation_suite\",\"release_gate\",\"test_login\",\"reproduce_bug\"]"
+
+const struct mcp_tool mcp_tool_qa_test_this = {
+    .name = "qa_test_this",
+    .group = "start",
+    .description = "Tests the app in one call: project, APK, emulator, install, launch, smoke, report. plan (default) "
+                   "changes nothing; execute runs a job after one test_this_plan consent.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"sessionId\":{\"type\":\"string\"},"
+              "\"projectRoot\":{\"type\":\"string\"},"
+              "\"mode\":{\"type\":\"string\",\"enum\":[\"plan\",\"execute\",\"interactive\"]},"
+              "\"goal\":{\"type\":\"string\",\"enum\":" GOAL_ENUM "},"
+              "\"goalText\":{\"type\":\"string\",\"description\":\"Focus for reproduce_bug.\"},"
+              "\"fastSmoke\":{\"type\":\"boolean\"},"
+              "\"platform\":{\"type\":\"string\",\"enum\":[\"android\",\"ios\"]},"
+              "\"device\":{\"type\":\"string\"},"
+              "\"preferRealDevice\":{\"type\":\"boolean\"},"
+              "\"allowOutsideRoot\":{\"type\":\"boolean\"},"
+              "\"buildIfNeeded\":{\"type\":\"boolean\"},"
+              "\"generateSuite\":{\"type\":\"boolean\"},"
+              "\"explore\":{\"type\":\"boolean\"},"
+              "\"stopOnNeedsInput\":{\"type\":\"boolean\"},"
+              "\"waitForCompletion\":{\"type\":\"boolean\"},"
+              "\"timeoutMs\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Wait cap (default 45000, max "
+              "50000).\"},"
+              "\"responseMode\":{\"type\":\"string\",\"enum\":[\"compact\",\"normal\",\"verbose\"]},"
+              "\"consentId\":{\"type\":\"string\"},\"approve\":{\"type\":\"boolean\"}}}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_test_this,
+};
