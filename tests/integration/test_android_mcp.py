@@ -725,5 +725,31 @@ class ActLoop(Base):
         self.assertLess(small[0]["bytes"], 64 * 1024, small[0])
 
 
+    def test_check_health_reads_the_log_since_its_marker(self):
+        """qa_check_health (driver slot log_read, version 2) reads logcat -T from the last marker, not the buffer."""
+        self.start(env_app="health", pkg="com.example.shop")
+        res = sc(self.s.tool("qa_check_health", {"sessionId": self.sid}))
+        self.assertTrue(res["checked"]["logcat"], res)
+        self.env.shell("setprop debug.vdevice.logcat_spam 3000000")
+        res = sc(self.s.tool("qa_check_health", {"sessionId": self.sid}))
+        self.assertTrue(res["checked"]["logcat"], res)
+        mark = len(self.stats())
+        res = sc(self.s.tool("qa_check_health", {"sessionId": self.sid}))
+        reads = [l for l in self.since(mark) if "logcat" in l["cmd"]]
+        self.assertEqual(len(reads), 1, reads)
+        self.assertIn("-T", reads[0]["cmd"])
+        self.assertGreater(len(self.env.adb("exec-out", "logcat -d").stdout), 1500000)
+        self.assertLess(reads[0]["bytes"], 64 * 1024, reads[0])
+        self.assertEqual(res["findings"], [], res)
+        # a crash after the marker (the app's Checkout button, tapped behind the server's back) is in the next read
+        self.env.shell("input tap 540 510")
+        mark = len(self.stats())
+        res = sc(self.s.tool("qa_check_health", {"sessionId": self.sid}))
+        self.assertIn("native_crash", [f["kind"] for f in res["findings"]], res)
+        reads = [l for l in self.since(mark) if "logcat" in l["cmd"]]
+        self.assertEqual(len(reads), 1, reads)
+        self.assertLess(reads[0]["bytes"], 64 * 1024, reads[0])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

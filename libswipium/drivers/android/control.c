@@ -260,9 +260,11 @@ int sw__android_log_read(void *state, const char *since, char **text, size_t *le
 	if (rc < 0)
 		return rc;
 	if (r.status != 0) {
-		/* an older logcat without the crash buffer */
+		/* an older logcat without the crash buffer: the default buffers, still from @since on */
 		sw__proc_result_clear(&r);
-		rc = sw__android_shell(d, "logcat -d -v threadtime", SHELL_TIMEOUT_MS, &r, err);
+		snprintf(cmd, sizeof(cmd), "logcat -d -v threadtime%s%s%s", stamp ? " -T '" : "", stamp ? since : "",
+		         stamp ? "'" : "");
+		rc = sw__android_shell(d, cmd, SHELL_TIMEOUT_MS, &r, err);
 		if (rc < 0)
 			return rc;
 		if (r.status != 0) {
