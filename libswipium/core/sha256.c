@@ -33,9 +33,12 @@ SW_API int sw_sha256_file_hex(const char *path, char hex[65], uint64_t *bytes, s
 	if (!path || !hex)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "path and hex must not be NULL");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sw__error_set(err, errno == ENOENT ? SW_ENOTFOUND : SW_EIO, "NO_ARTIFACT", NULL,
-		                     "cannot open %s: %s", path, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		if (e == ENOENT)
+			return sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT", NULL, "cannot open %s: %s", path, strerror(e));
+		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot open %s: %s", path, strerror(e));
+	}
 	struct sha256_ctx c;
 	sha256_init(&c);
 	uint64_t total = 0;

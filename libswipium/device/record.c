@@ -77,7 +77,7 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
 	if (r) {
 		pthread_mutex_unlock(&rec_lock);
 		free(serial);
-		return sw__error_set(err, SW_EEXISTS, "INVALID_ARGUMENT", "qa_screen_record {action:\"stop\"} first",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "qa_screen_record {action:\"stop\"} first",
 		                     "a recording is already running for this session (one per session)");
 	}
 	for (size_t i = 0; i < MAX_RECORDERS && !r; i++)
@@ -86,7 +86,7 @@ static int start(sw_ctx *ctx, sw_session *s, sw_device *dev, json_t *opts, char 
 	if (!r) {
 		pthread_mutex_unlock(&rec_lock);
 		free(serial);
-		return sw__error_set(err, SW_ELIMIT, "INVALID_ARGUMENT", NULL,
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "too many recordings are running in this server");
 	}
 	memset(r, 0, sizeof(*r));
@@ -194,7 +194,7 @@ int sw_devctl_record(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opt
 		struct recorder *r = find(sw_session_id(s));
 		if (!r) {
 			pthread_mutex_unlock(&rec_lock);
-			rc = sw__error_set(err, SW_ESTATE, "INVALID_ARGUMENT",
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 			                   "qa_screen_record {action:\"start\"} first",
 			                   "no recording is running for this session");
 		} else {

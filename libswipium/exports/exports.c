@@ -20,7 +20,7 @@ SW_API int sw_export_playwright(const char *report_json, char **out, sw_error **
 	json_error_t jerr;
 	json_t *report = json_loads(report_json, 0, &jerr);
 	if (!report)
-		return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "Report is not JSON: %s", jerr.text);
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "Report is not JSON: %s", jerr.text);
 	json_t *outcomes = json_object_get(report, "testOutcomes");
 	if (!json_is_array(outcomes)) {
 		json_decref(report);

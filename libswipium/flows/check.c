@@ -52,12 +52,12 @@ static int read_flow_file(const char *path, char **text, size_t *len, sw_error *
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return sw__error_set(err, SW_ENOTFOUND, "FLOW_NOT_FOUND", NULL, "%s is not a readable file", path);
 	if ((unsigned long long)st.st_size > SW_FLOW_MAX_BYTES)
-		return sw__error_set(err, SW_ELIMIT, "INVALID_FLOW", "Split the flow into smaller flows.",
+		return sw__error_set(err, SW_EINVAL, "INVALID_FLOW", "Split the flow into smaller flows.",
 		                     "%s is %lld bytes; flows over %u bytes are refused before parsing", path,
 		                     (long long)st.st_size, SW_FLOW_MAX_BYTES);
 	int rc = sw__read_file(path, SW_FLOW_MAX_BYTES, text, len, err);
 	if (rc == SW_ELIMIT)
-		return sw__error_set(err, SW_ELIMIT, "INVALID_FLOW", NULL, "%s is over %u bytes", path,
+		return sw__error_set(err, SW_EINVAL, "INVALID_FLOW", NULL, "%s is over %u bytes", path,
 		                     SW_FLOW_MAX_BYTES);
 	return rc;
 }

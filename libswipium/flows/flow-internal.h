@@ -16,7 +16,7 @@
  * setup[], steps[], teardown[]}. Each step is {kind, phase, index, line,
  * column, ...kind fields} (see parse.c).
  *
- * Parsing fails (SW_EPARSE, INVALID_FLOW) for YAML that does not parse or
+ * Parsing fails (SW_EINVAL, INVALID_FLOW) for YAML that does not parse or
  * breaks a limit; schema problems are collected in @errors (array of
  * {line, column, phase?, step?, kind?, message}) and the flow is still
  * returned with the valid steps. @path (nullable) names the file in messages.

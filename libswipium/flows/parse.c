@@ -52,7 +52,7 @@ static int perr(yparse *yp, int line, int col, const char *fmt, ...)
 	va_end(ap);
 	char *msg = sw__cap(raw ? raw : "", 500);
 	free(raw);
-	int rc = sw__error_set(yp->err, SW_EPARSE, "INVALID_FLOW",
+	int rc = sw__error_set(yp->err, SW_EINVAL, "INVALID_FLOW",
 	                       "Fix the flow file and run qa_flow_check (or `swipium run`) again.", "%s%s%d:%d: %s",
 	                       yp->path ? yp->path : "", yp->path ? ":" : "", line, col, msg ? msg : "");
 	/* where it is, machine-readable (the error envelope carries line and column) */
@@ -235,7 +235,7 @@ static int parse_tree(const char *text, size_t len, const char *path, ynode **ro
 {
 	yparse yp = {.path = path, .err = err};
 	if (len > SW_FLOW_MAX_BYTES)
-		return sw__error_set(err, SW_ELIMIT, "INVALID_FLOW", "Split the flow into smaller flows.",
+		return sw__error_set(err, SW_EINVAL, "INVALID_FLOW", "Split the flow into smaller flows.",
 		                     "%s%sthe flow is %zu bytes; flows over %u bytes are refused", path ? path : "",
 		                     path ? ": " : "", len, SW_FLOW_MAX_BYTES);
 	if (!sw__utf8_valid(text, len))

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "flow-internal.h"
+#include "../catalog/catalog-internal.h"
 #include "../actions/actions-internal.h"
 
 static void nap(long ms)
@@ -53,7 +54,7 @@ static int subst(runner *r, const char *in, char **out, bool *secret, sw_error *
 		size_t n = (size_t)(e - s - 2);
 		if (n == 0 || n >= sizeof(name)) {
 			sw__buf_free(&b);
-			return sw__error_set(err, SW_EINVAL, "MISSING_FIXTURE", NULL,
+			return sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE", NULL,
 			                     "a ${...} reference in the flow has an empty or too long name");
 		}
 		memcpy(name, s + 2, n);
@@ -357,8 +358,8 @@ static int run_visual(runner *r, const json_t *st, json_t *rec, sw_error **err)
 		}
 		res = json_loads(out, 0, NULL);
 		if (!json_is_true(json_object_get(res, "found"))) {
-			rc = sw__error_set(err, SW_ESTATE,
-			                   !strcmp(k, "tapOcrText") ? "ELEMENT_NOT_FOUND" : "ASSERTION_FAILED", NULL,
+			const char *code = !strcmp(k, "tapOcrText") ? "ELEMENT_NOT_FOUND" : "ASSERTION_FAILED";
+			rc = sw__error_set(err, sw__catalog_result(code, SW_ESTATE), code, NULL,
 			                   "OCR found no \"%s\" on the screen", sget(st, "text"));
 			goto out;
 		}
@@ -424,8 +425,8 @@ static int run_visual(runner *r, const json_t *st, json_t *rec, sw_error **err)
 	res = json_loads(out, 0, NULL);
 	double score = json_number_value(json_object_get(res, "score"));
 	if (!json_is_true(json_object_get(res, "found"))) {
-		rc = sw__error_set(err, SW_ESTATE, !strcmp(k, "tapImage") ? "ELEMENT_NOT_FOUND" : "ASSERTION_FAILED",
-		                   NULL, "template %s is not on the screen (best score %.2f)", sget(st, "template"),
+		const char *code = !strcmp(k, "tapImage") ? "ELEMENT_NOT_FOUND" : "ASSERTION_FAILED";
+		rc = sw__error_set(err, sw__catalog_result(code, SW_ESTATE), code, NULL, "template %s is not on the screen (best score %.2f)", sget(st, "template"),
 		                   score);
 		goto out;
 	}
@@ -458,7 +459,7 @@ static int need_app(runner *r, sw_error **err)
 {
 	if (r->app_id)
 		return SW_OK;
-	return sw__error_set(err, SW_EINVAL, "MISSING_FIXTURE",
+	return sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
 	                     "Add `appId:` to the flow or start the session with an app.",
 	                     "the flow names no appId and the session has no app to launch");
 }
@@ -722,7 +723,7 @@ static int step_wait(step_call *c, sw_error **err)
 	if (rc < 0)
 		return rc;
 	if (!met)
-		return sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND", NULL, "\"%s\" did not appear within %ld ms",
+		return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND", NULL, "\"%s\" did not appear within %ld ms",
 		                     c->sel, to);
 	c->summary = sw__asprintf("\"%s\" appeared", c->sel);
 	return SW_OK;
@@ -743,7 +744,7 @@ static int step_wait_for_visible(step_call *c, sw_error **err)
 	if (rc < 0)
 		return rc;
 	if (!met)
-		return sw__error_set(err, SW_ETIMEOUT, "ELEMENT_NOT_FOUND",
+		return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
 		                     "Check the screen with qa_snapshot; qa_flow_repair proposes a new selector.",
 		                     "\"%s\" did not appear within %ld ms", c->sel, to);
 	c->summary = sw__asprintf("\"%s\" appeared", c->sel);
@@ -1024,7 +1025,7 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 		goto out;
 	if (json_array_size(errors) > 0) {
 		json_t *e0 = json_array_get(errors, 0);
-		rc = sw__error_set(err, SW_EPARSE, "INVALID_FLOW", "Run qa_flow_check for every problem.",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_FLOW", "Run qa_flow_check for every problem.",
 		                   "the flow is invalid (%zu problem(s)); first at %lld:%lld: %s",
 		                   json_array_size(errors), (long long)json_integer_value(json_object_get(e0, "line")),
 		                   (long long)json_integer_value(json_object_get(e0, "column")),
@@ -1296,7 +1297,7 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 	const char *only = json_string_value(json_object_get(opts, "backend"));
 	if (json_array_size(errors) > 0) {
 		json_t *e0 = json_array_get(errors, 0);
-		rc = sw__error_set(err, SW_EPARSE, "INVALID_FLOW", "Run qa_flow_check for every problem.",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_FLOW", "Run qa_flow_check for every problem.",
 		                   "the flow is invalid; first problem at %lld:%lld: %s",
 		                   (long long)json_integer_value(json_object_get(e0, "line")),
 		                   (long long)json_integer_value(json_object_get(e0, "column")),

@@ -9,6 +9,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "../catalog/catalog-internal.h"
 #include "../device/devctl-internal.h"
 #include "health-internal.h"
 
@@ -479,13 +480,13 @@ int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, cha
 	const char *app = json_string_value(json_object_get(opts, "appId"));
 	if (len > (size_t)64 * 1024 * 1024) {
 		json_decref(opts);
-		return sw__error_set(err, SW_ELIMIT, "SNAPSHOT_FAILED", NULL, "the UI dump is larger than 64 MiB");
+		return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", NULL, "the UI dump is larger than 64 MiB");
 	}
 	xmlDoc *doc =
 	    xmlReadMemory(xml, (int)len, "dump.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		json_decref(opts);
-		return sw__error_set(err, SW_EPARSE, "SNAPSHOT_FAILED", "take a new snapshot",
+		return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "take a new snapshot",
 		                     "the UI dump is not valid XML");
 	}
 	struct ui u = {0};
@@ -890,7 +891,7 @@ int sw_health_check(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *opti
 	}
 	if (!looked && lost.msg) {
 		/* the device itself is gone: an error, not a verdict */
-		rc = sw__error_set(err, SW_EDEVICE, lost.code,
+		rc = sw__error_set(err, sw__catalog_result(lost.code, SW_EDEVICE), lost.code,
 		                   !strcmp(lost.code, "ADB_SERVER_GONE") ? "Start adb again (adb start-server), then qa_wait device_online"
 		                                                        : "qa_wait {for: \"device_online\"}, then check health again",
 		                   "the health check could not reach the device: %s", lost.msg);

@@ -453,7 +453,7 @@ SW_API int sw_redactor_redact_json(sw_redactor *r, const char *json_in, char **j
 	sw__buf_free(&out);
 	if (rc == SW_ENOMEM)
 		return sw__error_nomem(err);
-	return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT",
+	return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 	                     "Pass a complete JSON text, or redact it as plain text.",
 	                     "The text to redact is not valid JSON (stopped at byte %zu).", p.i);
 }
@@ -651,7 +651,8 @@ SW_API int sw_redactor_redact_artifact(sw_redactor *r, const char *mime, const c
 	}
 	char buf[128];
 	const char *m = mime_base(mime, buf, sizeof(buf));
-	int rc = SW_EPARSE;
+	int rc;
+	bool as_text = true;
 	if ((strcmp(m, "application/json") == 0 || sw__str_has_suffix(m, "+json")) && memchr(s, '\0', len) == NULL) {
 		char *res = NULL;
 		sw_error *jerr = NULL;
@@ -659,7 +660,9 @@ SW_API int sw_redactor_redact_artifact(sw_redactor *r, const char *mime, const c
 		if (rc == SW_OK) {
 			*out = res;
 			*out_len = strlen(res);
-		} else if (rc != SW_EPARSE) {
+			as_text = false;
+		} else if (rc != SW_EINVAL) {
+			/* SW_EINVAL (INVALID_ARGUMENT) is text that is not JSON: redacted as text below */
 			sw__error_propagate(err, jerr);
 			return rc;
 		}
@@ -668,8 +671,9 @@ SW_API int sw_redactor_redact_artifact(sw_redactor *r, const char *mime, const c
 		rc = sw_redactor_redact_xml(r, s, len, out, out_len, err);
 		if (rc < 0)
 			return rc;
+		as_text = false;
 	}
-	if (rc == SW_EPARSE) {
+	if (as_text) {
 		rc = sw_redactor_redact_text(r, s, len, out, out_len, NULL, err);
 		if (rc < 0)
 			return rc;

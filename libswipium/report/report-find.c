@@ -324,13 +324,13 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 			char *p = session_report(&ss[i]);
 			if (!p)
 				rc = sw__error_set(
-				    err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+				    err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 				    "Session %s has no persisted report yet. Call qa_report for it first.", session_id);
 			else
 				*report_path = p;
 			goto out;
 		}
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "No persisted Swipium session \"%s\" for project %s.", session_id, root_abs);
 		goto out;
 	}
@@ -342,7 +342,7 @@ SW_API int sw_report_find(const char *home, const char *root, const char *sessio
 		}
 	}
 	rc = sw__error_set(
-	    err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+	    err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 	    "No Swipium session with a report found for project %s (looked in %s).\n"
 	    "Run the agent step first and make sure it calls qa_report (any format) before the session ends.",
 	    root_abs, store);

@@ -50,10 +50,10 @@ static int load(const char *data, size_t len, const char *path, sw_report **out,
 	if (!root) {
 		int rc;
 		if (path)
-			rc = sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s",
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s",
 			                   path, msg ? msg : "invalid JSON");
 		else
-			rc = sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "%s", msg ? msg : "invalid JSON");
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s", msg ? msg : "invalid JSON");
 		free(msg);
 		return rc;
 	}
@@ -100,19 +100,19 @@ SW_API int sw_report_load_file(const char *path, sw_report **out, sw_error **err
 	if (stat(path, &st) != 0) {
 		int e = errno;
 		if (e == ENOENT || e == ENOTDIR)
-			return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "Report file not found: %s",
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "Report file not found: %s",
 			                     path);
-		return sw__error_set(err, SW_EIO, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s", path,
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "Could not read report %s: %s", path,
 		                     strerror(e));
 	}
 	if (S_ISDIR(st.st_mode))
-		return sw__error_set(err, SW_EIO, "INVALID_ARGUMENT", NULL,
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "Could not read report %s: EISDIR: illegal operation on a directory, read", path);
 	char *data = NULL;
 	size_t len = 0;
 	sw_error *rerr = NULL;
 	if (sw__read_file(path, REPORT_MAX_BYTES, &data, &len, &rerr) != SW_OK) {
-		int rc = sw__error_set(err, sw_error_code(rerr), "INVALID_ARGUMENT", NULL,
+		int rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                       "Could not read report %s: %s", path, sw_error_message(rerr));
 		sw_error_free(rerr);
 		return rc;
@@ -164,7 +164,7 @@ SW_API int sw_report_gate_verdict(const char *gate_json, int *block, char **reas
 	const json_t *b = json_object_get(g, "block"), *r = json_object_get(g, "reason");
 	if (!json_is_boolean(b) || !json_is_string(r)) {
 		json_decref(g);
-		return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "not a release-gate verdict");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "not a release-gate verdict");
 	}
 	char *copy = NULL;
 	if (reason && !(copy = sw__strndup(json_string_value(r), json_string_length(r)))) {

@@ -196,5 +196,5 @@ bad:
 	json_decref(id);
 	json_decref(text);
 	json_decref(bounds);
-	return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "Not an element line");
+	return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "Not an element line");
 }

@@ -486,7 +486,7 @@ static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, 
 
 static int fail(sw_error **err, const char *msg)
 {
-	return sw__error_set(err, SW_EPARSE, "SNAPSHOT_FAILED",
+	return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
 	                     "Take the snapshot again; if dumps keep failing, use qa_screenshot", "%s", msg);
 }
 

@@ -529,7 +529,7 @@ int sw_snapshot_record_failure(sw_snapshot_tracker *t, const char *why, sw_error
 	if (t->failures >= t->max_failures) {
 		t->visual_only = true;
 		return sw__error_set(
-		    err, SW_EDEVICE, "VISUAL_ONLY_SCREEN",
+		    err, SW_EUNSUPPORTED, "VISUAL_ONLY_SCREEN",
 		    "Use qa_screenshot and coordinate taps for this screen; each later snapshot tries "
 		    "one dump again",
 		    "The UI hierarchy could not be read %u times in a row (%s); this screen is visual-only",
@@ -741,7 +741,7 @@ int sw__snapshot_resolve_target(sw_snapshot_tracker *t, json_t *target, const sw
 	if (ref)
 		return lookup_ref(t, ref, out, err);
 	if (!t->cur)
-		return sw__error_set(err, SW_ESTATE, "ELEMENT_NOT_FOUND", "Call qa_snapshot first",
+		return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND", "Call qa_snapshot first",
 		                     "There is no snapshot to look the target up in");
 	match_fn fn = NULL;
 	const char *v = NULL, *what = NULL;

@@ -418,7 +418,7 @@ static int write_new_file(sw_session *s, const char *kind, char **clean, char **
 			free(next);
 			unlink(tmp);
 			rc = n < 100000 ? sw__error_nomem(err)
-			                : sw__error_set(err, SW_ELIMIT, "ARTIFACT_PATH_UNWRITABLE", NULL,
+			                : sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL,
 			                                "too many artifacts named like %s", *clean);
 			goto out;
 		}
@@ -533,7 +533,7 @@ SW_API int sw_artifact_register(sw_session *s, const char *kind, const char *nam
 		return rc;
 	struct stat st;
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "no regular file at %s to register",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "no regular file at %s to register",
 		                   path);
 		goto out;
 	}
@@ -596,7 +596,7 @@ static int read_range(const char *path, off_t off, size_t n, char **out, sw_erro
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return sw__error_set(err, SW_EIO, "INVALID_ARGUMENT", NULL, "cannot open %s: %s", path,
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "cannot open %s: %s", path,
 		                     strerror(errno));
 	char *buf = malloc(n + 1);
 	if (!buf) {
@@ -628,12 +628,12 @@ SW_API int sw_artifact_read(sw_store *store, const char *uri, unsigned flags, ch
 	json_t *meta = NULL;
 	int rc;
 	if (parse_uri(uri, &id, &kind, &name) != SW_OK)
-		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 		                     "Artifact URIs look like swipium://session/<sessionId>/<kind>/<name>.",
 		                     "Unknown artifact URI \"%s\"", uri);
 	sw_session *s = NULL;
 	if (sw_store_get_session(store, id, &s, NULL) != SW_OK) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "Unknown artifact URI \"%s\": no session \"%s\"", uri, id);
 		goto out;
 	}
@@ -678,7 +678,7 @@ SW_API int sw_artifact_read(sw_store *store, const char *uri, unsigned flags, ch
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!hit || !path || !mime) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 		                   "List the session's artifacts with qa_status or resources/list.",
 		                   "Unknown artifact URI \"%s\"", uri);
 		goto out;
@@ -691,7 +691,7 @@ SW_API int sw_artifact_read(sw_store *store, const char *uri, unsigned flags, ch
 	struct stat st;
 	if (!inside || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc =
-		    sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL,
+		    sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                  "artifact %s is recorded but its file is missing or outside the session folder", uri);
 		goto out;
 	}

@@ -416,7 +416,7 @@ SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, s
 	json_t *rec = find_rec_locked(s, job_id);
 	if (!rec) {
 		pthread_mutex_unlock(&s->lock);
-		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 		                     "Use the jobId returned by the call that started the job.",
 		                     "Unknown jobId \"%s\" in session %s", job_id, s->id);
 	}

@@ -921,7 +921,7 @@ SW_API int sw_store_get_session(sw_store *store, const char *id, sw_session **ou
 	}
 	pthread_mutex_unlock(&store->lock);
 	if (!s)
-		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 		                     "Call qa_start_session to get a sessionId.",
 		                     "Unknown sessionId \"%s\"", id);
 	*out = s;

@@ -118,7 +118,7 @@ SW_API int sw_image_decode(const void *data, size_t len, sw_image **out, sw_erro
 	if (!out || (!data && len))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_image_decode: no output given");
 	if (len < 8 || png_sig_cmp((png_const_bytep)data, 0, 8) != 0)
-		return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", "Pass a PNG file (screenshots are PNG)",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass a PNG file (screenshots are PNG)",
 		                     "The image is not a PNG (%zu bytes, no PNG signature)", len);
 	/* IHDR must come first: refuse an absurd size before libpng allocates anything. */
 	const unsigned char *b = data;
@@ -127,7 +127,7 @@ SW_API int sw_image_decode(const void *data, size_t len, sw_image **out, sw_erro
 		uint32_t hh = (uint32_t)b[20] << 24 | (uint32_t)b[21] << 16 | (uint32_t)b[22] << 8 | b[23];
 		if (hw > SW_IMAGE_MAX_SIDE || hh > SW_IMAGE_MAX_SIDE || (uint64_t)hw * hh > SW_IMAGE_MAX_PIXELS)
 			return sw__error_set(
-			    err, SW_ELIMIT, "INVALID_ARGUMENT",
+			    err, SW_EINVAL, "INVALID_ARGUMENT",
 			    "Screenshots and templates larger than 16384 pixels a side are not supported",
 			    "The PNG is too large: its header announces %u x %u pixels (limit %d a side, %u "
 			    "pixels)",
@@ -141,7 +141,7 @@ SW_API int sw_image_decode(const void *data, size_t len, sw_image **out, sw_erro
 		uint32_t clen =
 		    (uint32_t)b[pos] << 24 | (uint32_t)b[pos + 1] << 16 | (uint32_t)b[pos + 2] << 8 | b[pos + 3];
 		if (clen > 0x7fffffffu || (uint64_t)clen + 12 > len - pos)
-			return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", "Re-capture or re-export the image",
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Re-capture or re-export the image",
 			                     "The PNG is corrupt or truncated: a chunk at byte %zu announces %u bytes, "
 			                     "but the file has only %zu left",
 			                     pos, (unsigned)clen, len - pos - 8);
@@ -169,10 +169,10 @@ SW_API int sw_image_decode(const void *data, size_t len, sw_image **out, sw_erro
 		sw_image_free(st->img);
 		if (r.code == SW_ELIMIT)
 			return sw__error_set(
-			    err, SW_ELIMIT, "INVALID_ARGUMENT",
+			    err, SW_EINVAL, "INVALID_ARGUMENT",
 			    "Screenshots and templates larger than 16384 pixels a side are not supported",
 			    "The PNG is too large: %s", r.msg);
-		return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", "Re-capture or re-export the image",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Re-capture or re-export the image",
 		                     "The PNG is corrupt or truncated: %s", r.msg);
 	}
 	png_set_read_fn(png, &r, on_png_read);

@@ -66,7 +66,7 @@ SW_API int sw_visual_resolve_path(const char *project_root, const char *path, ch
 	int rc = sw__confine(project_root, path, SW__CONFINE_EXISTING, &real, &e);
 	if (rc == SW_ENOTFOUND && e && !strcmp(sw_error_failure_code(e), "UNKNOWN")) {
 		sw_error_free(e);
-		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", "Give a PNG path relative to the project root",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Give a PNG path relative to the project root",
 		                     "The image %s does not exist", path);
 	}
 	if (rc < 0) {

@@ -151,7 +151,7 @@ SW_API int sw_visual_provider(const char *project_root, const char *kind, char *
 				free(path);
 				json_decref(cfg);
 				return sw__error_set(
-				    err, SW_EPARSE, "INVALID_ARGUMENT", "Fix or remove .swipium/config.json",
+				    err, SW_EINVAL, "INVALID_ARGUMENT", "Fix or remove .swipium/config.json",
 				    ".swipium/config.json is not a JSON object, so %s cannot be read", key);
 			}
 		}

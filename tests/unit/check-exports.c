@@ -42,7 +42,7 @@ START_TEST(test_playwright_one_spec_per_outcome)
 	ck_assert_int_eq(sw_export_playwright("{\"findings\":[]}", &out, &err), SW_EINVAL);
 	sw_error_free(err);
 	err = NULL;
-	ck_assert_int_eq(sw_export_playwright("not json", &out, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_export_playwright("not json", &out, &err), SW_EINVAL);
 	sw_error_free(err);
 }
 END_TEST

@@ -778,7 +778,7 @@ START_TEST(test_consent_and_confinement)
 	o.device = r.dev;
 	char *out = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_flow_run(&o, &out, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_flow_run(&o, &out, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_FLOW");
 	sw_error_free(err);
 	rig_down(&r);
@@ -928,7 +928,7 @@ START_TEST(test_plan_and_templates)
 	json_decref(p);
 	write_file(".swipium/packs/bad.yaml", "name: bad\nflows: &x [a]\n");
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_flow_resolve_target(tmp, "bad", &out, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_flow_resolve_target(tmp, "bad", &out, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_FLOW");
 	sw_error_free(err);
 	rm_tmp();

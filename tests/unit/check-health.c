@@ -286,11 +286,11 @@ START_TEST(hostile_ui)
 {
 	char *out = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_health_scan_ui("not xml <<<", 11, NULL, &out, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_health_scan_ui("not xml <<<", 11, NULL, &out, &err), SW_EDEVICE);
 	ck_assert_str_eq(sw_error_failure_code(err), "SNAPSHOT_FAILED");
 	sw_error_free(err);
 	err = NULL;
-	ck_assert_int_eq(sw_health_scan_ui("", 0, NULL, &out, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_health_scan_ui("", 0, NULL, &out, &err), SW_EDEVICE);
 	sw_error_free(err);
 	err = NULL;
 	/* an external entity is never fetched; bad bounds are tolerated */

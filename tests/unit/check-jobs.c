@@ -199,7 +199,7 @@ START_TEST(test_unknown_job)
 	fx_open(&f);
 	char *out = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_job_status_json(f.s, "nope", 0, NULL, NULL, &out, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_job_status_json(f.s, "nope", 0, NULL, NULL, &out, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
 	sw_error_free(err);
 	int cancelled = 7;

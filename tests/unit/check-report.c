@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../libswipium/catalog/catalog-internal.h"
 #include "../../libswipium/report/report-internal.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -236,7 +237,7 @@ START_TEST(test_policy_file)
 	ck_assert_int_eq(sw_report_gate_verdict(gate, &block, NULL, NULL), SW_OK);
 	ck_assert_int_eq(block, 1);
 	sw_free(gate);
-	ck_assert_int_eq(sw_report_gate_verdict("{\"block\":1}", &block, NULL, NULL), SW_EPARSE);
+	ck_assert_int_eq(sw_report_gate_verdict("{\"block\":1}", &block, NULL, NULL), SW_EINVAL);
 	sw_report_free(rep);
 	json_decref(r);
 	free(dir);
@@ -562,7 +563,7 @@ START_TEST(test_load_errors)
 {
 	sw_report *r = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_report_load_data("{\"findings\":[]", 14, &r, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_report_load_data("{\"findings\":[]", 14, &r, &err), SW_EINVAL);
 	sw_error_free(err);
 	err = NULL;
 	ck_assert_int_eq(sw_report_load_data("{\"findings\":{},\"testOutcomes\":[]}", 33, &r, &err), SW_EINVAL);
@@ -571,7 +572,7 @@ START_TEST(test_load_errors)
 	ck_assert_int_eq(sw_report_load_data("[]", 2, &r, &err), SW_EINVAL);
 	sw_error_free(err);
 	err = NULL;
-	ck_assert_int_eq(sw_report_load_file("/nonexistent/r.json", &r, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_report_load_file("/nonexistent/r.json", &r, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_message(err), "Report file not found: /nonexistent/r.json");
 	sw_error_free(err);
 	err = NULL;
@@ -579,7 +580,7 @@ START_TEST(test_load_errors)
 	write_file(dir, "bad.json", "{\"findings\": [");
 	write_file(dir, "other.json", "{\"a\":1}");
 	char *bad = sw__path_join(dir, "bad.json"), *other = sw__path_join(dir, "other.json");
-	ck_assert_int_eq(sw_report_load_file(bad, &r, &err), SW_EPARSE);
+	ck_assert_int_eq(sw_report_load_file(bad, &r, &err), SW_EINVAL);
 	char *prefix = sw__asprintf("Could not read report %s: ", bad);
 	ck_assert(sw__str_has_prefix(sw_error_message(err), prefix));
 	sw_error_free(err);
@@ -589,7 +590,7 @@ START_TEST(test_load_errors)
 	ck_assert_str_eq(sw_error_message(err), msg);
 	sw_error_free(err);
 	err = NULL;
-	ck_assert_int_eq(sw_report_load_file(dir, &r, &err), SW_EIO);
+	ck_assert_int_eq(sw_report_load_file(dir, &r, &err), SW_EINVAL);
 	sw_error_free(err);
 	/* Raw invalid UTF-8 is read as U+FFFD, like Node's decoder. */
 	const char *bad_utf8 = "{\"sessionId\":\"a\xff\",\"findings\":[],\"testOutcomes\":[]}";
@@ -639,7 +640,7 @@ START_TEST(test_find)
 	hex[16] = '\0';
 	char *path = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_report_find(home, root, NULL, &path, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_report_find(home, root, NULL, &path, &err), SW_EINVAL);
 	char *msg =
 	    sw__asprintf("No Swipium session with a report found for project %s (looked in %s/.swipium).\nRun "
 	                 "the agent step first and make sure it calls qa_report (any format) before the session ends.",
@@ -688,11 +689,11 @@ START_TEST(test_find)
 	ck_assert_int_eq(sw_report_find(home, root, "s1", &path, NULL), SW_OK);
 	ck_assert(sw__str_has_suffix(path, "/s1/report/report-2.json"));
 	sw_free(path);
-	ck_assert_int_eq(sw_report_find(home, root, "s3", &path, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_report_find(home, root, "s3", &path, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_message(err), "Session s3 has no persisted report yet. Call qa_report for it first.");
 	sw_error_free(err);
 	err = NULL;
-	ck_assert_int_eq(sw_report_find(home, root, "s4", &path, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_report_find(home, root, "s4", &path, &err), SW_EINVAL);
 	msg = sw__asprintf("No persisted Swipium session \"s4\" for project %s.", root);
 	ck_assert_str_eq(sw_error_message(err), msg);
 	free(msg);
@@ -757,9 +758,36 @@ START_TEST(test_catalog)
 	json_decref(e);
 	sw_free(entry);
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_catalog_lookup("logbox", &entry, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_catalog_lookup("logbox", &entry, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
 	sw_error_free(err);
+}
+END_TEST
+
+/*
+ * Each catalog code carries its one sw_result (the raises that spell it are checked by
+ * check-catalog-results.py): a real result for every code but UNKNOWN, whose result is the failure's own.
+ */
+START_TEST(test_catalog_results)
+{
+	ck_assert_uint_eq(sw__catalog_size(), sw_catalog_count());
+	for (size_t i = 0; i < sw__catalog_size(); i++) {
+		const sw__catalog_entry *e = sw__catalog_at(i);
+		if (!strcmp(e->code, "UNKNOWN")) {
+			ck_assert_int_eq(e->result, SW_OK);
+			continue;
+		}
+		ck_assert_msg(e->result < 0 && e->result != SW_ENOMEM && strcmp(sw_strerror(e->result), "SW_E?") != 0,
+		              "%s carries no sw_result", e->code);
+		/* a raise that computes its code at run time gets the table's result, whatever it guessed */
+		ck_assert_int_eq(sw__catalog_result(e->code, SW_EIO), e->result);
+		ck_assert_int_eq(sw__catalog_result(e->code, SW_ELIMIT), e->result);
+	}
+	ck_assert_int_eq(sw__catalog_result("INVALID_ARGUMENT", SW_ENOTFOUND), SW_EINVAL);
+	ck_assert_int_eq(sw__catalog_result("NO_DEVICE", SW_EDEVICE), SW_ENOTFOUND);
+	ck_assert_int_eq(sw__catalog_result("UNKNOWN", SW_ELIMIT), SW_ELIMIT);
+	ck_assert_int_eq(sw__catalog_result("NOT_A_CODE", SW_EIO), SW_EIO);
+	ck_assert_int_eq(sw__catalog_result(NULL, SW_EIO), SW_EIO);
 }
 END_TEST
 
@@ -801,6 +829,7 @@ static Suite *report_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("catalog");
 	tcase_add_test(tc, test_catalog);
+	tcase_add_test(tc, test_catalog_results);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -159,7 +159,7 @@ START_TEST(test_unknown_session)
 	fx_open(&f);
 	sw_session *s = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_store_get_session(f.store, "deadbeef", &s, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_store_get_session(f.store, "deadbeef", &s, &err), SW_EINVAL);
 	ck_assert_ptr_null(s);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
 	ck_assert_str_eq(sw_error_message(err), "Unknown sessionId \"deadbeef\"");
@@ -584,7 +584,7 @@ START_TEST(test_rehydration_fills_defaults_and_sets_aside_corrupt)
 	json_decref(st);
 	/* the corrupt one is set aside, never silently replaced */
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_store_get_session(f.store, id2, &t, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_store_get_session(f.store, id2, &t, &err), SW_EINVAL);
 	sw_error_free(err);
 	ck_assert(!sw__is_file(p2));
 	char *parent = sw__strdup(p2);
@@ -652,7 +652,7 @@ START_TEST(test_session_from_another_process)
 	sw_session *s = NULL;
 	sw_error *err = NULL;
 	/* the first lookup loads the registry */
-	ck_assert_int_eq(sw_store_get_session(f.store, "00000000", &s, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_store_get_session(f.store, "00000000", &s, &err), SW_EINVAL);
 	sw_error_free(err);
 	/* a second store (another process) creates a session afterwards */
 	sw_store *other = NULL;
@@ -795,11 +795,11 @@ START_TEST(test_artifact_save_read)
 	/* unknown URIs */
 	sw_error *err = NULL;
 	ck_assert_int_eq(sw_artifact_read(f.store, "swipium://session/nope/report/x.json", 0, &data, &len, NULL, &err),
-	                 SW_ENOTFOUND);
+	                 SW_EINVAL);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
 	sw_error_free(err);
 	err = NULL;
-	ck_assert_int_eq(sw_artifact_read(f.store, "http://x/y", 0, &data, &len, NULL, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_artifact_read(f.store, "http://x/y", 0, &data, &len, NULL, &err), SW_EINVAL);
 	sw_error_free(err);
 	err = NULL;
 	ck_assert_int_eq(sw_artifact_save(s, "../evil", "x", "text/plain", "a", 1, NULL, NULL, &err), SW_EINVAL);
@@ -842,7 +842,7 @@ START_TEST(test_artifact_record_outside_session_refused)
 	char *data = NULL;
 	size_t len = 0;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_artifact_read(f.store, uri, 0, &data, &len, NULL, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_artifact_read(f.store, uri, 0, &data, &len, NULL, &err), SW_EINVAL);
 	ck_assert_ptr_null(data);
 	ck_assert_ptr_nonnull(strstr(sw_error_message(err), "outside the session folder"));
 	sw_error_free(err);
@@ -936,7 +936,7 @@ START_TEST(test_artifact_register_and_sensitive)
 	sw_free(meta);
 	sw_free(p);
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_artifact_register(s, "metro", "missing.log", "text/plain", NULL, NULL, &err), SW_ENOTFOUND);
+	ck_assert_int_eq(sw_artifact_register(s, "metro", "missing.log", "text/plain", NULL, NULL, &err), SW_EINVAL);
 	sw_error_free(err);
 	err = NULL;
 	sw_session *sens = NULL;

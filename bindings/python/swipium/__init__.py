@@ -277,8 +277,8 @@ def _need(name, what):
 
 def catalog_lookup(code):
     """The catalog entry of a failure code ("NATIVE_CRASH" ...) as a dict with code, bucket, owner,
-    severity, retrySafe, canSwipiumFix, reserved, finding, summary, recovery. NotFoundError for an
-    unknown code (exact, case-sensitive)."""
+    severity, retrySafe, canSwipiumFix, reserved, finding, summary, recovery. InvalidArgumentError
+    (INVALID_ARGUMENT) for an unknown code (exact, case-sensitive)."""
     _need("sw_catalog_lookup", "the failure-code catalog")
     out = ctypes.c_void_p()
     err = ctypes.c_void_p()
@@ -334,7 +334,8 @@ def _format_code(name):
 def find_report(root=None, *, session_id=None, home=None):
     """The path of a project's saved report under <home>/.swipium, found the way `swipium report`
     finds it: @session_id's report, or the newest session with one. @root defaults to the working
-    directory, @home to $HOME. NotFoundError carries the message `swipium report` prints."""
+    directory, @home to $HOME. InvalidArgumentError (INVALID_ARGUMENT) carries the message `swipium report`
+    prints when there is none."""
     _need("sw_report_find", "report discovery")
     out = ctypes.c_void_p()
     err = ctypes.c_void_p()
@@ -352,8 +353,8 @@ class Report:
 
     @classmethod
     def from_file(cls, path):
-        """Loads a saved report JSON file. NotFoundError when it does not exist, ParseError when it is
-        not JSON, InvalidArgumentError when it is JSON but not a report."""
+        """Loads a saved report JSON file. InvalidArgumentError (INVALID_ARGUMENT) when it does not exist, is
+        not JSON, or is JSON but not a report; the message says which."""
         _need_report_api()
         ptr = ctypes.c_void_p()
         err = ctypes.c_void_p()

@@ -225,7 +225,7 @@ class CatalogTest(unittest.TestCase):
 
     def test_unknown_code(self):
         for code in ("native_crash", "NOPE", ""):
-            with self.assertRaises(swipium.NotFoundError, msg=code) as cm:
+            with self.assertRaises(swipium.InvalidArgumentError, msg=code) as cm:
                 swipium.catalog_lookup(code)
             self.assertEqual(cm.exception.failure_code, "INVALID_ARGUMENT")
 
@@ -324,7 +324,7 @@ class FindReportTest(unittest.TestCase):
             home = os.path.join(d, "home")
             root = os.path.realpath(os.path.join(d, "app"))
             os.makedirs(root)
-            with self.assertRaises(swipium.NotFoundError) as cm:
+            with self.assertRaises(swipium.InvalidArgumentError) as cm:
                 swipium.find_report(root, home=home)
             self.assertIn(f"No Swipium session with a report found for project {root}", cm.exception.message)
 
@@ -343,7 +343,7 @@ class FindReportTest(unittest.TestCase):
 
             self.assertEqual(swipium.find_report(root, home=home), paths["bbbb2222"])
             self.assertEqual(swipium.find_report(root, home=home, session_id="aaaa1111"), paths["aaaa1111"])
-            with self.assertRaises(swipium.NotFoundError) as cm:
+            with self.assertRaises(swipium.InvalidArgumentError) as cm:
                 swipium.find_report(root, home=home, session_id="cccc3333")
             self.assertEqual(cm.exception.message, f'No persisted Swipium session "cccc3333" for project {root}.')
 
@@ -368,13 +368,14 @@ class ReportErrorTest(unittest.TestCase):
 
     def test_not_json(self):
         for text in (b"", b'{"findings": [', b"not json", b"\xff\xfe"):
-            with self.assertRaises(swipium.ParseError, msg=text) as cm:
+            with self.assertRaises(swipium.InvalidArgumentError, msg=text) as cm:
                 swipium.Report.from_bytes(text)
-            self.assertEqual(cm.exception.code, -5)
+            self.assertEqual(cm.exception.code, -1)
+            self.assertEqual(cm.exception.failure_code, "INVALID_ARGUMENT")
             self.assertTrue(cm.exception.message)
 
     def test_missing_file(self):
-        with self.assertRaises(swipium.NotFoundError) as cm:
+        with self.assertRaises(swipium.InvalidArgumentError) as cm:
             swipium.Report.from_file("/nonexistent/report-1.json")
         self.assertIn("/nonexistent/report-1.json", cm.exception.message)
 

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../catalog/catalog-internal.h"
 #include "android-internal.h"
 #include "observe.h"
 
@@ -117,7 +118,7 @@ static int fail_from(const sw__proc_result *r, const char *const *argv, sw_error
 	                   : !strcmp(code, "DEVICE_NOT_READY")
 	                       ? "Wait for the device to finish booting (qa_wait device_online)"
 	                       : NULL;
-	int rc = sw__error_set(err, SW_EDEVICE, code, hint, "%s failed: %s", cmd ? cmd : "adb",
+	int rc = sw__error_set(err, sw__catalog_result(code, SW_EDEVICE), code, hint, "%s failed: %s", cmd ? cmd : "adb",
 	                       msg && msg[0] ? msg : "no output");
 	if (err && *err && cmd)
 		sw__error_take_details(*err, json_pack("{ss}", "commandAttempted", cmd));
@@ -183,7 +184,7 @@ int sw__android_adb_input(const char *adb, const char *serial, const char *const
 		const char *after = nl ? strstr(r->err, "successfully") : NULL;
 		after = after ? after + strlen("successfully") : r->err;
 		char *said = sw__cap(after, 300);
-		rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE",
+		rc = sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE",
 		                   "Restart the adb server (adb kill-server; adb start-server) or the emulator, then "
 		                   "qa_wait {for: \"device_online\"}",
 		                   "The adb server is gone (it stopped or was killed): adb had to start a new one, which "
@@ -205,7 +206,7 @@ int sw__android_adb_input(const char *adb, const char *serial, const char *const
 	if (r->timed_out) {
 		char *cmd = join_argv(argv);
 		rc =
-		    sw__error_set(err, SW_ETIMEOUT, "DEVICE_NOT_READY", "Check that the device is responsive and retry",
+		    sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", "Check that the device is responsive and retry",
 		                  "%s did not finish within %d ms", cmd ? cmd : "adb", timeout_ms);
 		if (err && *err && cmd)
 			sw__error_take_details(*err, json_pack("{ss}", "commandAttempted", cmd));
@@ -243,7 +244,7 @@ int sw__android_shell_ok(sw__android_dev *d, const char *cmd, const char *failur
 		if (msg)
 			trim(msg);
 		cap_message(&msg);
-		rc = sw__error_set(err, SW_EDEVICE, failure_code, NULL, "adb shell %s failed: %s", cmd,
+		rc = sw__error_set(err, sw__catalog_result(failure_code, SW_EDEVICE), failure_code, NULL, "adb shell %s failed: %s", cmd,
 		                   msg && msg[0] ? msg : "exit status");
 		if (err && *err)
 			sw__error_take_details(*err, json_pack("{ss}", "commandAttempted", cmd));
@@ -905,8 +906,8 @@ static int android_install(void *state, const char *path, sw_error **err)
 		if (err && *err && strstr(sw_error_message(*err), "Failure")) {
 			sw_error *e = *err;
 			*err = NULL;
-			rc = sw__error_set(err, SW_EDEVICE, sw__android_install_failure_code(sw_error_message(e)), NULL,
-			                   "%s", sw_error_message(e));
+			const char *code = sw__android_install_failure_code(sw_error_message(e));
+			rc = sw__error_set(err, sw__catalog_result(code, SW_EDEVICE), code, NULL, "%s", sw_error_message(e));
 			sw_error_free(e);
 		}
 		return rc;
@@ -917,8 +918,9 @@ static int android_install(void *state, const char *path, sw_error **err)
 		if (msg)
 			trim(msg);
 		cap_message(&msg);
-		rc = sw__error_set(err, SW_EDEVICE, sw__android_install_failure_code(msg), NULL,
-		                   "adb install failed: %s", msg && msg[0] ? msg : "no output");
+		const char *code = sw__android_install_failure_code(msg);
+		rc = sw__error_set(err, sw__catalog_result(code, SW_EDEVICE), code, NULL, "adb install failed: %s",
+		                   msg && msg[0] ? msg : "no output");
 		free(msg);
 	}
 	sw__proc_result_clear(&r);
@@ -1020,7 +1022,7 @@ int sw_android_boot_avd_abortable(sw_ctx *ctx, const char *avd, const char *opti
 		goto out;
 	}
 	if (!t.emulator) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "EMULATOR_BOOT_FAILED",
+		rc = sw__error_set(err, SW_EDEVICE, "EMULATOR_BOOT_FAILED",
 		                   "Install the Android emulator (sdkmanager \"emulator\") or set ANDROID_HOME",
 		                   "The Android emulator binary was not found in the SDK or on PATH");
 		goto out;
@@ -1035,7 +1037,7 @@ int sw_android_boot_avd_abortable(sw_ctx *ctx, const char *avd, const char *opti
 	sw_error *se = NULL;
 	if (sw__proc_spawn(argv, NULL, -1, &pid, &se) != SW_OK) {
 		pid = -1;
-		rc = sw__error_set(err, SW_EIO, "EMULATOR_BOOT_FAILED", NULL, "cannot start the emulator: %s",
+		rc = sw__error_set(err, SW_EDEVICE, "EMULATOR_BOOT_FAILED", NULL, "cannot start the emulator: %s",
 		                   sw_error_message(se));
 		sw_error_free(se);
 		goto out;
@@ -1108,11 +1110,11 @@ int sw_android_boot_avd_abortable(sw_ctx *ctx, const char *avd, const char *opti
 		nanosleep(&ts, NULL);
 	}
 	if (seen_serial)
-		rc = sw__error_set(err, SW_ETIMEOUT, "DEVICE_NOT_READY", "Wait longer (qa_wait device_online)",
+		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", "Wait longer (qa_wait device_online)",
 		                   "Emulator %s came online but did not finish booting within %lld ms", seen_serial,
 		                   (long long)timeout);
 	else
-		rc = sw__error_set(err, SW_ETIMEOUT, "EMULATOR_BOOT_FAILED", "Check the AVD with `emulator -list-avds`",
+		rc = sw__error_set(err, SW_EDEVICE, "EMULATOR_BOOT_FAILED", "Check the AVD with `emulator -list-avds`",
 		                   "No new emulator came online within %lld ms", (long long)timeout);
 	free(seen_serial);
 	pid = -1; /* leave a slow emulator running; a later qa_wait may still see it */

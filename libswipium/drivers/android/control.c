@@ -235,7 +235,7 @@ int sw__android_geo_fix(void *state, double lat, double lng, sw_error **err)
 		return rc;
 	if (r.status != 0 || strstr(r.out, "KO")) {
 		char *said = sw__cap(r.out, 200), *said_err = sw__cap(r.err, 200);
-		rc = sw__error_set(err, SW_EDEVICE, "NO_DEVICE", "check that the emulator console port is reachable",
+		rc = sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE", "check that the emulator console port is reachable",
 		                   "the emulator console refused geo fix: %s%s", said ? said : "", said_err ? said_err : "");
 		free(said);
 		free(said_err);
@@ -426,7 +426,7 @@ int sw__android_clear_app_data(void *state, const char *app_id, sw_error **err)
 	free(cmd);
 	if (rc == SW_OK && (st != 0 || !strstr(out, "Success"))) {
 		char *said = sw__cap(out, 200);
-		rc = sw__error_set(err, SW_EDEVICE, "BUNDLE_ID_NOT_FOUND", "check the session's app id with qa_status",
+		rc = sw__error_set(err, SW_ENOTFOUND, "BUNDLE_ID_NOT_FOUND", "check the session's app id with qa_status",
 		                   "pm clear %s failed: %s", app_id, said ? said : "");
 		free(said);
 	}

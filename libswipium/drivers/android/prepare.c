@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../catalog/catalog-internal.h"
 #include "android-internal.h"
 
 #include <swipium/artifacts.h>
@@ -201,8 +202,7 @@ int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char **out_
 		json_object_set_new(res, "plan", plan);
 	}
 	if (fail_code) {
-		rc = sw__error_set(err, !strcmp(fail_code, "PHYSICAL_DEVICE_UNSUPPORTED") ? SW_EDENIED : SW_ENOTFOUND,
-		                   fail_code, "Boot an Android emulator (an AVD) and try again", "%s", fail_msg);
+		rc = sw__error_set(err, sw__catalog_result(fail_code, SW_ENOTFOUND), fail_code, "Boot an Android emulator (an AVD) and try again", "%s", fail_msg);
 		/* the requested sections ride on the error */
 		json_t *det = json_object();
 		if (json_object_get(res, "context"))

@@ -15,7 +15,7 @@ extern "C" {
  * where bucket is app_bug|environment|missing_data|mcp_limitation|unsafe_refused,
  * owner app|environment|swipium|user, severity low|medium|high, summary a short
  * phrase without a final period and recovery one or two sentences saying what to do.
- * Fails with SW_ENOTFOUND (failure code INVALID_ARGUMENT) for an unknown code.
+ * Fails with SW_EINVAL (failure code INVALID_ARGUMENT) for an unknown code.
  */
 SW_API int sw_catalog_lookup(const char *code, char **entry_json, sw_error **err);
 

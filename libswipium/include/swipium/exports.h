@@ -13,7 +13,7 @@ extern "C" {
  * the session, one spec per test outcome (pass → passed/expected, fail → failed/unexpected with the
  * reason as the error, blocked/skipped/not_applicable → skipped), evidence URIs as attachments, and
  * stats {expected, unexpected, skipped, flaky}. Pretty JSON (two-space indent).
- * SW_EPARSE / SW_EINVAL when @report_json is not a report (needs a `testOutcomes` array).
+ * SW_EINVAL (INVALID_ARGUMENT) when @report_json is not JSON or not a report (needs a `testOutcomes` array).
  * @out: (transfer full)
  */
 SW_API int sw_export_playwright(const char *report_json, char **out, sw_error **err);

@@ -48,7 +48,7 @@ SW_API int sw_health_scan_logcat(const char *logcat, const char *options_json, c
  * alerts and the system crash / ANR dialogs. @options_json (nullable): {appId?}.
  * Result: {findings: [finding + overlay?], overlays: [{kind, title, dismiss:
  * {text?, resourceId?, x, y}|null, allow?, deny?, backDismissible}]}.
- * Invalid XML: SW_EPARSE / SNAPSHOT_FAILED. (transfer full)
+ * Invalid XML: SW_EDEVICE / SNAPSHOT_FAILED (the catalog's result for that code). (transfer full)
  */
 SW_API int sw_health_scan_ui(const char *xml, size_t len, const char *options_json, char **out_json, sw_error **err);
 

@@ -75,7 +75,7 @@ typedef int (*sw_abort_fn)(void *userdata);
  * @wait_ms (clamped to 0..50000) long-polls until the job leaves running.
  * @abort_fn (nullable) is polled while waiting; when it returns non-zero the
  * call fails with SW_ECANCELLED / CANCELLED and the job keeps running.
- * Unknown job: SW_ENOTFOUND / INVALID_ARGUMENT. @out: (transfer full)
+ * Unknown job: SW_EINVAL / INVALID_ARGUMENT. @out: (transfer full)
  */
 SW_API int sw_job_status_json(sw_session *s, const char *job_id, long wait_ms, sw_abort_fn abort_fn,
                               void *abort_userdata, char **out, sw_error **err);

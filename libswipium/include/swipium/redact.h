@@ -98,7 +98,7 @@ SW_API int sw_redactor_redact_text(sw_redactor *r, const char *in, size_t len, c
  * at any depth is redacted; numbers, literals, whitespace and indentation are
  * kept byte for byte; the values of geometry keys (bounds, x, y, width, height,
  * index, instance, rect, frame) are left untouched. Keys that collide after
- * redaction become "key#2", "key#3" ... in document order. SW_EPARSE
+ * redaction become "key#2", "key#3" ... in document order. SW_EINVAL
  * (INVALID_ARGUMENT) when @json_in is not JSON. (transfer full)
  */
 SW_API int sw_redactor_redact_json(sw_redactor *r, const char *json_in, char **json_out, sw_error **err);

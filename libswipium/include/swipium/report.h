@@ -31,15 +31,15 @@ SW_API int sw_report_format_parse(const char *name, sw_report_format *out);
 SW_API const char *sw_report_format_name(sw_report_format format);
 
 /**
- * Parses report JSON text of @len bytes. Fails with SW_EPARSE when the text is
- * not JSON, and with SW_EINVAL when it is JSON but not a report (not an object,
- * or `findings` / `testOutcomes` not arrays). (transfer full) on @out.
+ * Parses report JSON text of @len bytes. Fails with SW_EINVAL (INVALID_ARGUMENT)
+ * when the text is not JSON or is JSON but not a report (not an object, or
+ * `findings` / `testOutcomes` not arrays); the message says which. (transfer full) on @out.
  */
 SW_API int sw_report_load_data(const char *data, size_t len, sw_report **out, sw_error **err);
 /**
  * Reads and parses a report file. The error messages name @path as `swipium report`
- * prints them: SW_ENOTFOUND `Report file not found: <path>`; SW_EPARSE or SW_EIO
- * `Could not read report <path>: <reason>`; SW_EINVAL
+ * prints them, all SW_EINVAL (INVALID_ARGUMENT): `Report file not found: <path>`;
+ * `Could not read report <path>: <reason>`;
  * `<path> is not a Swipium report JSON (missing findings/testOutcomes).`
  */
 SW_API int sw_report_load_file(const char *path, sw_report **out, sw_error **err);
@@ -63,7 +63,7 @@ SW_API int sw_report_gate(const sw_report *report, const char *project_root, cha
 /**
  * Reads a gate verdict produced by sw_report_gate() / sw_report_render():
  * @block (nullable) receives 1 when the release is blocked, @reason (nullable,
- * transfer full) the gate's reason sentence. SW_EPARSE for anything else.
+ * transfer full) the gate's reason sentence. SW_EINVAL (INVALID_ARGUMENT) for anything else.
  */
 SW_API int sw_report_gate_verdict(const char *gate_json, int *block, char **reason, sw_error **err);
 
@@ -102,7 +102,7 @@ SW_API int sw_report_render(const sw_report *report, sw_report_format format, co
  * @session_id: (nullable) a session id; NULL picks the newest session that has a report.
  * @report_path: receives the absolute report path (transfer full).
  *
- * Fails with SW_ENOTFOUND; the error message is the one `swipium report` prints:
+ * Fails with SW_EINVAL (INVALID_ARGUMENT); the error message is the one `swipium report` prints:
  * `No persisted Swipium session "<id>" for project <root>.`,
  * `Session <id> has no persisted report yet. Call qa_report for it first.` or
  * `No Swipium session with a report found for project <root> (looked in <home>/.swipium).` plus a

@@ -69,7 +69,7 @@ SW_API int sw_session_create(sw_store *store, const char *project_root, const ch
  * Finds a session by id: live in this process, or reloaded from disk after a
  * restart (jobs that were running come back `failed`; secrets never come
  * back, so a session with earlier secret activity is flagged
- * redactionDegraded). Unknown id: SW_ENOTFOUND with failure code
+ * redactionDegraded). Unknown id: SW_EINVAL with failure code
  * INVALID_ARGUMENT and the message `Unknown sessionId "<id>"`.
  * @out: (transfer none)
  */
@@ -280,7 +280,7 @@ enum {
  * over 1 MiB comes back as its first MiB (its last MiB for logs and *.log)
  * plus a `[swipium: truncated ...]` line naming the local file, never
  * splitting a UTF-8 character; a binary over 8 MiB is not inlined (@data
- * NULL, meta `inlined:false` and a `note`). Unknown URI: SW_ENOTFOUND with
+ * NULL, meta `inlined:false` and a `note`). Unknown URI: SW_EINVAL with
  * failure code INVALID_ARGUMENT.
  * @data: (transfer full) (nullable), NUL-terminated, @len excludes the NUL.
  * @meta_json: (transfer full) (nullable) {uri, mime, kind, bytes, path,

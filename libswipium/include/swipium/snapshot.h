@@ -100,7 +100,7 @@ SW_API int sw_snapshot_resolve(sw_snapshot_tracker *t, const char *target_json, 
 /**
  * Parses one element line back into {ref, role, name, id, text, bounds,
  * clickable, focused, secure}; id, text and bounds are null when absent.
- * A string that is not an element line fails with SW_EPARSE.
+ * A string that is not an element line fails with SW_EINVAL (INVALID_ARGUMENT).
  * @out_json: (transfer full)
  */
 SW_API int sw_snapshot_parse_element_line(const char *line, char **out_json, sw_error **err);

@@ -25,9 +25,9 @@ typedef struct sw_image sw_image;
 
 /**
  * Decodes a PNG held in memory. A header announcing more than
- * SW_IMAGE_MAX_SIDE per side or SW_IMAGE_MAX_PIXELS pixels is refused
- * (SW_ELIMIT) before pixels are allocated; data that is not a PNG, is
- * truncated or corrupt gives SW_EPARSE. Failure code INVALID_ARGUMENT.
+ * SW_IMAGE_MAX_SIDE per side or SW_IMAGE_MAX_PIXELS pixels is refused before
+ * pixels are allocated; so is data that is not a PNG, is truncated or corrupt:
+ * SW_EINVAL, failure code INVALID_ARGUMENT (the message says which).
  * @out: (transfer full) free with sw_image_free().
  */
 SW_API int sw_image_decode(const void *png, size_t len, sw_image **out, sw_error **err);
