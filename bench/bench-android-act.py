@@ -141,15 +141,14 @@ def profile_off(mcp, runs, project, tmp):
         env.shell("monkey -p %s -c android.intent.category.LAUNCHER 1" % LOGIN)
         for _ in range(3):
             env.adb("shell", "true")
-        bare = []
+        s, sid = server(env, project)
+        snap = ok(s.tool("qa_snapshot", {"sessionId": sid}), "qa_snapshot")
+        # interleaved, one bare `adb shell true` before each tap: both see the same load on a shared machine
+        bare, taps = [], []
         for _ in range(runs):
             t0 = time.monotonic()
             env.adb("shell", "true")
             bare.append(time.monotonic() - t0)
-        s, sid = server(env, project)
-        snap = ok(s.tool("qa_snapshot", {"sessionId": sid}), "qa_snapshot")
-        taps = []
-        for _ in range(runs):
             ref = find_ref(snap, "Remember me")
             t0 = time.monotonic()
             r = ok(s.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"ref": ref},

@@ -175,7 +175,7 @@ static int make_plan(sw_ctx *ctx, sw_session *s, const char *options_json, plan 
 	const char *udid = json_string_value(json_object_get(p->sim, "udid"));
 	const char *state = json_string_value(json_object_get(p->sim, "state"));
 	if (needs_booted(a) && strcmp(state, "Booted") != 0) {
-		rc = sw__error_set(err, SW_ESTATE, "DEVICE_NOT_READY", NULL, "%s (%s) is %s, not Booted",
+		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL, "%s (%s) is %s, not Booted",
 		                   json_string_value(json_object_get(p->sim, "name")), udid, state);
 		if (err && *err)
 			sw__error_take_details(*err, json_pack("{s:[s,s]}", "nextSteps", "qa_ios {action: \"boot\", device} boots it",
@@ -354,7 +354,7 @@ static int do_boot(plan *p, sw_session *s, int (*abort_fn)(void *), void *ud, js
 		if (!strcmp(state, "Booted"))
 			break;
 		if (!strcmp(state, "Shutdown") && sw_monotonic_ms() - t0 > 2000) {
-			int rc = sw__error_set(err, SW_EIO, "SIMULATOR_BOOT_FAILED",
+			int rc = sw__error_set(err, SW_EDEVICE, "SIMULATOR_BOOT_FAILED",
 			                       "Read the simulator's log (qa_ios {action: \"logs\"} once booted) or erase it",
 			                       "%s (%s) went back to Shutdown while booting", name, udid);
 			free(state);

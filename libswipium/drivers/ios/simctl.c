@@ -38,7 +38,7 @@ int sw__simctl(const char *const *args, int timeout_ms, int (*abort_fn)(void *),
 	free(xcrun);
 	const char *sub = args[0] ? args[0] : "";
 	if (rc != SW_OK) {
-		rc = sw__error_set(err, SW_EIO, "BACKEND_ERROR", "Check that `xcrun simctl help` works, then retry",
+		rc = sw__error_set(err, SW_ESTATE, "BACKEND_ERROR", "Check that `xcrun simctl help` works, then retry",
 		                   "xcrun simctl %s could not be started: %s", sub, e ? sw_error_message(e) : "?");
 		sw_error_free(e);
 		return rc;
@@ -49,7 +49,7 @@ int sw__simctl(const char *const *args, int timeout_ms, int (*abort_fn)(void *),
 	}
 	if (res->timed_out) {
 		sw__proc_result_clear(res);
-		return sw__error_set(err, SW_ETIMEOUT, "BACKEND_ERROR",
+		return sw__error_set(err, SW_ESTATE, "BACKEND_ERROR",
 		                     "CoreSimulator may be stuck: quit Simulator.app (or run `xcrun simctl shutdown all`) "
 		                     "and retry",
 		                     "xcrun simctl %s did not answer within %d s and was stopped", sub,
@@ -190,7 +190,7 @@ json_t *sw__simctl_parse_list(const char *text, size_t len, sw_error **err)
 	if (!json_is_object(devices)) {
 		json_decref(root);
 		char *shown = len ? sw__utf8_cap(text, len, 120, SW_CAP_HEAD) : NULL;
-		sw__error_set(err, SW_EIO, "BACKEND_ERROR",
+		sw__error_set(err, SW_ESTATE, "BACKEND_ERROR",
 		              "Run `xcrun simctl list devices -j` in a terminal; restart CoreSimulator (quit Simulator.app) "
 		              "if it prints anything but JSON",
 		              "xcrun simctl list devices -j printed %s, not the JSON device list%s%s%s",
@@ -268,7 +268,7 @@ int sw__simctl_list(json_t **out, sw_error **err)
 	}
 	if (r.truncated) {
 		sw__proc_result_clear(&r);
-		return sw__error_set(err, SW_EIO, "BACKEND_ERROR", NULL,
+		return sw__error_set(err, SW_ESTATE, "BACKEND_ERROR", NULL,
 		                     "xcrun simctl list devices -j printed more than 16 MiB; not read");
 	}
 	json_t *l = sw__simctl_parse_list(r.out, r.out_len, err);
