@@ -45,8 +45,9 @@ static void writer(const char *home, const char *root, const char *tag)
 	for (int i = 0; i < PER_WRITER; i++) {
 		char req[256], *out = NULL;
 		sw_error *err = NULL;
-		snprintf(req, sizeof(req), "{\"testCases\":[{\"id\":\"%s-%d\",\"title\":\"case %s %d\",\"featureId\":"
-		                           "\"checkout\"}]}",
+		snprintf(req, sizeof(req),
+		         "{\"testCases\":[{\"id\":\"%s-%d\",\"title\":\"case %s %d\",\"featureId\":"
+		         "\"checkout\"}]}",
 		         tag, i, tag, i);
 		if (sw_appmap_update(ctx, root, req, &out, &err) != SW_OK) {
 			fprintf(stderr, "update %s-%d: %s\n", tag, i, sw_error_message(err));

@@ -47,8 +47,10 @@ extern const struct mcp_tool mcp_tool_qa_issue_log;
 /* run */
 extern const struct mcp_tool mcp_tool_qa_report;
 /* app-map */
+extern const struct mcp_tool mcp_tool_qa_app_map_build;
 extern const struct mcp_tool mcp_tool_qa_app_map_read;
 extern const struct mcp_tool mcp_tool_qa_app_map_query;
+extern const struct mcp_tool mcp_tool_qa_app_map_feature_scope;
 extern const struct mcp_tool mcp_tool_qa_app_map_update;
 extern const struct mcp_tool mcp_tool_qa_explore;
 /* first-run */
@@ -104,8 +106,10 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_explore,
 	&mcp_tool_qa_report,
 	/* app-map */
+	&mcp_tool_qa_app_map_build,
 	&mcp_tool_qa_app_map_read,
 	&mcp_tool_qa_app_map_query,
+	&mcp_tool_qa_app_map_feature_scope,
 	&mcp_tool_qa_app_map_update,
 	/* flows */
 	&mcp_tool_qa_flow_check,

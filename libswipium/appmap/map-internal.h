@@ -16,12 +16,12 @@
 
 /* One open map: the loaded content and, for writers, the lock held until sw__map_close(). */
 typedef struct {
-	char *root;     /* real project root */
-	char *id;       /* project id (16 hex) */
-	char *uri;      /* swipium://project/<id>/app-map */
-	int lock_fd;    /* >= 0 while the write lock is held */
-	json_t *map;    /* the map, or NULL when there is none (borrowed by callers, owned here) */
-	char *raw;      /* bytes of the good map on disk (kept in history before a replacement) */
+	char *root;  /* real project root */
+	char *id;    /* project id (16 hex) */
+	char *uri;   /* swipium://project/<id>/app-map */
+	int lock_fd; /* >= 0 while the write lock is held */
+	json_t *map; /* the map, or NULL when there is none (borrowed by callers, owned here) */
+	char *raw;   /* bytes of the good map on disk (kept in history before a replacement) */
 	size_t raw_len;
 	bool existed;   /* a map file (good or corrupt) was there before this call */
 	json_t *notes;  /* array of strings for the answer */
@@ -55,8 +55,8 @@ void sw__map_answer_notes(const sw__map *h, json_t *answer);
 json_t *sw__map_summary(const json_t *map, const char *uri);
 
 /* JSON helpers tolerant of any shape. */
-json_t *sw__mj_arr(json_t *obj, const char *key);          /* array member, or NULL */
-json_t *sw__mj_obj(json_t *obj, const char *key);          /* object member, or NULL */
+json_t *sw__mj_arr(json_t *obj, const char *key);           /* array member, or NULL */
+json_t *sw__mj_obj(json_t *obj, const char *key);           /* object member, or NULL */
 const char *sw__mj_str(const json_t *obj, const char *key); /* string member, or NULL */
 /* obj[key] as an array, created (replacing a wrong type) when missing. (transfer none) */
 json_t *sw__mj_arr_ensure(json_t *obj, const char *key);

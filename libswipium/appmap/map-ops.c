@@ -136,10 +136,10 @@ json_t *sw__map_summary(const json_t *cmap, const char *uri)
 	    (json_int_t)json_array_size(sw__mj_arr(st, "edges")), "features", (json_int_t)count_objects(features),
 	    "authScreens", (json_int_t)json_array_size(sw__mj_arr(auth, "screens")), "testCases",
 	    (json_int_t)count_objects(test_cases(map)), "automationSuites", (json_int_t)count_objects(suites(map)),
-	    "codeFiles", (json_int_t)json_array_size(sw__mj_arr(sw__mj_obj(map, "codeIndex"), "files")),
-	    "parserNotes", (json_int_t)json_array_size(sw__mj_arr(st, "parserNotes")), "features", flist,
-	    "recentProvenance", last, "confidence", json_object_get(map, "confidence"), "coverage",
-	    json_object_get(map, "coverage"), "updatedAt", json_object_get(map, "updatedAt"), "sections",
+	    "codeFiles", (json_int_t)json_array_size(sw__mj_arr(sw__mj_obj(map, "codeIndex"), "files")), "parserNotes",
+	    (json_int_t)json_array_size(sw__mj_arr(st, "parserNotes")), "features", flist, "recentProvenance", last,
+	    "confidence", json_object_get(map, "confidence"), "coverage", json_object_get(map, "coverage"), "updatedAt",
+	    json_object_get(map, "updatedAt"), "sections",
 	    json_pack("[s,s,s,s,s,s,s]", "summary", "screens", "features", "auth", "automation", "testSuite", "full"),
 	    "uri", uri);
 	json_t *framework = json_object_get(st, "framework");
@@ -195,9 +195,9 @@ static json_t *files_head(json_t *files, size_t n)
 json_t *sw__map_compact_screen(json_t *e, const char *uri)
 {
 	json_t *o = json_object();
-	static const char *const keys[] = {"id",    "name",      "title",  "route",      "kind",     "confidence",
-	                                   "auth",  "activity",  "health", "visits",     "staticScreenId",
-	                                   "layout", "dynamic", NULL};
+	static const char *const keys[] = {"id",      "name",     "title",  "route",  "kind",           "confidence",
+	                                   "auth",    "activity", "health", "visits", "staticScreenId", "layout",
+	                                   "dynamic", NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(e, keys[i]))
 			json_object_set(o, keys[i], json_object_get(e, keys[i]));
@@ -205,7 +205,8 @@ json_t *sw__map_compact_screen(json_t *e, const char *uri)
 	if (json_is_array(files)) {
 		json_object_set_new(o, "sourceFiles", files_head(files, 3));
 		if (json_array_size(files) > 3)
-			json_object_set_new(o, "sourceFilesOmitted", json_integer((json_int_t)json_array_size(files) - 3));
+			json_object_set_new(o, "sourceFilesOmitted",
+			                    json_integer((json_int_t)json_array_size(files) - 3));
 	}
 	if (sw__mj_str(e, "id"))
 		json_object_set_new(o, "uri", sw__map_entry_uri(uri, "screen", sw__mj_str(e, "id")));
@@ -215,8 +216,8 @@ json_t *sw__map_compact_screen(json_t *e, const char *uri)
 static json_t *compact_feature(json_t *e, const char *uri)
 {
 	json_t *o = json_object();
-	static const char *const keys[] = {"id", "title", "staticScreens", "runtimeScreens", "coverage", "confidence",
-	                                   "auth", NULL};
+	static const char *const keys[] = {"id",       "title",      "staticScreens", "runtimeScreens",
+	                                   "coverage", "confidence", "auth",          NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(e, keys[i]))
 			json_object_set(o, keys[i], json_object_get(e, keys[i]));
@@ -224,7 +225,8 @@ static json_t *compact_feature(json_t *e, const char *uri)
 	if (json_is_array(files)) {
 		json_object_set_new(o, "sourceFiles", files_head(files, 5));
 		if (json_array_size(files) > 5)
-			json_object_set_new(o, "sourceFilesOmitted", json_integer((json_int_t)json_array_size(files) - 5));
+			json_object_set_new(o, "sourceFilesOmitted",
+			                    json_integer((json_int_t)json_array_size(files) - 5));
 	}
 	if (sw__mj_str(e, "id"))
 		json_object_set_new(o, "uri", sw__map_entry_uri(uri, "feature", sw__mj_str(e, "id")));
@@ -321,9 +323,10 @@ static json_t *section_answer(json_t *map, const char *section, const char *uri)
 	}
 	if (o && omitted) {
 		json_object_set_new(o, "omitted", json_integer((json_int_t)omitted));
-		json_object_set_new(o, "omittedNote",
-		                    json_string("More entries than fit inline: read the whole map from the uri (resources/"
-		                                "read) or one entry by its own uri."));
+		json_object_set_new(
+		    o, "omittedNote",
+		    json_string("More entries than fit inline: read the whole map from the uri (resources/"
+		                "read) or one entry by its own uri."));
 	}
 	return o;
 }
@@ -338,7 +341,8 @@ SW_API int sw_appmap_read(sw_ctx *ctx, const char *root, const char *request_jso
 		return rc;
 	const char *section = sw__mj_str(req, "section");
 	const char *feature_id = sw__mj_str(req, "featureId"), *screen_id = sw__mj_str(req, "screenId");
-	static const char *const known[] = {"summary", "screens", "features", "auth", "automation", "testSuite", "full"};
+	static const char *const known[] = {"summary",    "screens",   "features", "auth",
+	                                    "automation", "testSuite", "full"};
 	bool ok = !section;
 	for (size_t i = 0; section && i < sizeof(known) / sizeof(known[0]); i++)
 		ok |= !strcmp(section, known[i]);
@@ -367,7 +371,8 @@ SW_API int sw_appmap_read(sw_ctx *ctx, const char *root, const char *request_jso
 			char *list = sw__json_compact(ids);
 			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 			                   "Pick a featureId from qa_app_map_read {section:\"features\"}.",
-			                   "No feature \"%s\" in the app map (known: %s)", feature_id, list ? list : "[]");
+			                   "No feature \"%s\" in the app map (known: %s)", feature_id,
+			                   list ? list : "[]");
 			free(list);
 			json_decref(ids);
 			json_decref(answer);
@@ -427,9 +432,10 @@ SW_API int sw_appmap_read(sw_ctx *ctx, const char *root, const char *request_jso
 			json_decref(s);
 			json_object_set_new(answer, "section", json_string("full"));
 			json_object_set_new(answer, "bytes", json_integer((json_int_t)h.raw_len));
-			json_object_set_new(answer, "fullByUri",
-			                    json_string("The whole map is not answered inline: read it with resources/read "
-			                                "on the uri, or one section at a time."));
+			json_object_set_new(
+			    answer, "fullByUri",
+			    json_string("The whole map is not answered inline: read it with resources/read "
+			                "on the uri, or one section at a time."));
 		} else {
 			json_t *s = section_answer(h.map, sec, h.uri);
 			json_object_update(answer, s);
@@ -471,8 +477,8 @@ void sw__map_words(const char *s, json_t *out)
 
 bool sw__map_stopword(const char *w)
 {
-	static const char *const stop[] = {"the", "a", "an", "of", "to", "for", "and", "or", "in", "on", "with", "my",
-	                                   "is", "where", "what", "which", "how", "does"};
+	static const char *const stop[] = {"the", "a",    "an", "of", "to",    "for",  "and",   "or",  "in",
+	                                   "on",  "with", "my", "is", "where", "what", "which", "how", "does"};
 	for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
 		if (!strcmp(w, stop[i]))
 			return true;
@@ -548,11 +554,11 @@ json_t *sw__map_next_tool(json_t *tools, const char *type, const char *id, const
 {
 	if (!strcmp(type, "feature")) {
 		if (tool_ok(tools, "qa_test_feature"))
-			return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_test_feature", "args", "featureId", id, "why",
-			                 "plan a test of this feature");
+			return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_test_feature", "args", "featureId", id,
+			                 "why", "plan a test of this feature");
 		if (tool_ok(tools, "qa_app_map_feature_scope"))
-			return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_app_map_feature_scope", "args", "featureId", id,
-			                 "why", "see its screens, code, tests and coverage gaps");
+			return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_app_map_feature_scope", "args", "featureId",
+			                 id, "why", "see its screens, code, tests and coverage gaps");
 		return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_app_map_read", "args", "featureId", id, "why",
 		                 "read the feature's screens and tests");
 	}
@@ -561,8 +567,8 @@ json_t *sw__map_next_tool(json_t *tools, const char *type, const char *id, const
 		                 "read the screen's source files, route and tests");
 	if (!strcmp(type, "code")) {
 		if (tool_ok(tools, "qa_app_map_feature_scope"))
-			return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_app_map_feature_scope", "args", "query", query,
-			                 "why", "find the feature this code belongs to");
+			return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_app_map_feature_scope", "args", "query",
+			                 query, "why", "find the feature this code belongs to");
 		return json_pack("{s:s, s:{s:s}, s:s}", "tool", "qa_app_map_read", "args", "section", "features", "why",
 		                 "see which feature lists this file");
 	}
@@ -682,7 +688,8 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 	static const sw__field_spec feature_f[] = {{"id", 3}, {"title", 3}, {NULL, 0}};
 	static const sw__field_spec screen_f[] = {{"name", 3}, {"id", 3}, {"route", 2.5}, {"kind", 1}, {NULL, 0}};
 	static const sw__field_spec runtime_f[] = {{"title", 3}, {"activity", 2}, {"signature", 1}, {NULL, 0}};
-	static const sw__field_spec case_f[] = {{"title", 3}, {"id", 2.5}, {"featureId", 2}, {"screenId", 2}, {NULL, 0}};
+	static const sw__field_spec case_f[] = {
+	    {"title", 3}, {"id", 2.5}, {"featureId", 2}, {"screenId", 2}, {NULL, 0}};
 	static const sw__field_spec suite_f[] = {{"name", 3}, {"path", 2}, {"framework", 1}, {NULL, 0}};
 	static const sw__field_spec file_f[] = {{NULL, 0}};
 	const double boost = 1.25;
@@ -695,14 +702,16 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 		if (intent && !strcmp(intent, "feature"))
 			s *= boost;
 		add_hit(&hits, &n, &cap, s, 0,
-		        json_pack("{s:s, s:O, s:O?, s:O, s:o, s:o, s:O?}", "type", "feature", "id", json_object_get(e, "id"),
-		                  "title", json_object_get(e, "title"), "sourceFiles",
+		        json_pack("{s:s, s:O, s:O?, s:O, s:o, s:o, s:O?}", "type", "feature", "id",
+		                  json_object_get(e, "id"), "title", json_object_get(e, "title"), "sourceFiles",
 		                  json_is_array(json_object_get(e, "sourceFiles")) ? json_object_get(e, "sourceFiles")
 		                                                                   : json_array(),
-		                  "screens", json_is_array(json_object_get(e, "staticScreens"))
-		                                 ? json_incref(json_object_get(e, "staticScreens"))
-		                                 : json_array(),
-		                  "provenance", sw__map_provenance_of(e, "static_scan"), "coverage", json_object_get(e, "coverage")));
+		                  "screens",
+		                  json_is_array(json_object_get(e, "staticScreens"))
+		                      ? json_incref(json_object_get(e, "staticScreens"))
+		                      : json_array(),
+		                  "provenance", sw__map_provenance_of(e, "static_scan"), "coverage",
+		                  json_object_get(e, "coverage")));
 		json_object_set_new(hits[n - 1].result, "confidence", json_real(conf_of(e, 0.6)));
 	}
 	json_array_foreach(static_screens(h.map), i, e)
@@ -714,11 +723,11 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 			s *= boost;
 		json_t *files = json_object_get(e, "sourceFiles");
 		add_hit(&hits, &n, &cap, s, 1,
-		        json_pack("{s:s, s:O, s:O?, s:o, s:o, s:o, s:O?}", "type", "screen", "id", json_object_get(e, "id"),
-		                  "title", json_object_get(e, "name"), "sourceFiles",
+		        json_pack("{s:s, s:O, s:O?, s:o, s:o, s:o, s:O?}", "type", "screen", "id",
+		                  json_object_get(e, "id"), "title", json_object_get(e, "name"), "sourceFiles",
 		                  json_is_array(files) ? json_incref(files) : json_array(), "screens",
-		                  str_array(sw__mj_str(e, "id")), "provenance", sw__map_provenance_of(e, "static_scan"), "route",
-		                  json_object_get(e, "route")));
+		                  str_array(sw__mj_str(e, "id")), "provenance", sw__map_provenance_of(e, "static_scan"),
+		                  "route", json_object_get(e, "route")));
 		json_object_set_new(hits[n - 1].result, "confidence", json_real(conf_of(e, 0.6)));
 	}
 	json_array_foreach(runtime_screens(h.map), i, e)
@@ -741,9 +750,9 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 		if (sw__mj_str(e, "staticScreenId"))
 			json_array_append(scr, json_object_get(e, "staticScreenId"));
 		add_hit(&hits, &n, &cap, s, 2,
-		        json_pack("{s:s, s:O, s:O?, s:[], s:o, s:o}", "type", "runtime_screen", "id", json_object_get(e, "id"),
-		                  "title", json_object_get(e, "title"), "sourceFiles", "screens", scr, "provenance",
-		                  sw__map_provenance_of(e, "runtime_merge")));
+		        json_pack("{s:s, s:O, s:O?, s:[], s:o, s:o}", "type", "runtime_screen", "id",
+		                  json_object_get(e, "id"), "title", json_object_get(e, "title"), "sourceFiles",
+		                  "screens", scr, "provenance", sw__map_provenance_of(e, "runtime_merge")));
 		json_object_set_new(hits[n - 1].result, "confidence", json_real(conf_of(e, 0.9)));
 	}
 	json_array_foreach(sw__mj_arr(sw__mj_obj(h.map, "codeIndex"), "files"), i, e)
@@ -757,8 +766,9 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 		json_t *scr = json_is_array(json_object_get(e, "screens")) ? json_incref(json_object_get(e, "screens"))
 		                                                           : json_array();
 		add_hit(&hits, &n, &cap, s, 3,
-		        json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "type", "code", "id", path, "title", path, "sourceFiles",
-		                  str_array(path), "screens", scr, "provenance", sw__map_provenance_of(e, "static_scan")));
+		        json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "type", "code", "id", path, "title", path,
+		                  "sourceFiles", str_array(path), "screens", scr, "provenance",
+		                  sw__map_provenance_of(e, "static_scan")));
 		json_object_set_new(hits[n - 1].result, "confidence", json_real(conf_of(e, 0.5)));
 	}
 	json_array_foreach(test_cases(h.map), i, e)
@@ -769,10 +779,11 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 		if (intent && !strcmp(intent, "test"))
 			s *= boost;
 		add_hit(&hits, &n, &cap, s, 4,
-		        json_pack("{s:s, s:O, s:O?, s:[], s:o, s:o, s:O?}", "type", "test", "id", json_object_get(e, "id"),
-		                  "title", json_object_get(e, "title"), "sourceFiles", "screens",
-		                  str_array(sw__mj_str(e, "screenId")), "provenance", sw__map_provenance_of(e, "qa_app_map_update"),
-		                  "status", json_object_get(e, "status")));
+		        json_pack("{s:s, s:O, s:O?, s:[], s:o, s:o, s:O?}", "type", "test", "id",
+		                  json_object_get(e, "id"), "title", json_object_get(e, "title"), "sourceFiles",
+		                  "screens", str_array(sw__mj_str(e, "screenId")), "provenance",
+		                  sw__map_provenance_of(e, "qa_app_map_update"), "status",
+		                  json_object_get(e, "status")));
 		json_object_set_new(hits[n - 1].result, "confidence",
 		                    json_real(json_is_true(json_object_get(e, "stale")) ? 0.4 : conf_of(e, 0.8)));
 	}
@@ -787,9 +798,9 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 		                  ? json_incref(json_object_get(e, "linkedScreenIds"))
 		                  : json_array();
 		add_hit(&hits, &n, &cap, s, 5,
-		        json_pack("{s:s, s:O, s:O?, s:o, s:o, s:o}", "type", "suite", "id", json_object_get(e, "path"), "title",
-		                  json_object_get(e, "name"), "sourceFiles", str_array(sw__mj_str(e, "path")), "screens", scr,
-		                  "provenance", sw__map_provenance_of(e, "qa_app_map_update")));
+		        json_pack("{s:s, s:O, s:O?, s:o, s:o, s:o}", "type", "suite", "id", json_object_get(e, "path"),
+		                  "title", json_object_get(e, "name"), "sourceFiles", str_array(sw__mj_str(e, "path")),
+		                  "screens", scr, "provenance", sw__map_provenance_of(e, "qa_app_map_update")));
 		json_object_set_new(hits[n - 1].result, "confidence", json_real(conf_of(e, 0.8)));
 	}
 	if (n)
@@ -800,8 +811,9 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
 			json_t *r = hits[k].result;
 			double sc = hits[k].score > 1 ? 1 : hits[k].score;
 			json_object_set_new(r, "score", json_real(round(sc * 1000) / 1000));
-			json_object_set_new(r, "recommendedNextTool",
-			                    sw__map_next_tool(tools, sw__mj_str(r, "type"), sw__mj_str(r, "id"), query));
+			json_object_set_new(
+			    r, "recommendedNextTool",
+			    sw__map_next_tool(tools, sw__mj_str(r, "type"), sw__mj_str(r, "id"), query));
 			json_array_append_new(results, r);
 		} else {
 			json_decref(hits[k].result);
@@ -894,7 +906,8 @@ static int check_update(json_t *req, sw_error **err)
 	{
 		const char *id = sw__mj_str(c, "id"), *title = sw__mj_str(c, "title");
 		if (!json_is_object(c) || !id || !*id || !title || !*title)
-			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Give every test case a non-empty id and title.",
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
+			                     "Give every test case a non-empty id and title.",
 			                     "testCases[%zu] needs a non-empty id and title", i);
 	}
 	if (suite) {
@@ -905,15 +918,15 @@ static int check_update(json_t *req, sw_error **err)
 	}
 	if (cov) {
 		const char *f = sw__mj_str(cov, "featureId"), *v = sw__mj_str(cov, "coverage");
-		if (!json_is_object(cov) || !f || !v || (strcmp(v, "none") && strcmp(v, "partial") && strcmp(v, "covered")))
+		if (!json_is_object(cov) || !f || !v ||
+		    (strcmp(v, "none") && strcmp(v, "partial") && strcmp(v, "covered")))
 			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 			                     "featureCoverage needs featureId and coverage none|partial|covered");
 	}
 	return SW_OK;
 }
 
-SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_json, char **out_json,
-                            sw_error **err)
+SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_json, char **out_json, sw_error **err)
 {
 	if (!out_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_appmap_update: out_json is NULL");
@@ -937,10 +950,11 @@ SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_j
 	if (bad) {
 		json_t *ids = id_list(sw__mj_arr(h.map, "features"), 20);
 		char *list = sw__json_compact(ids);
-		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
-		                   "Use a featureId the map has (qa_app_map_read {section:\"features\"}); nothing was changed.",
-		                   "No feature \"%s\" in the app map (known: %s); the map was left as it was", bad,
-		                   list ? list : "[]");
+		rc = sw__error_set(
+		    err, SW_EINVAL, "INVALID_ARGUMENT",
+		    "Use a featureId the map has (qa_app_map_read {section:\"features\"}); nothing was changed.",
+		    "No feature \"%s\" in the app map (known: %s); the map was left as it was", bad,
+		    list ? list : "[]");
 		free(list);
 		json_decref(ids);
 		goto out;
@@ -957,7 +971,8 @@ SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_j
 	json_t *cases = sw__mj_arr_ensure(sw__mj_obj_ensure(map, "testSuite"), "cases");
 	json_array_foreach(json_object_get(req, "testCases"), i, c)
 	{
-		json_t *entry = json_pack("{s:O, s:O}", "id", json_object_get(c, "id"), "title", json_object_get(c, "title"));
+		json_t *entry =
+		    json_pack("{s:O, s:O}", "id", json_object_get(c, "id"), "title", json_object_get(c, "title"));
 		static const char *const opt[] = {"featureId", "screenId", "status", "source", "stale", NULL};
 		for (int k = 0; opt[k]; k++)
 			if (json_object_get(c, opt[k]))
@@ -983,8 +998,9 @@ SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_j
 	json_t *answer = sw__map_answer(&h);
 	json_t *changes = json_object();
 	if (added || replaced)
-		json_object_set_new(changes, "testCases",
-		                    json_pack("{s:I, s:I}", "added", (json_int_t)added, "replaced", (json_int_t)replaced));
+		json_object_set_new(
+		    changes, "testCases",
+		    json_pack("{s:I, s:I}", "added", (json_int_t)added, "replaced", (json_int_t)replaced));
 	json_t *suite = json_object_get(req, "automationSuite");
 	if (suite) {
 		json_t *automation = sw__mj_obj_ensure(map, "automation");
@@ -1026,7 +1042,8 @@ SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_j
 		json_object_set_new(changes, "note", json_true());
 	}
 	char *detail = sw__json_compact(changes);
-	json_t *p = json_pack("{s:s, s:s, s:s}", "kind", "update", "at", now ? now : "", "detail", detail ? detail : "");
+	json_t *p =
+	    json_pack("{s:s, s:s, s:s}", "kind", "update", "at", now ? now : "", "detail", detail ? detail : "");
 	free(detail);
 	if (sid)
 		json_object_set_new(p, "sessionId", json_string(sid));

@@ -101,19 +101,19 @@ static const struct {
 	const char *key;
 	json_type type;
 } sections[] = {
-    {"project", JSON_OBJECT},      {"appIdentity", JSON_OBJECT}, {"staticTopology", JSON_OBJECT},
-    {"runtimeTopology", JSON_OBJECT}, {"features", JSON_ARRAY},  {"auth", JSON_OBJECT},
-    {"codeIndex", JSON_OBJECT},    {"testSuite", JSON_OBJECT},   {"automation", JSON_OBJECT},
-    {"provenance", JSON_ARRAY},    {"confidence", JSON_OBJECT},  {"coverage", JSON_OBJECT},
+    {"project", JSON_OBJECT},         {"appIdentity", JSON_OBJECT}, {"staticTopology", JSON_OBJECT},
+    {"runtimeTopology", JSON_OBJECT}, {"features", JSON_ARRAY},     {"auth", JSON_OBJECT},
+    {"codeIndex", JSON_OBJECT},       {"testSuite", JSON_OBJECT},   {"automation", JSON_OBJECT},
+    {"provenance", JSON_ARRAY},       {"confidence", JSON_OBJECT},  {"coverage", JSON_OBJECT},
 };
 
 /* Lists inside sections, checked the same way. */
 static const struct {
 	const char *section, *key;
 } lists[] = {
-    {"staticTopology", "screens"}, {"staticTopology", "edges"},  {"staticTopology", "parserNotes"},
+    {"staticTopology", "screens"},  {"staticTopology", "edges"},  {"staticTopology", "parserNotes"},
     {"runtimeTopology", "screens"}, {"runtimeTopology", "edges"}, {"testSuite", "cases"},
-    {"automation", "suites"},      {"auth", "screens"},          {"codeIndex", "files"},
+    {"automation", "suites"},       {"auth", "screens"},          {"codeIndex", "files"},
 };
 
 bool sw__map_valid(const json_t *v, const char **why)
@@ -165,14 +165,15 @@ json_t *sw__map_new(const char *root)
 	    "{s:i, s:s, s:s?, s:s?, s:{s:s, s:s, s:O?, s:O?}, s:{}, s:{s:s, s:s?, s:[], s:[], s:[], s:[]},"
 	    " s:{s:[], s:[], s:[]}, s:[], s:{s:b, s:[], s:[], s:[]}, s:{s:[]}, s:{s:[]}, s:{s:[]}, s:[],"
 	    " s:{s:f, s:f, s:f}, s:{s:{}}}",
-	    "schemaVersion", SW__MAP_SCHEMA_VERSION, "generator", "swipium " SW_VERSION_STRING, "createdAt", now, "updatedAt", now,
-	    "project", "root", root, "framework", sw__mj_str(d, "framework") ? sw__mj_str(d, "framework") : "unknown",
-	    "platforms", json_is_array(platforms) ? platforms : NULL, "monorepo", json_object_get(d, "monorepo"),
-	    "appIdentity", "staticTopology", "framework",
-	    sw__mj_str(d, "framework") ? sw__mj_str(d, "framework") : "unknown", "router", NULL, "screens", "edges",
-	    "deepLinks", "parserNotes", "runtimeTopology", "screens", "edges", "sources", "features", "auth", "likely", 0,
-	    "screens", "libraries", "reasons", "codeIndex", "files", "testSuite", "cases", "automation", "suites",
-	    "provenance", "confidence", "overall", 0.0, "static", 0.0, "runtime", 0.0, "coverage", "features");
+	    "schemaVersion", SW__MAP_SCHEMA_VERSION, "generator", "swipium " SW_VERSION_STRING, "createdAt", now,
+	    "updatedAt", now, "project", "root", root, "framework",
+	    sw__mj_str(d, "framework") ? sw__mj_str(d, "framework") : "unknown", "platforms",
+	    json_is_array(platforms) ? platforms : NULL, "monorepo", json_object_get(d, "monorepo"), "appIdentity",
+	    "staticTopology", "framework", sw__mj_str(d, "framework") ? sw__mj_str(d, "framework") : "unknown",
+	    "router", NULL, "screens", "edges", "deepLinks", "parserNotes", "runtimeTopology", "screens", "edges",
+	    "sources", "features", "auth", "likely", 0, "screens", "libraries", "reasons", "codeIndex", "files",
+	    "testSuite", "cases", "automation", "suites", "provenance", "confidence", "overall", 0.0, "static", 0.0,
+	    "runtime", 0.0, "coverage", "features");
 	free(now);
 	json_t *ids = json_object_get(d, "appIds");
 	json_t *ident = json_object_get(m, "appIdentity");
@@ -182,8 +183,9 @@ json_t *sw__map_new(const char *root)
 	{
 		const char *plat = sw__mj_str(e, "platform");
 		if (plat && !json_object_get(ident, plat))
-			json_object_set_new(ident, plat, json_pack("{s:O?, s:O?}", "id", json_object_get(e, "id"), "source",
-			                                           json_object_get(e, "source")));
+			json_object_set_new(ident, plat,
+			                    json_pack("{s:O?, s:O?}", "id", json_object_get(e, "id"), "source",
+			                              json_object_get(e, "source")));
 	}
 	if (sw__mj_str(d, "appId"))
 		json_object_set(ident, "appId", json_object_get(d, "appId"));
@@ -240,15 +242,15 @@ static int take_lock(const char *root, sw_error **err)
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			int en = errno;
 			close(fd);
-			return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot lock %s/" SW__MAP_PATH ".lock: %s", root,
-			                     strerror(en));
+			return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "Cannot lock %s/" SW__MAP_PATH ".lock: %s",
+			                     root, strerror(en));
 		}
 		if (waited >= LOCK_TIMEOUT_MS) {
 			close(fd);
 			return sw__error_set(err, SW_ETIMEOUT, "UNKNOWN",
 			                     "Another Swipium process is writing this app map; retry in a moment.",
-			                     "Timed out after %d ms waiting for %s/" SW__MAP_PATH ".lock", LOCK_TIMEOUT_MS,
-			                     root);
+			                     "Timed out after %d ms waiting for %s/" SW__MAP_PATH ".lock",
+			                     LOCK_TIMEOUT_MS, root);
 		}
 		sw__sleep_ms(10);
 	}
@@ -364,7 +366,8 @@ static json_t *newest_good_history(const char *root, char **raw, size_t *raw_len
 		char *data = NULL;
 		size_t len = 0;
 		const char *why;
-		if (rel && read_confined(root, rel, &data, &len, NULL) == SW_OK && (found = parse_map(data, len, &why))) {
+		if (rel && read_confined(root, rel, &data, &len, NULL) == SW_OK &&
+		    (found = parse_map(data, len, &why))) {
 			*raw = data;
 			*raw_len = len;
 			*name = sw__strdup(names[i]);
@@ -432,12 +435,14 @@ static void recover(sw__map *h, const char *why)
 		             "app-map.history/, so the project has no app map until qa_app_map_build makes one",
 		             why, aside_rel);
 	} else if (h->map) {
-		sw__map_note(h,
-		             "app-map.json could not be used (%s) and could not be renamed aside; the newest good copy, "
-		             "app-map.history/%s, is used without touching the project",
-		             why, name);
+		sw__map_note(
+		    h,
+		    "app-map.json could not be used (%s) and could not be renamed aside; the newest good copy, "
+		    "app-map.history/%s, is used without touching the project",
+		    why, name);
 	} else {
-		sw__map_note(h, "app-map.json could not be used (%s) and there is no good copy in app-map.history/", why);
+		sw__map_note(h, "app-map.json could not be used (%s) and there is no good copy in app-map.history/",
+		             why);
 	}
 	free(name);
 	free(from);
@@ -500,13 +505,15 @@ static int load(sw__map *h, sw_error **err)
 			char *name = NULL;
 			h->map = newest_good_history(h->root, &h->raw, &h->raw_len, &name);
 			if (h->map)
-				sw__map_note(h,
-				             "app-map.json could not be used (%s); %s, so it stays as it is and the newest good "
-				             "copy, app-map.history/%s, is used",
-				             why_copy, h->no_repair ? "this call writes nothing" : ".swipium cannot be written",
-				             name);
+				sw__map_note(
+				    h,
+				    "app-map.json could not be used (%s); %s, so it stays as it is and the newest good "
+				    "copy, app-map.history/%s, is used",
+				    why_copy, h->no_repair ? "this call writes nothing" : ".swipium cannot be written",
+				    name);
 			else
-				sw__map_note(h, "app-map.json could not be used (%s) and there is no good copy in history",
+				sw__map_note(h,
+				             "app-map.json could not be used (%s) and there is no good copy in history",
 				             why_copy);
 			free(name);
 		}
@@ -613,8 +620,8 @@ static int projects_touch(sw_ctx *ctx, const char *root, const char *id, sw_erro
 	json_t *projects = json_object_get(doc, "projects");
 	char *map_path = sw__path_join(root, SW__MAP_PATH);
 	json_object_set_new(projects, id,
-	                    json_pack("{s:s, s:s, s:s, s:s}", "projectId", id, "root", root, "lastSeenAt", now ? now : "",
-	                              "appMapPath", map_path ? map_path : ""));
+	                    json_pack("{s:s, s:s, s:s, s:s}", "projectId", id, "root", root, "lastSeenAt",
+	                              now ? now : "", "appMapPath", map_path ? map_path : ""));
 	free(map_path);
 	if (json_object_size(projects) > PROJECTS_CAP) {
 		size_t n = json_object_size(projects), k = 0;
@@ -645,11 +652,11 @@ static int projects_touch(sw_ctx *ctx, const char *root, const char *id, sw_erro
 	return rc;
 }
 
-SW_API int sw_appmap_project_register(sw_ctx *ctx, const char *root, char id_out[17], int *has_map_out,
-                                      sw_error **err)
+SW_API int sw_appmap_project_register(sw_ctx *ctx, const char *root, char id_out[17], int *has_map_out, sw_error **err)
 {
 	if (!root || !id_out)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_appmap_project_register: bad arguments");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_appmap_project_register: bad arguments");
 	char *real = realpath(root, NULL);
 	if (!real || !sw__is_dir(real)) {
 		free(real);
@@ -663,7 +670,8 @@ SW_API int sw_appmap_project_register(sw_ctx *ctx, const char *root, char id_out
 		memcpy(id_out, id, SW_PROJECT_ID_SIZE);
 		if (has_map_out) {
 			char *p = NULL;
-			*has_map_out = sw__confine(real, SW__MAP_PATH, SW__CONFINE_EXISTING, &p, NULL) == SW_OK && sw__is_file(p);
+			*has_map_out =
+			    sw__confine(real, SW__MAP_PATH, SW__CONFINE_EXISTING, &p, NULL) == SW_OK && sw__is_file(p);
 			free(p);
 		}
 	}
@@ -689,7 +697,8 @@ SW_API int sw_appmap_project_root(sw_ctx *ctx, const char *project_id, char **ro
 		real = NULL;
 		rc = SW_OK;
 	} else {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "No known project has id %s", project_id);
+		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "No known project has id %s",
+		                   project_id);
 	}
 	free(real);
 	json_decref(doc);
@@ -730,8 +739,9 @@ int sw__map_open(sw_ctx *ctx, const char *root, unsigned flags, sw__map *h, sw_e
 		return rc;
 	sw_error *pe = NULL;
 	if (projects_touch(ctx, h->root, id, &pe) != SW_OK)
-		sw__map_note(h, "the project could not be recorded in ~/.swipium/projects.json (%s); its URI resolves "
-		                "while this server runs",
+		sw__map_note(h,
+		             "the project could not be recorded in ~/.swipium/projects.json (%s); its URI resolves "
+		             "while this server runs",
 		             sw_error_message(pe));
 	sw_error_free(pe);
 	return SW_OK;
@@ -745,8 +755,8 @@ static bool ignores_swipium(const char *text)
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
 			n--;
-		static const char *const forms[] = {".swipium", ".swipium/", "/.swipium", "/.swipium/", ".swipium/*",
-		                                    "/.swipium/*", ".swipium/**"};
+		static const char *const forms[] = {".swipium",   ".swipium/",   "/.swipium",  "/.swipium/",
+		                                    ".swipium/*", "/.swipium/*", ".swipium/**"};
 		for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
 			if (n == strlen(forms[i]) && !strncmp(p, forms[i], n))
 				return true;
@@ -812,7 +822,8 @@ static void gitignore_once(sw__map *h)
 	}
 	if (sw_project_write_file(h->root, ".gitignore", b.data, b.len, SW_WRITE_SHARED | SW_WRITE_KEEP_MODE, &e) ==
 	    SW_OK)
-		sw__map_note(h, "added .swipium/ to %s/.gitignore (first app-map write in this git repository)", h->root);
+		sw__map_note(h, "added .swipium/ to %s/.gitignore (first app-map write in this git repository)",
+		             h->root);
 	else
 		sw__map_note(h, ".gitignore was left alone: %s", sw_error_message(e));
 	sw_error_free(e);
@@ -826,8 +837,8 @@ static void history_keep(sw__map *h)
 	char *ts = stamp();
 	char *rel = sw__asprintf(SW__MAP_HISTORY "/app-map-%s-%d.json", ts ? ts : "x", (int)getpid());
 	sw_error *e = NULL;
-	if (!rel || sw_project_write_file(h->root, rel, h->raw, h->raw_len, SW_WRITE_MKDIRS | SW_WRITE_SHARED, &e) !=
-	                SW_OK)
+	if (!rel ||
+	    sw_project_write_file(h->root, rel, h->raw, h->raw_len, SW_WRITE_MKDIRS | SW_WRITE_SHARED, &e) != SW_OK)
 		sw__map_note(h, "the previous map could not be kept in app-map.history/: %s",
 		             e ? sw_error_message(e) : "out of memory");
 	sw_error_free(e);

@@ -244,7 +244,7 @@ static const sw__catalog_entry entries[] = {
       "Verifying a fix needs evidence from a fixed issue",
       "Mark the issue fixed first and attach the evidence of a passing run."),
     E(NO_APP_MAP, SW_ENOTFOUND, "missing_data", "swipium", "medium", true, true, "", "The project has no app map yet",
-      "This server builds no app map; drive the app with qa_snapshot and qa_act instead."),
+      "Build it with qa_app_map_build {projectRoot}: a static scan of the source, no device needed."),
     E(NO_RECORDED_ACTIONS, SW_ENOTFOUND, "missing_data", "swipium", "medium", false, false, "",
       "The session has no recorded actions to generate from",
       "Drive the app in this session first so there are actions to turn into a test."),

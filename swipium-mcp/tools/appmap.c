@@ -1,4 +1,5 @@
-/* appmap.c: the `app-map` group (qa_app_map_read, _query, _update): arguments in, sw_appmap_* calls, answers out. */
+/* appmap.c: the `app-map` group (qa_app_map_build, _read, _query, _feature_scope, _update): arguments in, sw_appmap_*
+ * calls, answers out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +106,10 @@ static void qa_app_map_read(mcp_call *call, json_t *args)
 		sw_text_snprintf(summary, sizeof(summary),
 		                 "App map%s: %lld static screen(s), %lld runtime screen(s), %lld feature(s), %lld auth "
 		                 "screen(s), %lld test case(s), %lld suite(s).",
-		                 !strcmp(section, "full") ? " (whole map by uri)" : "", (long long)count(o, "staticScreens"),
-		                 (long long)count(o, "runtimeScreens"), (long long)count(o, "features"),
-		                 (long long)count(o, "authScreens"), (long long)count(o, "testCases"),
-		                 (long long)count(o, "automationSuites"));
+		                 !strcmp(section, "full") ? " (whole map by uri)" : "",
+		                 (long long)count(o, "staticScreens"), (long long)count(o, "runtimeScreens"),
+		                 (long long)count(o, "features"), (long long)count(o, "authScreens"),
+		                 (long long)count(o, "testCases"), (long long)count(o, "automationSuites"));
 	else
 		sw_text_snprintf(summary, sizeof(summary), "App map section %s%s.", section,
 		                 json_object_get(o, "omitted") ? " (capped: the rest by uri)" : "");
@@ -143,7 +144,8 @@ static void qa_app_map_query(mcp_call *call, json_t *args)
 	char summary[700];
 	if (top)
 		sw_text_snprintf(summary, sizeof(summary), "%zu result(s) for \"%s\"; best: %s %s (score %.2f).",
-		                 json_array_size(results), mcp_cap(call, json_string_value(json_object_get(args, "query")), 200),
+		                 json_array_size(results),
+		                 mcp_cap(call, json_string_value(json_object_get(args, "query")), 200),
 		                 json_string_value(json_object_get(top, "type")),
 		                 mcp_cap(call, json_string_value(json_object_get(top, "id")), 200),
 		                 json_number_value(json_object_get(top, "score")));
@@ -210,4 +212,81 @@ const struct mcp_tool mcp_tool_qa_app_map_update = {
               "\"required\":[\"featureId\",\"coverage\"]}}}",
     .annot = MCP_ANNOT_D,
     .handler = qa_app_map_update,
+};
+
+/* ---- qa_app_map_build ------------------------------------------------------------------------------ */
+
+static void qa_app_map_build(mcp_call *call, json_t *args)
+{
+	json_t *o = appmap_run(call, args, sw_appmap_build, false);
+	if (!o)
+		return;
+	json_t *merged = json_object_get(o, "merged");
+	char summary[800];
+	sw_text_snprintf(summary, sizeof(summary),
+	                 "App map %s (%s): %lld static screen(s), %lld feature(s), %lld auth screen(s), %lld runtime "
+	                 "screen(s)%s; %s",
+	                 json_is_true(json_object_get(o, "created")) ? "created" : "updated",
+	                 json_string_value(json_object_get(o, "mode")), (long long)count(o, "staticScreens"),
+	                 (long long)count(o, "features"), (long long)count(o, "authScreens"),
+	                 (long long)count(o, "runtimeScreens"), merged ? ", exploration merged" : "",
+	                 json_string_value(json_object_get(o, "uri")));
+	mcp_ok(call, o, summary);
+}
+
+const struct mcp_tool mcp_tool_qa_app_map_build = {
+    .name = "qa_app_map_build",
+    .group = "app-map",
+    .description = "Builds the app map from the source (Expo Router, React Navigation, Android, SwiftUI/UIKit, "
+                   "Flutter) and merges the session's latest exploration; never commits.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"projectRoot\":{\"type\":\"string\"},"
+              "\"sessionId\":{\"type\":\"string\",\"description\":\"Merges its latest exploration graph.\"},"
+              "\"mode\":{\"type\":\"string\",\"enum\":[\"static_only\",\"runtime_merge\",\"full\"]},"
+              "\"includeCodeIndex\":{\"type\":\"boolean\"},"
+              "\"forceRescan\":{\"type\":\"boolean\"}}}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_app_map_build,
+};
+
+/* ---- qa_app_map_feature_scope ------------------------------------------------------------------------ */
+
+static void qa_app_map_feature_scope(mcp_call *call, json_t *args)
+{
+	json_t *o = appmap_run(call, args, sw_appmap_feature_scope, false);
+	if (!o)
+		return;
+	json_t *f = json_object_get(o, "feature");
+	char summary[800];
+	if (json_is_object(f))
+		sw_text_snprintf(summary, sizeof(summary),
+		                 "Feature %s (%s): %zu screen(s), %zu test case(s), %zu gap(s)%s.",
+		                 mcp_cap(call, json_string_value(json_object_get(f, "id")), 200),
+		                 json_string_value(json_object_get(o, "source")),
+		                 json_array_size(json_object_get(o, "staticScreens")),
+		                 json_array_size(json_object_get(json_object_get(o, "existingTests"), "testCases")),
+		                 json_array_size(json_object_get(o, "coverageGaps")),
+		                 json_object_get(o, "question") ? "; ambiguous, see question" : "");
+	else
+		sw_text_snprintf(summary, sizeof(summary), "No feature matches \"%s\" (%s).",
+		                 mcp_cap(call, json_string_value(json_object_get(args, "query")), 200),
+		                 json_string_value(json_object_get(o, "source")));
+	mcp_ok(call, o, summary);
+}
+
+const struct mcp_tool mcp_tool_qa_app_map_feature_scope = {
+    .name = "qa_app_map_feature_scope",
+    .group = "app-map",
+    .description = "A feature's scope: code, static and runtime screens, tests, coverage gaps, strategy; works "
+                   "without a map (scans in memory, writes nothing).",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"projectRoot\":{\"type\":\"string\"},"
+              "\"sessionId\":{\"type\":\"string\",\"description\":\"Adds its runtime evidence.\"},"
+              "\"featureId\":{\"type\":\"string\"},"
+              "\"query\":{\"type\":\"string\"},"
+              "\"platform\":{\"type\":\"string\",\"enum\":[\"android\",\"ios\"]},"
+              "\"includeCode\":{\"type\":\"boolean\"},"
+              "\"limit\":{\"type\":\"number\",\"minimum\":1,\"maximum\":100}}}",
+    .annot = MCP_ANNOT_RO,
+    .handler = qa_app_map_feature_scope,
 };

@@ -54,7 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		char sw[256];
 		snprintf(sw, sizeof(sw), "%s/.swipium", project);
-		if (mkdir(sw, 0755) != 0 || sw_ctx_new(&ctx, NULL) != SW_OK || sw_ctx_set_home(ctx, project, NULL) != SW_OK)
+		if (mkdir(sw, 0755) != 0 || sw_ctx_new(&ctx, NULL) != SW_OK ||
+		    sw_ctx_set_home(ctx, project, NULL) != SW_OK)
 			abort();
 	}
 	char *summary = NULL;

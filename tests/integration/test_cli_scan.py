@@ -200,5 +200,29 @@ class Scan(unittest.TestCase):
             self.assertEqual(f.read(), "not a folder")
 
 
+    def test_real_app_trees(self):
+        """The vendored real trees (tests/data/apptrees, see PROVENANCE) in check mode: the lines a user reads,
+        and the tree left exactly as it was."""
+        src = os.path.join(os.environ.get("SWIPIUM_SOURCE_ROOT") or os.path.dirname(os.path.dirname(HERE)),
+                           "tests", "data", "apptrees")
+        cases = {"expo-template-tabs": "framework: expo", "rn-community-template": "framework: bare-react-native",
+                 "t3-turbo-expo-react-navigation": "monorepo: "}
+        for name, line in cases.items():
+            if not os.path.isdir(os.path.join(src, name)):
+                continue
+            root = os.path.join(self.tmp, name)
+            shutil.copytree(os.path.join(src, name), root, symlinks=True)
+            before = tree(root)
+            for flag in ("--check", "--dry-run", "--no-write"):
+                code, out, _ = self.scan(root, flag)
+                self.assertEqual(code, 0, out)
+                self.assertTrue(out.startswith("Scanning %s\n" % os.path.realpath(root)), out)
+                self.assertIn(line, out)
+                self.assertRegex(out, r"\n(READY|PARTIAL|BLOCKED)\n")
+                for prefix in ("appId:", "artifacts:", "devices:", "metro:", "fresh start:", "likely auth:",
+                               "recommended profile:"):
+                    self.assertIn("\n" + prefix, out)
+            self.assertEqual(tree(root), before)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

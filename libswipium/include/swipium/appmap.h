@@ -50,8 +50,26 @@ SW_API int sw_appmap_query(sw_ctx *ctx, const char *root, const char *request_js
  * with an existing id and a suite with an existing path are overwritten, never duplicated. An empty
  * update or an unknown featureId is INVALID_ARGUMENT and leaves the map as it was.
  */
-SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_json, char **out_json,
-                            sw_error **err);
+SW_API int sw_appmap_update(sw_ctx *ctx, const char *root, const char *request_json, char **out_json, sw_error **err);
+
+/**
+ * qa_app_map_build. @request_json: {mode?: "static_only"|"runtime_merge"|"full" (default full),
+ * includeCodeIndex? (default true), forceRescan?, sessionId?, sessionDir?}. A static scan refreshes the
+ * static topology, features, auth and code index and keeps runtime screens, test cases, suites and
+ * coverage. With sessionDir, the session's latest exploration graph (<sessionDir>/explore/<jobId>/
+ * graph.json, the greatest finishedAt) is merged into runtimeTopology; runtime_merge rescans only with
+ * forceRescan or when there is no map yet.
+ */
+SW_API int sw_appmap_build(sw_ctx *ctx, const char *root, const char *request_json, char **out_json, sw_error **err);
+
+/**
+ * qa_app_map_feature_scope. @request_json: {featureId? | query?, platform?: "android"|"ios",
+ * includeCode? (default true), limit? (default 8 per list), sessionDir?}. Read-only: without a map the
+ * code is scanned in memory and nothing is written into the project. Neither featureId nor query is
+ * INVALID_ARGUMENT.
+ */
+SW_API int sw_appmap_feature_scope(sw_ctx *ctx, const char *root, const char *request_json, char **out_json,
+                                   sw_error **err);
 
 /**
  * The resource behind swipium://project/<projectId>/app-map (@kind NULL: the whole map) or
@@ -66,8 +84,7 @@ SW_API int sw_appmap_resource(sw_ctx *ctx, const char *root, const char *kind, c
  * hex digits of the SHA-256 of the real path) in @id_out. @has_map_out (nullable) is set to non-zero
  * when the project has an app-map.json.
  */
-SW_API int sw_appmap_project_register(sw_ctx *ctx, const char *root, char id_out[17], int *has_map_out,
-                                      sw_error **err);
+SW_API int sw_appmap_project_register(sw_ctx *ctx, const char *root, char id_out[17], int *has_map_out, sw_error **err);
 
 /**
  * The root of project @project_id from ~/.swipium/projects.json, when it still exists and still has

@@ -91,8 +91,9 @@ class AppMapCase(ServerTestCase):
 
     def tearDown(self):
         # nothing ran git during the test
-        self.assertFalse(os.path.exists(self.git_log), open(self.git_log).read() if os.path.exists(self.git_log)
-                         else "")
+        if os.path.exists(self.git_log):
+            with open(self.git_log) as f:
+                self.fail("something ran git: " + f.read())
         super().tearDown()
 
     def server(self, env=None):
@@ -282,7 +283,8 @@ class AppMap(AppMapCase):
 
     def test_bad_updates_leave_the_map_as_it_was(self):
         path = self.write_map()
-        before = open(path, "rb").read()
+        with open(path, "rb") as f:
+            before = f.read()
         s = self.server()
         e = self.err(s, "qa_app_map_update", {"projectRoot": self.app, "testCases": [
             {"id": "t1", "title": "ok", "featureId": "auth"}, {"id": "t2", "title": "x", "featureId": "ghost"}]},
@@ -369,7 +371,8 @@ class AppMap(AppMapCase):
         s = self.server()
         e = self.err(s, "qa_app_map_update", {"projectRoot": self.app, "note": "x"}, "ARTIFACT_PATH_UNWRITABLE")
         self.assertIn(".swipium", e["what"])
-        self.assertEqual(open(os.path.join(self.app, ".swipium")).read(), "user data")
+        with open(os.path.join(self.app, ".swipium")) as f:
+            self.assertEqual(f.read(), "user data")
         # read-only tools still answer (there is no map: NO_APP_MAP, not a crash or a write)
         self.err(s, "qa_app_map_read", {"projectRoot": self.app}, "NO_APP_MAP")
 
@@ -492,6 +495,146 @@ class AppMap(AppMapCase):
         self.first_write(self.app)
         with open(os.path.join(self.app, ".gitignore")) as f:
             self.assertEqual(f.read(), "node_modules/\n*.log")
+
+
+class AppMapBuild(AppMapCase):
+    """qa_app_map_build and qa_app_map_feature_scope on the real app trees (tests/data/apptrees)."""
+
+    def copy_tree(self, name, dest=None):
+        dest = dest or os.path.join(self.home, name)
+        shutil.copytree(os.path.join(APPTREES, name), dest, symlinks=True)
+        return dest
+
+    def graph(self, sid, job, finished, nodes, edges=()):
+        d = os.path.join(self.session_dir(sid), "explore", job)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "graph.json"), "w") as f:
+            json.dump({"schemaVersion": 1, "jobId": job, "sessionId": sid, "appId": "com.acme", "startedAt": finished,
+                       "finishedAt": finished, "stoppedReason": "budget", "nodes": nodes, "edges": list(edges)}, f)
+
+    def session_dir(self, sid):
+        for root, dirs, _ in os.walk(os.path.join(self.home, ".swipium", "runs")):
+            if sid in dirs:
+                return os.path.join(root, sid)
+        self.fail("no folder for session %s" % sid)
+
+    def test_build_the_expo_template(self):
+        root = self.copy_tree("expo-template-tabs")
+        s = self.server()
+        sc = self.ok(s, "qa_app_map_build", {"projectRoot": root})
+        self.assertTrue(sc["created"])
+        self.assertTrue(sc["scanned"])
+        self.assertRegex(sc["uri"], r"^swipium://project/[0-9a-f]{16}/app-map$")
+        m = self.load_map(root)
+        routes = sorted(x.get("route") for x in m["staticTopology"]["screens"] if x.get("kind") == "screen")
+        self.assertEqual(routes, ["/", "/modal", "/two"])
+        self.assertEqual(m["staticTopology"]["router"], "expo-router")
+        self.assertEqual(m["project"]["framework"], "expo")
+        self.assertEqual(m["auth"]["screens"], [])
+        self.assertTrue(m["features"])
+        for f in m["features"]:
+            for p in f["sourceFiles"]:
+                self.assertTrue(os.path.isfile(os.path.join(root, p)), p)
+        # outside git: no .gitignore
+        self.assertFalse(os.path.exists(os.path.join(root, ".gitignore")))
+        # the read tools see it
+        r = self.ok(s, "qa_app_map_read", {"projectRoot": root, "section": "screens"})
+        self.assertGreaterEqual(r["staticTotal"], 3)
+
+    def test_build_the_rn_template_and_scan_keeps_runtime_and_tests(self):
+        root = self.copy_tree("rn-community-template")
+        s = self.server()
+        sid = self.ok(s, "qa_start_session", {"projectRoot": root})["sessionId"]
+        self.ok(s, "qa_app_map_build", {"projectRoot": root, "mode": "static_only"})
+        self.graph(sid, "job1", "2026-12-01T10:00:00.000Z", [
+            {"signature": "sig-home", "title": "Welcome", "activity": "com.helloworld.MainActivity", "health": "ok",
+             "visits": 2, "elements": [{"label": "Learn More", "role": "button"}]},
+            {"signature": "sig-crash", "title": "Boom", "health": "crash", "visits": 1, "elements": []}],
+            [{"from": "sig-home", "to": "sig-crash", "action": {"kind": "tap", "label": "Learn More"},
+              "outcome": "crash", "evidence": []}])
+        self.graph(sid, "job0", "2026-11-30T10:00:00.000Z", [{"signature": "old", "title": "Old", "visits": 1}])
+        sc = self.ok(s, "qa_app_map_build", {"sessionId": sid, "mode": "runtime_merge"})
+        self.assertFalse(sc["scanned"])
+        self.assertEqual(sc["merged"]["jobId"], "job1")  # the greatest finishedAt
+        self.assertEqual(sc["merged"]["newScreens"], 2)
+        self.assertEqual(sc["merged"]["crashOrAnrScreens"], 1)
+        # merging the same graph again adds nothing and counts no visit twice
+        sc = self.ok(s, "qa_app_map_build", {"sessionId": sid, "mode": "runtime_merge"})
+        self.assertTrue(sc["merged"]["alreadyMerged"])
+        m = self.load_map(root)
+        rt = {x["title"]: x for x in m["runtimeTopology"]["screens"]}
+        self.assertEqual(sorted(rt), ["Boom", "Welcome"])
+        self.assertEqual(rt["Welcome"]["visits"], 2)
+        self.assertEqual(len(m["runtimeTopology"]["edges"]), 1)
+        self.ok(s, "qa_app_map_update", {"projectRoot": root, "testCases": [{"id": "t1", "title": "opens"}]})
+        # a static rescan keeps runtime screens and test cases
+        self.ok(s, "qa_app_map_build", {"projectRoot": root, "mode": "static_only", "forceRescan": True})
+        m = self.load_map(root)
+        self.assertEqual(len(m["runtimeTopology"]["screens"]), 2)
+        self.assertEqual([c["id"] for c in m["testSuite"]["cases"]], ["t1"])
+        # runtime_merge without a session, or with a session and no graph
+        self.err(s, "qa_app_map_build", {"projectRoot": root, "mode": "runtime_merge"}, "INVALID_ARGUMENT")
+        sid2 = self.ok(s, "qa_start_session", {"projectRoot": root})["sessionId"]
+        self.err(s, "qa_app_map_build", {"sessionId": sid2, "mode": "runtime_merge"}, "INVALID_ARGUMENT")
+        self.err(s, "qa_app_map_build", {"projectRoot": root, "mode": "deep"}, "INVALID_ARGUMENT")
+
+    def test_gitignore_once_in_a_git_repo_keeping_lines(self):
+        os.makedirs(os.path.join(self.home, ".git"))  # the repository top is above the app (a monorepo)
+        root = self.copy_tree("expo-template-tabs", os.path.join(self.home, "apps", "mobile"))
+        with open(os.path.join(root, ".gitignore"), "w") as f:
+            f.write("node_modules/\n# keep me\n*.log")
+        s = self.server()
+        self.ok(s, "qa_app_map_build", {"projectRoot": root})
+        self.ok(s, "qa_app_map_build", {"projectRoot": root, "forceRescan": True})
+        with open(os.path.join(root, ".gitignore")) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("node_modules/\n# keep me\n*.log\n"), text)
+        self.assertEqual(text.count(".swipium/"), 1)
+
+    def test_gitignore_with_git_as_a_file_and_outside_git(self):
+        root = self.copy_tree("rn-community-template")
+        with open(os.path.join(root, ".git"), "w") as f:
+            f.write("gitdir: /elsewhere/.git/worktrees/app\n")
+        s = self.server()
+        sc = self.ok(s, "qa_app_map_build", {"projectRoot": root})
+        with open(os.path.join(root, ".gitignore")) as f:
+            self.assertIn(".swipium/\n", f.read())
+        self.assertTrue(any(".gitignore" in n for n in sc.get("notes", [])), sc)
+
+    def test_feature_scope_without_a_map_writes_nothing(self):
+        root = self.copy_tree("expo-template-tabs")
+        before = tree_hash(root)
+        s = self.server()
+        sc = self.ok(s, "qa_app_map_feature_scope", {"projectRoot": root, "query": "modal"})
+        self.assertEqual(sc["source"], "code-scan")
+        self.assertTrue(sc["candidates"], sc)
+        for key in ("objective", "staticScreens", "runtimeScreens", "existingTests", "coverageGaps", "strategy",
+                    "codeSymbols"):
+            self.assertIn(key, sc)
+        self.assertEqual(tree_hash(root), before)
+        self.err(s, "qa_app_map_feature_scope", {"projectRoot": root}, "INVALID_ARGUMENT")
+        self.err(s, "qa_app_map_feature_scope", {"projectRoot": root, "featureId": "ghost"}, "INVALID_ARGUMENT")
+        # with a map: by featureId, and the map is not rewritten
+        self.ok(s, "qa_app_map_build", {"projectRoot": root})
+        fid = self.load_map(root)["features"][0]["id"]
+        mp = os.path.join(root, ".swipium", "app-map.json")
+        mtime = os.stat(mp).st_mtime_ns
+        sc = self.ok(s, "qa_app_map_feature_scope", {"projectRoot": root, "featureId": fid})
+        self.assertEqual(sc["source"], "app-map")
+        self.assertEqual(sc["feature"]["id"], fid)
+        self.assertEqual(os.stat(mp).st_mtime_ns, mtime)
+
+    def test_build_refused_in_an_unwritable_project(self):
+        root = self.copy_tree("expo-template-tabs")
+        with open(os.path.join(root, ".swipium"), "w") as f:
+            f.write("mine")
+        s = self.server()
+        self.err(s, "qa_app_map_build", {"projectRoot": root}, "ARTIFACT_PATH_UNWRITABLE")
+        with open(os.path.join(root, ".swipium")) as f:
+            self.assertEqual(f.read(), "mine")
+        # the read-only scope still works, from the code
+        self.assertEqual(self.ok(s, "qa_app_map_feature_scope", {"projectRoot": root, "query": "two"})["source"],
+                         "code-scan")
 
 
 if __name__ == "__main__":
