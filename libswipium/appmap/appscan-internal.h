@@ -93,7 +93,7 @@ typedef struct sw__scan {
 	json_t *class_params; /* class -> name of its first constructor parameter */
 	const char *mem_rel, *mem_text; /* sw__appscan_buffer: the one file, in memory */
 	size_t mem_len;
-	bool rn_nav_dep;      /* some package.json depends on a @react-navigation package */
+	bool rn_nav_dep; /* some package.json depends on a @react-navigation package */
 	size_t files_seen, files_read, files_skipped, folders_skipped;
 	uint64_t bytes_read;
 } sw__scan;

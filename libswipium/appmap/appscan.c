@@ -139,7 +139,11 @@ void sw__scan_super(sw__scan *s, const char *cls, const char *super)
 		a = json_array();
 		json_object_set_new(s->supers, cls, a);
 	}
-	json_array_append_new(a, json_string(super));
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v) if (!strcmp(json_string_value(v), super)) return; /* once each */
+	if (json_array_size(a) < 16)
+		json_array_append_new(a, json_string(super));
 }
 
 void sw__scan_index_symbol(sw__scan *s, json_t *entry, const char *name)
@@ -500,7 +504,8 @@ static int read_rel(sw__scan *s, const char *rel, char **out, size_t *len)
 			return SW_ELIMIT;
 		}
 		if (memchr(s->mem_text, '\0', s->mem_len < BINARY_PROBE ? s->mem_len : BINARY_PROBE)) {
-			sw__scan_note(s, "binary-file", rel, "binary files (a NUL byte in the first 8 KB) were not parsed");
+			sw__scan_note(s, "binary-file", rel,
+			              "binary files (a NUL byte in the first 8 KB) were not parsed");
 			return SW_EPARSE;
 		}
 		char *copy = malloc(s->mem_len + 1);
@@ -939,21 +944,48 @@ static void scan_init(sw__scan *s, char *real)
 }
 
 /* Rules that need the whole tree, then the staticTopology object (transfer full). */
-static json_t *scan_result(sw__scan *s, const char *fw, int64_t t0)
+static json_t *scan_result(sw__scan *s, const char *fw, int64_t t0, json_t *project)
 {
 	sw__scan_expo_routes(s);
 	sw__scan_android_finish(s, read_rel);
 	sw__scan_apple_finish(s, read_rel);
 	json_t *fin = finish_screens(s);
 	json_t *screens = json_object_get(fin, "screens");
+	/* the monorepo app each screen belongs to (sw_project_detect's app paths), or "." for a one-app root */
+	json_t *apps = json_object_get(json_object_get(project, "monorepo"), "apps");
+	const char *app_root = json_string_value(json_object_get(project, "appRoot"));
+	size_t si;
+	json_t *sc;
+	json_array_foreach(screens, si, sc)
+	{
+		if (json_object_get(sc, "app"))
+			continue;
+		const char *first = json_string_value(json_array_get(json_object_get(sc, "sourceFiles"), 0));
+		const char *best = NULL;
+		size_t best_len = 0, ai;
+		json_t *app;
+		json_array_foreach(apps, ai, app)
+		{
+			const char *ap = json_string_value(json_object_get(app, "path"));
+			size_t n = ap ? strlen(ap) : 0;
+			if (first && n > best_len && !strncmp(first, ap, n) && first[n] == '/') {
+				best = ap;
+				best_len = n;
+			}
+		}
+		if (!best && app_root && !strcmp(app_root, "."))
+			best = ".";
+		if (best)
+			json_object_set_new(sc, "app", json_string(best));
+	}
 	/* routers by screens found, best first */
 	json_t *routers = json_array();
 	const char *router = "none";
 	size_t best = 0;
 	for (const char *const *r = router_rank; *r; r++) {
 		size_t count = 0, i;
-		json_t *sc;
-		json_array_foreach(screens, i, sc) if (!strcmp(json_string_value(json_object_get(sc, "router")), *r))
+		json_t *x;
+		json_array_foreach(screens, i, x) if (!strcmp(json_string_value(json_object_get(x, "router")), *r))
 		    count++;
 		if (count) {
 			json_array_append_new(routers, json_string(*r));
@@ -992,11 +1024,12 @@ static json_t *scan_result(sw__scan *s, const char *fw, int64_t t0)
 		json_object_set_new(res, "codeIndex",
 		                    json_pack("{sOsb}", "files", s->index, "truncated",
 		                              json_object_get(s->notes, "code-index-cap") != NULL));
-	json_object_set_new(
-	    res, "stats",
-	    json_pack("{sIsIsIsIsIsI}", "filesSeen", (json_int_t)s->files_seen, "filesRead", (json_int_t)s->files_read,
-	              "filesNotRead", (json_int_t)(s->files_seen - s->files_read), "bytesRead", (json_int_t)s->bytes_read,
-	              "foldersSkipped", (json_int_t)s->folders_skipped, "ms", (json_int_t)(sw_monotonic_ms() - t0)));
+	json_object_set_new(res, "stats",
+	                    json_pack("{sIsIsIsIsIsI}", "filesSeen", (json_int_t)s->files_seen, "filesRead",
+	                              (json_int_t)s->files_read, "filesNotRead",
+	                              (json_int_t)(s->files_seen - s->files_read), "bytesRead",
+	                              (json_int_t)s->bytes_read, "foldersSkipped", (json_int_t)s->folders_skipped, "ms",
+	                              (json_int_t)(sw_monotonic_ms() - t0)));
 	json_decref(fin);
 	return res;
 }
@@ -1095,7 +1128,7 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	if (!fw)
 		fw = json_string_value(json_object_get(project, "framework"));
 
-	json_t *res = scan_result(&s, fw, t0);
+	json_t *res = scan_result(&s, fw, t0, project);
 	char *text = sw__json_compact(res);
 	json_decref(res);
 	json_decref(project);
@@ -1124,7 +1157,7 @@ int sw__appscan_buffer(const char *rel, const char *text, size_t len, char **out
 	work k = {(char *)rel, NULL, classify(rel, name), 0};
 	if (k.type != F_NONE)
 		process(&s, &k);
-	json_t *res = scan_result(&s, "unknown", sw_monotonic_ms());
+	json_t *res = scan_result(&s, "unknown", sw_monotonic_ms(), NULL);
 	char *textout = sw__json_compact(res);
 	json_decref(res);
 	scan_free(&s);

@@ -9,8 +9,9 @@
 
 #include "appscan-internal.h"
 
-static const char *const AUTH_MODULES[] = {"FirebaseAuth", "GoogleSignIn", "AuthenticationServices", "Auth0",
-                                           "AppAuth", "Supabase", "LocalAuthentication", "AWSCognitoAuthPlugin", NULL};
+static const char *const AUTH_MODULES[] = {
+    "FirebaseAuth", "GoogleSignIn",        "AuthenticationServices", "Auth0", "AppAuth",
+    "Supabase",     "LocalAuthentication", "AWSCognitoAuthPlugin",   NULL};
 
 /* UIKit controllers that are screens when subclassed; containers are not screens. */
 static const char *const UIKIT_SCREENS[] = {"UIViewController", "UITableViewController", "UICollectionViewController",
@@ -21,14 +22,14 @@ static const struct {
 	const char *call;
 	const char *why;
 } USES[] = {
-	{"navigationDestination", "used as a navigationDestination"},
-	{"sheet", "presented as a sheet"},
-	{"fullScreenCover", "presented as a fullScreenCover"},
-	{"popover", "presented as a popover"},
-	{"NavigationLink", "pushed by a NavigationLink"},
-	{"WindowGroup", "the root of a WindowGroup"},
-	{"TabView", "a tab of a TabView"},
-	{"UIHostingController", "hosted by a UIHostingController"},
+    {"navigationDestination", "used as a navigationDestination"},
+    {"sheet", "presented as a sheet"},
+    {"fullScreenCover", "presented as a fullScreenCover"},
+    {"popover", "presented as a popover"},
+    {"NavigationLink", "pushed by a NavigationLink"},
+    {"WindowGroup", "the root of a WindowGroup"},
+    {"TabView", "a tab of a TabView"},
+    {"UIHostingController", "hosted by a UIHostingController"},
 };
 
 static void record_uses(sw__scan *s, const sw__toks *t, size_t from, size_t to, const char *why)
@@ -61,10 +62,13 @@ void sw__scan_swift(sw__scan *s, const char *rel, const sw__toks *t, json_t *idx
 			free(m);
 		}
 		if (sw__tok_ident(t, i, "SecureField") ||
-		    (sw__tok_ident(t, i, "isSecureTextEntry") && sw__tok_is(t, i + 1, "=") && sw__tok_ident(t, i + 2, "true")))
-			sw__scan_password(s, rel, sw__tok_ident(t, i, "SecureField") ? "SecureField" : "isSecureTextEntry");
+		    (sw__tok_ident(t, i, "isSecureTextEntry") && sw__tok_is(t, i + 1, "=") &&
+		     sw__tok_ident(t, i + 2, "true")))
+			sw__scan_password(s, rel,
+			                  sw__tok_ident(t, i, "SecureField") ? "SecureField" : "isSecureTextEntry");
 		bool is_struct = sw__tok_ident(t, i, "struct"), is_class = sw__tok_ident(t, i, "class");
-		if ((is_struct || is_class) && sw__tok_kind(t, i + 1, SW__T_IDENT) && !(i > 0 && sw__tok_is(t, i - 1, "."))) {
+		if ((is_struct || is_class) && sw__tok_kind(t, i + 1, SW__T_IDENT) &&
+		    !(i > 0 && sw__tok_is(t, i - 1, "."))) {
 			char *name = sw__tok_text(t, i + 1);
 			sw__scan_symbol(s, name, rel);
 			if (idx)
@@ -91,7 +95,7 @@ void sw__scan_swift(sw__scan *s, const char *rel, const sw__toks *t, json_t *idx
 					} else {
 						j++;
 					}
-					if (sw__tok_is(t, j, "<") ) /* UIHostingController<Root> */
+					if (sw__tok_is(t, j, "<")) /* UIHostingController<Root> */
 						while (j < t->n && !sw__tok_is(t, j, ">") && !sw__tok_is(t, j, "{"))
 							j++;
 					if (sw__tok_is(t, j, ">"))
@@ -113,15 +117,18 @@ void sw__scan_swift(sw__scan *s, const char *rel, const sw__toks *t, json_t *idx
 			}
 			size_t copen = sw__tok_is(t, j, "{") && t->v[j].match > (int32_t)j ? j : 0;
 			if (!strcmp(USES[u].call, "NavigationLink")) {
-				/* destination: X(), or the first closure when no value:/destination: is given (not the label) */
+				/* destination: X(), or the first closure when no value:/destination: is given (not the
+				 * label) */
 				size_t k;
 				bool value = false;
 				for (k = aopen ? aopen + 1 : 0; aopen && k < (size_t)t->v[aopen].match; k++) {
 					if (sw__tok_ident(t, k, "destination") && sw__tok_is(t, k + 1, ":")) {
-						/* only the destination argument, up to the next top-level comma (not label:) */
+						/* only the destination argument, up to the next top-level comma (not
+						 * label:) */
 						size_t e = k + 2;
 						while (e < (size_t)t->v[aopen].match && !sw__tok_is(t, e, ",")) {
-							if ((sw__tok_is(t, e, "(") || sw__tok_is(t, e, "{") || sw__tok_is(t, e, "[")) &&
+							if ((sw__tok_is(t, e, "(") || sw__tok_is(t, e, "{") ||
+							     sw__tok_is(t, e, "[")) &&
 							    t->v[e].match > (int32_t)e)
 								e = (size_t)t->v[e].match;
 							e++;
@@ -129,7 +136,8 @@ void sw__scan_swift(sw__scan *s, const char *rel, const sw__toks *t, json_t *idx
 						record_uses(s, t, k + 2, e, USES[u].why);
 						break;
 					}
-					if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "{") || sw__tok_is(t, k, "[")) && t->v[k].match > (int32_t)k)
+					if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "{") || sw__tok_is(t, k, "[")) &&
+					    t->v[k].match > (int32_t)k)
 						k = (size_t)t->v[k].match;
 					if (sw__tok_ident(t, k, "value") && sw__tok_is(t, k + 1, ":"))
 						value = true;
@@ -157,8 +165,9 @@ static char *prop(xmlNodePtr n, const char *name)
 	xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
 	if (!v)
 		return NULL;
-	char *out = sw__utf8_valid((const char *)v, strlen((const char *)v)) ? sw__strdup((const char *)v)
-	                                                                       : sw__utf8_sanitize((const char *)v, strlen((const char *)v));
+	char *out = sw__utf8_valid((const char *)v, strlen((const char *)v))
+	                ? sw__strdup((const char *)v)
+	                : sw__utf8_sanitize((const char *)v, strlen((const char *)v));
 	xmlFree(v);
 	return out;
 }
@@ -204,7 +213,8 @@ static void scan_storyboard(sw__scan *s, const char *rel, const char *text, size
 {
 	if (len > INT32_MAX)
 		return;
-	xmlDocPtr doc = xmlReadMemory(text, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlDocPtr doc =
+	    xmlReadMemory(text, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		sw__scan_note(s, "xml-parse-error", rel, "XML files that do not parse were skipped");
 		return;
@@ -216,7 +226,8 @@ static void scan_storyboard(sw__scan *s, const char *rel, const char *text, size
 		collect_scenes(root, scenes, &n, 512, 0);
 	json_t *ids = json_object(); /* element id -> screen id */
 	for (size_t i = 0; i < n; i++) {
-		char *id = prop(scenes[i], "id"), *cls = prop(scenes[i], "customClass"), *sbid = prop(scenes[i], "storyboardIdentifier");
+		char *id = prop(scenes[i], "id"), *cls = prop(scenes[i], "customClass"),
+		     *sbid = prop(scenes[i], "storyboardIdentifier");
 		char *title = prop(scenes[i], "title");
 		json_t *sc;
 		char *sid;
@@ -230,7 +241,10 @@ static void scan_storyboard(sw__scan *s, const char *rel, const char *text, size
 			char *key = sw__asprintf("%s:%s", rel, sbid ? sbid : id ? id : "?");
 			sc = sw__scan_screen(s, "storyboard", "scene", rel, 0.8, NULL);
 			json_object_set_new(sc, "_key", json_string(key));
-			json_object_set_new(sc, "name", json_string(sbid ? sbid : title ? title : (const char *)scenes[i]->name));
+			json_object_set_new(sc, "name",
+			                    json_string(sbid    ? sbid
+			                                : title ? title
+			                                        : (const char *)scenes[i]->name));
 			sid = sw__asprintf("storyboard:%s", key);
 			free(key);
 		}
@@ -254,11 +268,13 @@ static void scan_storyboard(sw__scan *s, const char *rel, const char *text, size
 		json_t *g;
 		json_array_foreach(segs, k, g)
 		{
-			const char *to = json_string_value(json_object_get(ids, json_string_value(json_object_get(g, "destination"))));
+			const char *to = json_string_value(
+			    json_object_get(ids, json_string_value(json_object_get(g, "destination"))));
 			if (from && to)
-				json_array_append_new(s->edges, json_pack("{sssssss:s?}", "from", from, "to", to, "source", rel,
-				                                          "kind", "segue", "segue",
-				                                          json_string_value(json_object_get(g, "kind"))));
+				json_array_append_new(s->edges,
+				                      json_pack("{sssssssss:s?}", "from", from, "to", to, "source", rel,
+				                                "kind", "segue", "segue",
+				                                json_string_value(json_object_get(g, "kind"))));
 		}
 		json_decref(segs);
 		free(id);
@@ -268,10 +284,12 @@ static void scan_storyboard(sw__scan *s, const char *rel, const char *text, size
 }
 
 /* The UIKit screen base a class reaches through its superclasses, or NULL. */
-static const char *uikit_base(sw__scan *s, const char *cls, int depth)
+static const char *uikit_base(sw__scan *s, const char *cls, int depth, unsigned *budget)
 {
-	if (depth > 8)
+	/* the superclass graph may have cycles and fan-out (hostile source): depth and steps are bounded */
+	if (depth > 8 || *budget == 0)
 		return NULL;
+	(*budget)--;
 	size_t i;
 	json_t *sup;
 	json_array_foreach(json_object_get(s->supers, cls), i, sup)
@@ -280,7 +298,7 @@ static const char *uikit_base(sw__scan *s, const char *cls, int depth)
 		for (const char *const *b = UIKIT_SCREENS; *b; b++)
 			if (!strcmp(n, *b))
 				return *b;
-		const char *via = uikit_base(s, n, depth + 1);
+		const char *via = uikit_base(s, n, depth + 1, budget);
 		if (via)
 			return via;
 	}
@@ -303,7 +321,8 @@ void sw__scan_apple_finish(sw__scan *s, int (*read)(sw__scan *, const char *, ch
 		json_object_set_new(sc, "component", json_string(name));
 		sw__scan_reason(sc, "a SwiftUI view %s", why ? why : "named as a screen");
 	}
-	/* UIKit: view controllers, not containers, not abstract bases (a controller other project controllers extend) */
+	/* UIKit: view controllers, not containers, not abstract bases (a controller other project controllers extend)
+	 */
 	json_t *has_sub = json_object();
 	const char *cls;
 	json_t *sups;
@@ -315,12 +334,14 @@ void sw__scan_apple_finish(sw__scan *s, int (*read)(sw__scan *, const char *, ch
 	}
 	json_object_foreach(s->supers, cls, sups)
 	{
-		const char *base = uikit_base(s, cls, 0);
+		unsigned budget = 256;
+		const char *base = uikit_base(s, cls, 0, &budget);
 		const char *def = json_string_value(json_object_get(s->symfile, cls));
 		if (!base || !def || !sw__str_has_suffix(def, ".swift"))
 			continue;
 		if (json_object_get(has_sub, cls) || sw__str_has_prefix(cls, "Base") || strstr(cls, "Abstract")) {
-			sw__scan_note(s, "abstract-base", def, "view controllers that other controllers extend were not listed");
+			sw__scan_note(s, "abstract-base", def,
+			              "view controllers that other controllers extend were not listed");
 			continue;
 		}
 		json_t *sc = sw__scan_screen(s, "uikit", "view-controller", def, 0.85, NULL);

@@ -6,17 +6,40 @@
 
 #include "appscan-internal.h"
 
-static const char *const AUTH_PACKAGES[] = {"firebase_auth",        "google_sign_in",    "sign_in_with_apple",
-                                            "flutter_appauth",      "amplify_auth_cognito", "supabase_flutter",
-                                            "local_auth",           "auth0_flutter",     "flutter_facebook_auth",
-                                            "firebase_ui_auth",     NULL};
+static const char *const AUTH_PACKAGES[] = {"firebase_auth",
+                                            "google_sign_in",
+                                            "sign_in_with_apple",
+                                            "flutter_appauth",
+                                            "amplify_auth_cognito",
+                                            "supabase_flutter",
+                                            "local_auth",
+                                            "auth0_flutter",
+                                            "flutter_facebook_auth",
+                                            "firebase_ui_auth",
+                                            NULL};
 
 /* Wrappers whose child is the screen: the widget a builder shows is the first call that is not one of these. */
-static const char *const WRAPPERS[] = {
-	"MaterialPage",  "CupertinoPage",      "CustomTransitionPage", "NoTransitionPage", "MaterialPageRoute",
-	"CupertinoPageRoute", "PageRouteBuilder", "BlocProvider",   "MultiBlocProvider",   "ProviderScope",
-	"ChangeNotifierProvider", "MultiProvider", "Consumer",      "Builder",             "FadeTransition",
-	"SlideTransition", "Text", "Key", "ValueKey", "GoRouterState", NULL};
+static const char *const WRAPPERS[] = {"MaterialPage",
+                                       "CupertinoPage",
+                                       "CustomTransitionPage",
+                                       "NoTransitionPage",
+                                       "MaterialPageRoute",
+                                       "CupertinoPageRoute",
+                                       "PageRouteBuilder",
+                                       "BlocProvider",
+                                       "MultiBlocProvider",
+                                       "ProviderScope",
+                                       "ChangeNotifierProvider",
+                                       "MultiProvider",
+                                       "Consumer",
+                                       "Builder",
+                                       "FadeTransition",
+                                       "SlideTransition",
+                                       "Text",
+                                       "Key",
+                                       "ValueKey",
+                                       "GoRouterState",
+                                       NULL};
 
 void sw__scan_pubspec(sw__scan *s, const char *rel, const char *text, size_t len)
 {
@@ -58,11 +81,13 @@ static size_t dart_arg(const sw__toks *t, size_t open, const char *name)
 		return 0;
 	size_t close = (size_t)t->v[open].match;
 	for (size_t k = open + 1; k < close; k++) {
-		if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "[") || sw__tok_is(t, k, "{")) && t->v[k].match > (int32_t)k) {
+		if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "[") || sw__tok_is(t, k, "{")) &&
+		    t->v[k].match > (int32_t)k) {
 			k = (size_t)t->v[k].match;
 			continue;
 		}
-		if (sw__tok_ident(t, k, name) && sw__tok_is(t, k + 1, ":") && (sw__tok_is(t, k - 1, "(") || sw__tok_is(t, k - 1, ",")))
+		if (sw__tok_ident(t, k, name) && sw__tok_is(t, k + 1, ":") &&
+		    (sw__tok_is(t, k - 1, "(") || sw__tok_is(t, k - 1, ",")))
 			return k + 2;
 	}
 	return 0;
@@ -75,7 +100,8 @@ static size_t value_end(const sw__toks *t, size_t v)
 	while (k < t->n) {
 		if (sw__tok_is(t, k, ",") || sw__tok_is(t, k, ")") || sw__tok_is(t, k, "]") || sw__tok_is(t, k, "}"))
 			return k;
-		if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "[") || sw__tok_is(t, k, "{")) && t->v[k].match > (int32_t)k)
+		if ((sw__tok_is(t, k, "(") || sw__tok_is(t, k, "[") || sw__tok_is(t, k, "{")) &&
+		    t->v[k].match > (int32_t)k)
 			k = (size_t)t->v[k].match;
 		k++;
 	}
@@ -90,7 +116,8 @@ static char *shown_widget(const sw__toks *t, size_t from, size_t to)
 			continue;
 		if (k > 0 && sw__tok_is(t, k - 1, "."))
 			continue;
-		/* a call with a child: or builder: argument wraps the screen (FadeTransitionPage(child: X()), Builder) */
+		/* a call with a child: or builder: argument wraps the screen (FadeTransitionPage(child: X()), Builder)
+		 */
 		if (dart_arg(t, k + 1, "child") || dart_arg(t, k + 1, "builder"))
 			continue;
 		char *n = sw__tok_text(t, k);
@@ -144,7 +171,8 @@ static void goroute(sw__scan *s, const char *rel, const sw__toks *t, size_t open
 	} else if ((ref = sw__tok_dotted(t, pv, &pend)) && value_end(t, pv) == pend) {
 		json_array_append_new(parts, json_pack("{ss}", "ref", ref));
 	} else {
-		sw__scan_note(s, "computed-screen-name", rel, "navigator screens whose name is computed at run time were left out");
+		sw__scan_note(s, "computed-screen-name", rel,
+		              "navigator screens whose name is computed at run time were left out");
 		free(ref);
 		json_decref(parts);
 		return;
@@ -202,7 +230,8 @@ static void material_routes(sw__scan *s, const char *rel, const sw__toks *t, siz
 			json_t *added = sw__scan_screen(s, "flutter-routes", "screen", rel, 0.9, NULL);
 			json_object_update(added, sc);
 			json_decref(sc);
-			sw__scan_reason(added, "an entry of a MaterialApp routes map in %s (line %u)", rel, t->v[k].line);
+			sw__scan_reason(added, "an entry of a MaterialApp routes map in %s (line %u)", rel,
+			                t->v[k].line);
 			char *w = shown_widget(t, colon + 1, vend);
 			if (w)
 				json_object_set_new(added, "component", json_string(w));
@@ -242,7 +271,8 @@ void sw__scan_dart(sw__scan *s, const char *rel, const sw__toks *t, json_t *idx)
 					json_object_set_new(sc, "component", json_string(name));
 					sw__scan_reason(sc, "an auto_route @RoutePage class in %s", rel);
 					sw__scan_note(s, "auto-route", rel,
-					              "auto_route pages are listed by their @RoutePage classes; their paths live in the "
+					              "auto_route pages are listed by their @RoutePage classes; their "
+					              "paths live in the "
 					              "generated router and are not read");
 					break;
 				}
@@ -283,7 +313,8 @@ void sw__scan_dart(sw__scan *s, const char *rel, const sw__toks *t, json_t *idx)
 		}
 		if (sw__tok_ident(t, i, "routes") && sw__tok_is(t, i + 1, ":") && sw__tok_is(t, i + 2, "{"))
 			material_routes(s, rel, t, i + 2);
-		if (i >= consumed && sw__tok_ident(t, i, "GoRoute") && sw__tok_is(t, i + 1, "(") && t->v[i + 1].match > 0) {
+		if (i >= consumed && sw__tok_ident(t, i, "GoRoute") && sw__tok_is(t, i + 1, "(") &&
+		    t->v[i + 1].match > 0) {
 			json_t *root = json_array();
 			goroute(s, rel, t, i + 1, root, 0);
 			json_decref(root);

@@ -52,7 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lang = pick == 2 ? SW__LANG_TS : SW__LANG_JS;
 		break;
 	case 1:
-		rel = pick == 0 ? "app/src/main/java/Nav.kt" : pick == 1 ? "settings.gradle" : "app/src/main/java/A.java";
+		rel = pick == 0   ? "app/src/main/java/Nav.kt"
+		      : pick == 1 ? "settings.gradle"
+		                  : "app/src/main/java/A.java";
 		lang = pick == 0 ? SW__LANG_KOTLIN : pick == 1 ? SW__LANG_GROOVY : SW__LANG_JAVA;
 		break;
 	case 2:
@@ -64,7 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lang = SW__LANG_DART;
 		break;
 	default:
-		rel = pick == 0 ? "AndroidManifest.xml" : pick == 1 ? "app/src/main/res/navigation/nav.xml" : "App/Main.storyboard";
+		rel = pick == 0   ? "AndroidManifest.xml"
+		      : pick == 1 ? "app/src/main/res/navigation/nav.xml"
+		                  : "App/Main.storyboard";
 		break;
 	}
 	if (FUZZ_LANG != 4)

@@ -320,7 +320,6 @@ START_TEST(test_android_rules)
 }
 END_TEST
 
-
 START_TEST(test_compose_rules)
 {
 	char *root = make_tmpdir();
@@ -331,7 +330,8 @@ START_TEST(test_compose_rules)
 	put(root, "app/src/main/java/com/ex/Routes.kt",
 	    "package com.ex\nimport androidx.navigation.compose.composable\n"
 	    "object Routes { const val HOME = \"home\"\n const val LOGIN = \"login\" }\n"
-	    "sealed class Screen(val route: String) { object Profile : Screen(\"profile\")\n object Detail : Screen(\"detail/{id}\") }\n"
+	    "sealed class Screen(val route: String) { object Profile : Screen(\"profile\")\n object Detail : "
+	    "Screen(\"detail/{id}\") }\n"
 	    "enum class Dest(val route: String) { SETTINGS(\"settings\"), ABOUT(\"about\") }\n"
 	    "@Serializable object CartRoute\n@Serializable data class ItemRoute(val id: String)\n");
 	put(root, "app/src/main/java/com/ex/Nav.kt",
@@ -361,11 +361,13 @@ START_TEST(test_compose_rules)
 	    "<fragment android:id=\"@+id/detailFragment\" android:name=\"com.ex.DetailFragment\">"
 	    "<deepLink app:uri=\"ex://detail/{id}\"/></fragment>"
 	    "<dialog android:id=\"@+id/confirm\" android:name=\"com.ex.ConfirmDialog\"/>"
-	    "<navigation android:id=\"@+id/nested\"><fragment android:id=\"@+id/inner\" android:name=\"com.ex.Inner\"/></navigation>"
+	    "<navigation android:id=\"@+id/nested\"><fragment android:id=\"@+id/inner\" "
+	    "android:name=\"com.ex.Inner\"/></navigation>"
 	    "</navigation>");
 	json_t *j = scan(root);
-	const char *routes[] = {"home", "login", "profile", "detail/{id}", "settings", "literal", "CartRoute", "ItemRoute", "AboutKey",
-	                        "listFragment", "detailFragment", "confirm", "inner"};
+	const char *routes[] = {"home",           "login",     "profile",   "detail/{id}", "settings",
+	                        "literal",        "CartRoute", "ItemRoute", "AboutKey",    "listFragment",
+	                        "detailFragment", "confirm",   "inner"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(routes); i++)
 		ck_assert_msg(screen_by(j, "route", routes[i]), "missing route %s", routes[i]);
 	ck_assert_ptr_null(screen_by(j, "route", "CheckoutGraph"));
@@ -373,9 +375,11 @@ START_TEST(test_compose_rules)
 	/* 13 destinations + MainActivity */
 	ck_assert_int_eq(json_array_size(json_object_get(j, "screens")), 14);
 	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "home"), "component")), "HomeScreen");
-	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "literal"), "component")), "LiteralScreen");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "literal"), "component")),
+	                 "LiteralScreen");
 	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "ItemRoute"), "kind")), "dialog");
-	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "AboutKey"), "router")), "navigation3");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "AboutKey"), "router")),
+	                 "navigation3");
 	json_t *login = screen_by(j, "route", "login");
 	ck_assert(json_object_get(login, "auth"));
 	ck_assert_int_eq(json_array_size(json_object_get(login, "sourceFiles")), 2);
@@ -392,8 +396,10 @@ END_TEST
 START_TEST(test_flutter_rules)
 {
 	char *root = make_tmpdir();
-	put(root, "pubspec.yaml", "name: x\ndependencies:\n  flutter:\n    sdk: flutter\n  firebase_auth: ^4.0.0\n  go_router: ^14.0.0\n");
-	put(root, "lib/routes.dart", "class AppRoutes {\n  static const String home = '/';\n  static const profile = 'profile';\n}\n");
+	put(root, "pubspec.yaml",
+	    "name: x\ndependencies:\n  flutter:\n    sdk: flutter\n  firebase_auth: ^4.0.0\n  go_router: ^14.0.0\n");
+	put(root, "lib/routes.dart",
+	    "class AppRoutes {\n  static const String home = '/';\n  static const profile = 'profile';\n}\n");
 	put(root, "lib/router.dart",
 	    "final router = GoRouter(routes: [\n"
 	    "  GoRoute(path: AppRoutes.home, builder: (c, s) => const HomeScreen(), routes: [\n"
@@ -409,13 +415,15 @@ START_TEST(test_flutter_rules)
 	    "class App extends StatelessWidget { Widget build(c) => MaterialApp(routes: {\n"
 	    "  '/legacy': (context) => LegacyScreen(),\n  AppRoutes.home: (_) => const HomeScreen(),\n},\n"
 	    "  onGenerateRoute: (s) => null); }\n");
-	put(root, "lib/login.dart", "class LoginView extends StatelessWidget { build(c) => TextField(obscureText: true); }\n");
+	put(root, "lib/login.dart",
+	    "class LoginView extends StatelessWidget { build(c) => TextField(obscureText: true); }\n");
 	put(root, "lib/pages.dart", "@RoutePage()\nclass SettingsPage extends StatelessWidget {}\n");
 	json_t *j = scan(root);
 	const char *routes[] = {"/", "/profile", "/edit/:id", "/feed", "/login", "/legacy"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(routes); i++)
 		ck_assert_msg(screen_by(j, "route", routes[i]), "missing route %s", routes[i]);
-	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "/edit/:id"), "component")), "EditScreen");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "/edit/:id"), "component")),
+	                 "EditScreen");
 	ck_assert_ptr_nonnull(screen_by(j, "name", "SettingsPage"));
 	ck_assert_ptr_nonnull(note(j, "auto-route"));
 	ck_assert_ptr_nonnull(note(j, "dynamic-routes"));
@@ -433,15 +441,22 @@ END_TEST
 START_TEST(test_ios_rules)
 {
 	char *root = make_tmpdir();
-	put(root, "App/App.swift", "import SwiftUI\nimport FirebaseAuth\n@main struct MyApp: App { var body: some Scene { WindowGroup { RootView() } } }\n");
+	put(root, "App/App.swift",
+	    "import SwiftUI\nimport FirebaseAuth\n@main struct MyApp: App { var body: some Scene { WindowGroup { "
+	    "RootView() } } }\n");
 	put(root, "App/RootView.swift",
 	    "struct RootView: View { var body: some View { TabView { FeedView().tabItem { Text(\"a\") }\n"
-	    "  NavigationStack { ProfileView() }.navigationDestination(for: Int.self) { id in ItemView(id: id) } } } }\n"
-	    "struct FeedView: View { var body: some View { List { NavigationLink(destination: DetailView()) { RowView() }\n"
+	    "  NavigationStack { ProfileView() }.navigationDestination(for: Int.self) { id in ItemView(id: id) } } } "
+	    "}\n"
+	    "struct FeedView: View { var body: some View { List { NavigationLink(destination: DetailView()) { "
+	    "RowView() }\n"
 	    "  NavigationLink(value: 3) { BadgeView() } }.sheet(isPresented: $x) { ComposeView() } } }\n"
-	    "struct RowView: View { var body: some View { Text(\"r\") } }\nstruct BadgeView: View { var body: some View { Text(\"b\") } }\n"
-	    "struct ProfileView: View { var body: some View { Text(\"p\") } }\nstruct ItemView: View { var id: Int; var body: some View { Text(\"i\") } }\n"
-	    "struct DetailView: View { var body: some View { Text(\"\\(name)\") } }\nstruct ComposeView: View { var body: some View { Text(\"c\") } }\n"
+	    "struct RowView: View { var body: some View { Text(\"r\") } }\nstruct BadgeView: View { var body: some "
+	    "View { Text(\"b\") } }\n"
+	    "struct ProfileView: View { var body: some View { Text(\"p\") } }\nstruct ItemView: View { var id: Int; "
+	    "var body: some View { Text(\"i\") } }\n"
+	    "struct DetailView: View { var body: some View { Text(\"\\(name)\") } }\nstruct ComposeView: View { var "
+	    "body: some View { Text(\"c\") } }\n"
 	    "struct SignInScreen: View { var body: some View { SecureField(\"pw\", text: $pw) } }\n"
 	    "struct Unused: View { var body: some View { Text(\"u\") } }\n");
 	put(root, "App/UIKit.swift",
@@ -456,7 +471,8 @@ START_TEST(test_ios_rules)
 	    "<scene><objects><viewController id=\"v2\" storyboardIdentifier=\"Welcome\"/></objects></scene>"
 	    "</scenes></document>");
 	json_t *j = scan(root);
-	const char *views[] = {"RootView", "FeedView", "ProfileView", "ItemView", "DetailView", "ComposeView", "SignInScreen"};
+	const char *views[] = {"RootView",   "FeedView",    "ProfileView", "ItemView",
+	                       "DetailView", "ComposeView", "SignInScreen"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(views); i++)
 		ck_assert_msg(screen_by(j, "name", views[i]), "missing %s", views[i]);
 	ck_assert_ptr_null(screen_by(j, "name", "RowView"));

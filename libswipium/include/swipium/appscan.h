@@ -41,7 +41,8 @@ extern "C" {
  *             clash gets "#<source file>" appended),
  *       "name": string, "route"?: string (Expo/Compose/Flutter routes, React Navigation screen name),
  *       "kind": "screen"|"not-found"|"activity"|"fragment"|"dialog"|"view-controller"|"scene"|"view",
- *       "router": string, "app"?: string (monorepo app path, "." when the root is the app),
+ *       "router": string, "app"?: string (the monorepo app holding it, as sw_project_detect names it
+ *       ("apps/mobile"), or "." when the root is the app; absent when neither applies),
  *       "component"?: string (the component/class/composable/widget shown),
  *       "sourceFiles": [project-relative paths of files that exist, the defining file first],
  *       "title"?: string (a label: android:label, go_router name:, storyboard title), "params"?: [string]
