@@ -91,7 +91,9 @@ typedef struct sw__scan {
 	json_t *kotlin_objs;  /* [{obj, super, value, file}]: `object Home : Screen("home")` */
 	json_t *layoutrefs;   /* Kotlin/Java rel path -> {layout name: true} (R.layout.x) */
 	json_t *class_params; /* class -> name of its first constructor parameter */
-	bool rn_nav_dep;      /* some package.json depends on a @react-navigation package */
+	const char *mem_rel, *mem_text; /* sw__appscan_buffer: the one file, in memory */
+	size_t mem_len;
+	bool rn_nav_dep; /* some package.json depends on a @react-navigation package */
 	size_t files_seen, files_read, files_skipped, folders_skipped;
 	uint64_t bytes_read;
 } sw__scan;
@@ -127,6 +129,10 @@ void sw__scan_layout_xml(sw__scan *s, const char *rel, const char *text, size_t 
 void sw__scan_expo_routes(sw__scan *s);
 void sw__scan_android_finish(sw__scan *s, int (*read)(sw__scan *, const char *, char **, size_t *));
 void sw__scan_apple_finish(sw__scan *s, int (*read)(sw__scan *, const char *, char **, size_t *));
+
+/* Scans one file given in memory as if it were the only file of a project (@rel its project path, which picks the
+ * rules: "App.tsx", "app/src/main/AndroidManifest.xml"...): the fuzz targets' entry. @out_json as sw_appscan_static. */
+int sw__appscan_buffer(const char *rel, const char *text, size_t len, char **out_json);
 
 /* Words of an identifier or route ("LoginScreen" -> login screen; "sign-in" -> sign in). */
 bool sw__scan_auth_words(const char *name, char *why, size_t why_len);

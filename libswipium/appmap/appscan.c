@@ -139,7 +139,11 @@ void sw__scan_super(sw__scan *s, const char *cls, const char *super)
 		a = json_array();
 		json_object_set_new(s->supers, cls, a);
 	}
-	json_array_append_new(a, json_string(super));
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v) if (!strcmp(json_string_value(v), super)) return; /* once each */
+	if (json_array_size(a) < 16)
+		json_array_append_new(a, json_string(super));
 }
 
 void sw__scan_index_symbol(sw__scan *s, json_t *entry, const char *name)
@@ -492,6 +496,29 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 /* Reads a project file (rel path) for a rule: regular, at most 2 MB, no NUL in its first 8 KB. */
 static int read_rel(sw__scan *s, const char *rel, char **out, size_t *len)
 {
+	if (s->mem_rel) { /* sw__appscan_buffer: the one file is in memory */
+		if (strcmp(rel, s->mem_rel))
+			return SW_ENOTFOUND;
+		if (s->mem_len > FILE_MAX_BYTES) {
+			sw__scan_note(s, "file-too-large", rel, "files over 2 MB were neither read nor hashed");
+			return SW_ELIMIT;
+		}
+		if (memchr(s->mem_text, '\0', s->mem_len < BINARY_PROBE ? s->mem_len : BINARY_PROBE)) {
+			sw__scan_note(s, "binary-file", rel,
+			              "binary files (a NUL byte in the first 8 KB) were not parsed");
+			return SW_EPARSE;
+		}
+		char *copy = malloc(s->mem_len + 1);
+		if (!copy)
+			return SW_ENOMEM;
+		memcpy(copy, s->mem_text, s->mem_len);
+		copy[s->mem_len] = '\0';
+		s->files_read++;
+		s->bytes_read += s->mem_len;
+		*out = copy;
+		*len = s->mem_len;
+		return SW_OK;
+	}
 	char *abs = sw__path_join(s->root, rel);
 	if (!abs)
 		return SW_ENOMEM;
@@ -881,6 +908,132 @@ static json_t *finish_screens(sw__scan *s)
 	return ret;
 }
 
+static void scan_init(sw__scan *s, char *real)
+{
+	memset(s, 0, sizeof(*s));
+	s->root = real;
+	s->root_len = strlen(real);
+	if (s->root_len == 1) /* "/" itself */
+		s->root_len = 0;
+	s->files = json_object();
+
+	s->screens = json_array();
+	s->layouts = json_array();
+	s->graphs = json_array();
+	s->edges = json_array();
+	s->deeplinks = json_array();
+	s->notes = json_object();
+	s->consts = json_object();
+	s->symfile = json_object();
+	s->supers = json_object();
+	s->pwfiles = json_object();
+	s->authlibs = json_array();
+	s->expo_apps = json_array();
+	s->gradle = json_object();
+	s->namespaces = json_object();
+	s->manifests = json_array();
+	s->navxml = json_array();
+	s->storyboards = json_array();
+	s->swift_uses = json_object();
+	s->swift_views = json_object();
+	s->swift_vcs = json_object();
+	s->jsinfo = json_object();
+	s->kotlin_objs = json_array();
+	s->class_params = json_object();
+	s->layoutrefs = json_object();
+}
+
+/* Rules that need the whole tree, then the staticTopology object (transfer full). */
+static json_t *scan_result(sw__scan *s, const char *fw, int64_t t0, json_t *project)
+{
+	sw__scan_expo_routes(s);
+	sw__scan_android_finish(s, read_rel);
+	sw__scan_apple_finish(s, read_rel);
+	json_t *fin = finish_screens(s);
+	json_t *screens = json_object_get(fin, "screens");
+	/* the monorepo app each screen belongs to (sw_project_detect's app paths), or "." for a one-app root */
+	json_t *apps = json_object_get(json_object_get(project, "monorepo"), "apps");
+	const char *app_root = json_string_value(json_object_get(project, "appRoot"));
+	size_t si;
+	json_t *sc;
+	json_array_foreach(screens, si, sc)
+	{
+		if (json_object_get(sc, "app"))
+			continue;
+		const char *first = json_string_value(json_array_get(json_object_get(sc, "sourceFiles"), 0));
+		const char *best = NULL;
+		size_t best_len = 0, ai;
+		json_t *app;
+		json_array_foreach(apps, ai, app)
+		{
+			const char *ap = json_string_value(json_object_get(app, "path"));
+			size_t n = ap ? strlen(ap) : 0;
+			if (first && n > best_len && !strncmp(first, ap, n) && first[n] == '/') {
+				best = ap;
+				best_len = n;
+			}
+		}
+		if (!best && app_root && !strcmp(app_root, "."))
+			best = ".";
+		if (best)
+			json_object_set_new(sc, "app", json_string(best));
+	}
+	/* routers by screens found, best first */
+	json_t *routers = json_array();
+	const char *router = "none";
+	size_t best = 0;
+	for (const char *const *r = router_rank; *r; r++) {
+		size_t count = 0, i;
+		json_t *x;
+		json_array_foreach(screens, i, x) if (!strcmp(json_string_value(json_object_get(x, "router")), *r))
+		    count++;
+		if (count) {
+			json_array_append_new(routers, json_string(*r));
+			if (count > best) {
+				best = count;
+				router = *r;
+			}
+		}
+	}
+	if (!json_array_size(screens))
+		sw__scan_note(s, "no-router-found", NULL,
+		              "no screen was found in the source (no known router, navigator, manifest or storyboard)");
+
+	json_t *notes = json_array();
+	const char *key;
+	json_t *v;
+	json_object_foreach(s->notes, key, v) json_array_append(notes, v);
+	json_t *pw = json_array();
+	json_object_foreach(s->pwfiles, key, v)
+	    json_array_append_new(pw, json_pack("{ssso}", "file", key, "marker", json_incref(v)));
+
+	json_t *res = json_object();
+	json_object_set_new(res, "framework", json_string(fw ? fw : "unknown"));
+	json_object_set_new(res, "router", json_string(router));
+	json_object_set_new(res, "routers", routers);
+	json_object_set(res, "screens", screens);
+	json_object_set(res, "layouts", s->layouts);
+	json_object_set(res, "graphs", s->graphs);
+	json_object_set(res, "edges", s->edges);
+	json_object_set(res, "deepLinks", s->deeplinks);
+	json_object_set_new(res, "auth",
+	                    json_pack("{sOsOso}", "screens", json_object_get(fin, "authIds"), "libraries", s->authlibs,
+	                              "passwordFields", pw));
+	json_object_set_new(res, "parserNotes", notes);
+	if (s->index)
+		json_object_set_new(res, "codeIndex",
+		                    json_pack("{sOsb}", "files", s->index, "truncated",
+		                              json_object_get(s->notes, "code-index-cap") != NULL));
+	json_object_set_new(res, "stats",
+	                    json_pack("{sIsIsIsIsIsI}", "filesSeen", (json_int_t)s->files_seen, "filesRead",
+	                              (json_int_t)s->files_read, "filesNotRead",
+	                              (json_int_t)(s->files_seen - s->files_read), "bytesRead",
+	                              (json_int_t)s->bytes_read, "foldersSkipped", (json_int_t)s->folders_skipped, "ms",
+	                              (json_int_t)(sw_monotonic_ms() - t0)));
+	json_decref(fin);
+	return res;
+}
+
 static const sw__opt OPTS[] = {
     {"maxFiles", SW__OPT_INTEGER, false},
     {"maxDepth", SW__OPT_INTEGER, false},
@@ -926,36 +1079,7 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	}
 	int64_t t0 = sw_monotonic_ms();
 	sw__scan s;
-	memset(&s, 0, sizeof(s));
-	s.root = real;
-	s.root_len = strlen(real);
-	if (s.root_len == 1) /* "/" itself */
-		s.root_len = 0;
-	s.files = json_object();
-	s.screens = json_array();
-	s.layouts = json_array();
-	s.graphs = json_array();
-	s.edges = json_array();
-	s.deeplinks = json_array();
-	s.notes = json_object();
-	s.consts = json_object();
-	s.symfile = json_object();
-	s.supers = json_object();
-	s.pwfiles = json_object();
-	s.authlibs = json_array();
-	s.expo_apps = json_array();
-	s.gradle = json_object();
-	s.namespaces = json_object();
-	s.manifests = json_array();
-	s.navxml = json_array();
-	s.storyboards = json_array();
-	s.swift_uses = json_object();
-	s.swift_views = json_object();
-	s.swift_vcs = json_object();
-	s.jsinfo = json_object();
-	s.kotlin_objs = json_array();
-	s.class_params = json_object();
-	s.layoutrefs = json_object();
+	scan_init(&s, real);
 	json_t *want_index = json_object_get(opts, "codeIndex");
 	if (!want_index || json_is_true(want_index))
 		s.index = json_array();
@@ -990,10 +1114,6 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	}
 	free(w.v);
 
-	sw__scan_expo_routes(&s);
-	sw__scan_android_finish(&s, read_rel);
-	sw__scan_apple_finish(&s, read_rel);
-
 	/* the project's framework: the caller's detection, or the one detector's */
 	json_t *project = json_incref(json_object_get(opts, "project"));
 	if (!project || json_is_null(project)) {
@@ -1008,67 +1128,41 @@ int sw_appscan_static(const char *root, const char *options_json, char **out_jso
 	if (!fw)
 		fw = json_string_value(json_object_get(project, "framework"));
 
-	json_t *fin = finish_screens(&s);
-	json_t *screens = json_object_get(fin, "screens");
-	/* routers by screens found, best first */
-	json_t *routers = json_array();
-	const char *router = "none";
-	size_t best = 0;
-	for (const char *const *r = router_rank; *r; r++) {
-		size_t count = 0, i;
-		json_t *sc;
-		json_array_foreach(screens, i, sc) if (!strcmp(json_string_value(json_object_get(sc, "router")), *r))
-		    count++;
-		if (count) {
-			json_array_append_new(routers, json_string(*r));
-			if (count > best) {
-				best = count;
-				router = *r;
-			}
-		}
-	}
-	if (!json_array_size(screens))
-		sw__scan_note(&s, "no-router-found", NULL,
-		              "no screen was found in the source (no known router, navigator, manifest or storyboard)");
-
-	json_t *notes = json_array();
-	const char *key;
-	json_t *v;
-	json_object_foreach(s.notes, key, v) json_array_append(notes, v);
-	json_t *pw = json_array();
-	json_object_foreach(s.pwfiles, key, v)
-	    json_array_append_new(pw, json_pack("{ssso}", "file", key, "marker", json_incref(v)));
-
-	json_t *res = json_object();
-	json_object_set_new(res, "framework", json_string(fw ? fw : "unknown"));
-	json_object_set_new(res, "router", json_string(router));
-	json_object_set_new(res, "routers", routers);
-	json_object_set(res, "screens", screens);
-	json_object_set(res, "layouts", s.layouts);
-	json_object_set(res, "graphs", s.graphs);
-	json_object_set(res, "edges", s.edges);
-	json_object_set(res, "deepLinks", s.deeplinks);
-	json_object_set_new(res, "auth",
-	                    json_pack("{sOsOso}", "screens", json_object_get(fin, "authIds"), "libraries", s.authlibs,
-	                              "passwordFields", pw));
-	json_object_set_new(res, "parserNotes", notes);
-	if (s.index)
-		json_object_set_new(res, "codeIndex",
-		                    json_pack("{sOsb}", "files", s.index, "truncated",
-		                              json_object_get(s.notes, "code-index-cap") != NULL));
-	json_object_set_new(
-	    res, "stats",
-	    json_pack("{sIsIsIsIsIsI}", "filesSeen", (json_int_t)s.files_seen, "filesRead", (json_int_t)s.files_read,
-	              "filesSkipped", (json_int_t)(s.files_seen - s.files_read), "bytesRead", (json_int_t)s.bytes_read,
-	              "foldersSkipped", (json_int_t)s.folders_skipped, "ms", (json_int_t)(sw_monotonic_ms() - t0)));
+	json_t *res = scan_result(&s, fw, t0, project);
 	char *text = sw__json_compact(res);
 	json_decref(res);
-	json_decref(fin);
 	json_decref(project);
 	json_decref(opts);
 	scan_free(&s);
 	if (!text)
 		return sw__error_nomem(err);
 	*out_json = text;
+	return SW_OK;
+}
+
+int sw__appscan_buffer(const char *rel, const char *text, size_t len, char **out_json)
+{
+	sw__scan s;
+	char *root = sw__strdup("/nonexistent-sw-appscan-buffer");
+	if (!root)
+		return SW_ENOMEM;
+	scan_init(&s, root);
+	s.index = json_array();
+	s.mem_rel = rel;
+	s.mem_text = text;
+	s.mem_len = len;
+	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	s.files_seen = 1;
+	json_object_set_new(s.files, rel, json_true());
+	work k = {(char *)rel, NULL, classify(rel, name), 0};
+	if (k.type != F_NONE)
+		process(&s, &k);
+	json_t *res = scan_result(&s, "unknown", sw_monotonic_ms(), NULL);
+	char *textout = sw__json_compact(res);
+	json_decref(res);
+	scan_free(&s);
+	if (!textout)
+		return SW_ENOMEM;
+	*out_json = textout;
 	return SW_OK;
 }

@@ -155,9 +155,13 @@ static void const_all(sw__scan *s, const char *full, const char *value, const ch
 
 static bool on_import_line(const sw__toks *t, size_t i)
 {
-	for (size_t k = i; k-- > 0 && t->v[k].line == t->v[i].line;)
+	/* import x.composable; fun NavGraphBuilder.composable(...) declares it: neither is a destination */
+	for (size_t k = i; k-- > 0 && t->v[k].line == t->v[i].line;) {
 		if (sw__tok_ident(t, k, "import") || sw__tok_ident(t, k, "package") || sw__tok_ident(t, k, "fun"))
 			return true;
+		if (sw__tok_is(t, k, "(") || sw__tok_is(t, k, "{") || sw__tok_is(t, k, "=") || sw__tok_is(t, k, ")"))
+			return false;
+	}
 	return false;
 }
 
@@ -770,7 +774,7 @@ static void nav_graph(sw__scan *s, const char *rel, xmlNodePtr g, int depth)
 				char *dst = attr(c, APP_NS, "destination");
 				if (dst) {
 					char *to = sw__asprintf("jetpack-navigation:%s", dest_id(dst));
-					json_array_append_new(s->edges, json_pack("{sssssss}", "from", sid, "to", to,
+					json_array_append_new(s->edges, json_pack("{ssssssss}", "from", sid, "to", to,
 					                                          "kind", "action", "source", rel));
 					free(to);
 				}
@@ -778,7 +782,7 @@ static void nav_graph(sw__scan *s, const char *rel, xmlNodePtr g, int depth)
 			} else if (is_el(c, "deepLink")) {
 				char *uri = attr(c, APP_NS, "uri");
 				if (uri)
-					json_array_append_new(s->deeplinks, json_pack("{sssssss}", "uri", uri, "screen",
+					json_array_append_new(s->deeplinks, json_pack("{ssssss}", "uri", uri, "screen",
 					                                              sid, "source", rel));
 				free(uri);
 			}

@@ -320,6 +320,182 @@ START_TEST(test_android_rules)
 }
 END_TEST
 
+START_TEST(test_compose_rules)
+{
+	char *root = make_tmpdir();
+	put(root, "settings.gradle", "include ':app'\n");
+	put(root, "app/src/main/AndroidManifest.xml",
+	    "<manifest xmlns:android=\"http://schemas.android.com/apk/res/android\" package=\"com.ex\"><application>"
+	    "<activity android:name=\".MainActivity\"/></application></manifest>");
+	put(root, "app/src/main/java/com/ex/Routes.kt",
+	    "package com.ex\nimport androidx.navigation.compose.composable\n"
+	    "object Routes { const val HOME = \"home\"\n const val LOGIN = \"login\" }\n"
+	    "sealed class Screen(val route: String) { object Profile : Screen(\"profile\")\n object Detail : "
+	    "Screen(\"detail/{id}\") }\n"
+	    "enum class Dest(val route: String) { SETTINGS(\"settings\"), ABOUT(\"about\") }\n"
+	    "@Serializable object CartRoute\n@Serializable data class ItemRoute(val id: String)\n");
+	put(root, "app/src/main/java/com/ex/Nav.kt",
+	    "fun NavGraphBuilder.composable(route: String) {}\n"
+	    "fun AppNav() { NavHost(nav, startDestination = Routes.HOME) {\n"
+	    "  composable(Routes.HOME) { HomeScreen(onOpen = {}) }\n"
+	    "  composable(route = Routes.LOGIN) { LoginScreen() }\n"
+	    "  composable(Screen.Profile.route) { ProfileScreen() }\n"
+	    "  composable(route = Screen.Detail.route, arguments = listOf()) { DetailScreen() }\n"
+	    "  composable(Dest.SETTINGS.route) { SettingsScreen() }\n"
+	    "  composable(\"literal\") { Box { LiteralScreen() } }\n"
+	    "  composable(\"${Routes.HOME}/{x}\") { Computed() }\n"
+	    "  navigation<CheckoutGraph>(startDestination = CartRoute) {\n"
+	    "    composable<CartRoute> { CartScreen() }\n"
+	    "    dialog<ItemRoute> { ItemDialog() }\n"
+	    "  }\n"
+	    "  navigation(route = \"auth\", startDestination = Routes.LOGIN) { }\n"
+	    "} }\n"
+	    "fun Entries() = entryProvider { entry<AboutKey> { AboutScreen() } }\n");
+	put(root, "app/src/main/java/com/ex/LoginScreen.kt",
+	    "@Composable fun LoginScreen() { TextField(visualTransformation = PasswordVisualTransformation()) }\n");
+	put(root, "app/src/main/res/navigation/nav_graph.xml",
+	    "<navigation xmlns:android=\"http://schemas.android.com/apk/res/android\" "
+	    "xmlns:app=\"http://schemas.android.com/apk/res-auto\" android:id=\"@+id/main\">"
+	    "<fragment android:id=\"@+id/listFragment\" android:name=\"com.ex.ListFragment\">"
+	    "<action android:id=\"@+id/toDetail\" app:destination=\"@id/detailFragment\"/></fragment>"
+	    "<fragment android:id=\"@+id/detailFragment\" android:name=\"com.ex.DetailFragment\">"
+	    "<deepLink app:uri=\"ex://detail/{id}\"/></fragment>"
+	    "<dialog android:id=\"@+id/confirm\" android:name=\"com.ex.ConfirmDialog\"/>"
+	    "<navigation android:id=\"@+id/nested\"><fragment android:id=\"@+id/inner\" "
+	    "android:name=\"com.ex.Inner\"/></navigation>"
+	    "</navigation>");
+	json_t *j = scan(root);
+	const char *routes[] = {"home",           "login",     "profile",   "detail/{id}", "settings",
+	                        "literal",        "CartRoute", "ItemRoute", "AboutKey",    "listFragment",
+	                        "detailFragment", "confirm",   "inner"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(routes); i++)
+		ck_assert_msg(screen_by(j, "route", routes[i]), "missing route %s", routes[i]);
+	ck_assert_ptr_null(screen_by(j, "route", "CheckoutGraph"));
+	ck_assert_ptr_null(screen_by(j, "route", "auth"));
+	/* 13 destinations + MainActivity */
+	ck_assert_int_eq(json_array_size(json_object_get(j, "screens")), 14);
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "home"), "component")), "HomeScreen");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "literal"), "component")),
+	                 "LiteralScreen");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "ItemRoute"), "kind")), "dialog");
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "AboutKey"), "router")),
+	                 "navigation3");
+	json_t *login = screen_by(j, "route", "login");
+	ck_assert(json_object_get(login, "auth"));
+	ck_assert_int_eq(json_array_size(json_object_get(login, "sourceFiles")), 2);
+	ck_assert_ptr_nonnull(note(j, "computed-screen-name"));
+	ck_assert_int_ge(json_array_size(json_object_get(j, "graphs")), 3);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "deepLinks")), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(j, "edges")), 1);
+	json_decref(j);
+	rm_rf(root);
+	free(root);
+}
+END_TEST
+
+START_TEST(test_flutter_rules)
+{
+	char *root = make_tmpdir();
+	put(root, "pubspec.yaml",
+	    "name: x\ndependencies:\n  flutter:\n    sdk: flutter\n  firebase_auth: ^4.0.0\n  go_router: ^14.0.0\n");
+	put(root, "lib/routes.dart",
+	    "class AppRoutes {\n  static const String home = '/';\n  static const profile = 'profile';\n}\n");
+	put(root, "lib/router.dart",
+	    "final router = GoRouter(routes: [\n"
+	    "  GoRoute(path: AppRoutes.home, builder: (c, s) => const HomeScreen(), routes: [\n"
+	    "    GoRoute(path: AppRoutes.profile, builder: (c, s) => ProfilePage()),\n"
+	    "    GoRoute(path: 'edit/:id', pageBuilder: (c, s) => MaterialPage(child: EditScreen(id: s.id))),\n"
+	    "  ]),\n"
+	    "  StatefulShellRoute.indexedStack(builder: (c, s, n) => Shell(n), branches: [\n"
+	    "    StatefulShellBranch(routes: [GoRoute(path: '/feed', builder: (c, s) => FeedScreen())]),\n"
+	    "  ]),\n"
+	    "  GoRoute(path: '/login', builder: (c, s) => LoginView()),\n"
+	    "  GoRoute(path: '/x/${id}', builder: (c, s) => X()),\n"
+	    "]);\n"
+	    "class App extends StatelessWidget { Widget build(c) => MaterialApp(routes: {\n"
+	    "  '/legacy': (context) => LegacyScreen(),\n  AppRoutes.home: (_) => const HomeScreen(),\n},\n"
+	    "  onGenerateRoute: (s) => null); }\n");
+	put(root, "lib/login.dart",
+	    "class LoginView extends StatelessWidget { build(c) => TextField(obscureText: true); }\n");
+	put(root, "lib/pages.dart", "@RoutePage()\nclass SettingsPage extends StatelessWidget {}\n");
+	json_t *j = scan(root);
+	const char *routes[] = {"/", "/profile", "/edit/:id", "/feed", "/login", "/legacy"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(routes); i++)
+		ck_assert_msg(screen_by(j, "route", routes[i]), "missing route %s", routes[i]);
+	ck_assert_str_eq(json_string_value(json_object_get(screen_by(j, "route", "/edit/:id"), "component")),
+	                 "EditScreen");
+	ck_assert_ptr_nonnull(screen_by(j, "name", "SettingsPage"));
+	ck_assert_ptr_nonnull(note(j, "auto-route"));
+	ck_assert_ptr_nonnull(note(j, "dynamic-routes"));
+	ck_assert_ptr_nonnull(note(j, "computed-screen-name"));
+	ck_assert(json_object_get(screen_by(j, "route", "/login"), "auth"));
+	ck_assert_int_eq(json_array_size(json_object_get(json_object_get(j, "auth"), "libraries")), 1);
+	/* go_router: 5 + MaterialApp: 2 (/ and /legacy) + auto_route: 1 */
+	ck_assert_int_eq(json_array_size(json_object_get(j, "screens")), 8);
+	json_decref(j);
+	rm_rf(root);
+	free(root);
+}
+END_TEST
+
+START_TEST(test_ios_rules)
+{
+	char *root = make_tmpdir();
+	put(root, "App/App.swift",
+	    "import SwiftUI\nimport FirebaseAuth\n@main struct MyApp: App { var body: some Scene { WindowGroup { "
+	    "RootView() } } }\n");
+	put(root, "App/RootView.swift",
+	    "struct RootView: View { var body: some View { TabView { FeedView().tabItem { Text(\"a\") }\n"
+	    "  NavigationStack { ProfileView() }.navigationDestination(for: Int.self) { id in ItemView(id: id) } } } "
+	    "}\n"
+	    "struct FeedView: View { var body: some View { List { NavigationLink(destination: DetailView()) { "
+	    "RowView() }\n"
+	    "  NavigationLink(value: 3) { BadgeView() } }.sheet(isPresented: $x) { ComposeView() } } }\n"
+	    "struct RowView: View { var body: some View { Text(\"r\") } }\nstruct BadgeView: View { var body: some "
+	    "View { Text(\"b\") } }\n"
+	    "struct ProfileView: View { var body: some View { Text(\"p\") } }\nstruct ItemView: View { var id: Int; "
+	    "var body: some View { Text(\"i\") } }\n"
+	    "struct DetailView: View { var body: some View { Text(\"\\(name)\") } }\nstruct ComposeView: View { var "
+	    "body: some View { Text(\"c\") } }\n"
+	    "struct SignInScreen: View { var body: some View { SecureField(\"pw\", text: $pw) } }\n"
+	    "struct Unused: View { var body: some View { Text(\"u\") } }\n");
+	put(root, "App/UIKit.swift",
+	    "class BaseViewController: UIViewController {}\nclass SettingsViewController: BaseViewController {}\n"
+	    "final class AboutViewController: UIViewController {}\nclass Nav: UINavigationController {}\n"
+	    "class StoryVC: UITableViewController {}\n");
+	put(root, "App/Main.storyboard",
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><document><scenes>"
+	    "<scene><objects><navigationController id=\"n1\"/></objects></scene>"
+	    "<scene><objects><tableViewController id=\"t1\" customClass=\"StoryVC\"><connections>"
+	    "<segue destination=\"v2\" kind=\"show\" id=\"s1\"/></connections></tableViewController></objects></scene>"
+	    "<scene><objects><viewController id=\"v2\" storyboardIdentifier=\"Welcome\"/></objects></scene>"
+	    "</scenes></document>");
+	json_t *j = scan(root);
+	const char *views[] = {"RootView",   "FeedView",    "ProfileView", "ItemView",
+	                       "DetailView", "ComposeView", "SignInScreen"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(views); i++)
+		ck_assert_msg(screen_by(j, "name", views[i]), "missing %s", views[i]);
+	ck_assert_ptr_null(screen_by(j, "name", "RowView"));
+	ck_assert_ptr_null(screen_by(j, "name", "BadgeView"));
+	ck_assert_ptr_null(screen_by(j, "name", "Unused"));
+	ck_assert_ptr_nonnull(screen_by(j, "name", "SettingsViewController"));
+	ck_assert_ptr_nonnull(screen_by(j, "name", "AboutViewController"));
+	ck_assert_ptr_null(screen_by(j, "name", "BaseViewController"));
+	ck_assert_ptr_null(screen_by(j, "name", "Nav"));
+	json_t *story = screen_by(j, "name", "StoryVC");
+	ck_assert_ptr_nonnull(story);
+	ck_assert_int_eq(json_array_size(json_object_get(story, "sourceFiles")), 2); /* the class and the storyboard */
+	ck_assert_ptr_nonnull(screen_by(j, "name", "Welcome"));
+	ck_assert(json_object_get(screen_by(j, "name", "SignInScreen"), "auth"));
+	ck_assert_int_eq(json_array_size(json_object_get(j, "edges")), 1);
+	/* 7 SwiftUI + 3 UIKit (Settings, About, StoryVC) + 1 storyboard scene */
+	ck_assert_int_eq(json_array_size(json_object_get(j, "screens")), 11);
+	json_decref(j);
+	rm_rf(root);
+	free(root);
+}
+END_TEST
+
 /* ---- hostile trees ------------------------------------------------------------------------------------------ */
 
 START_TEST(test_hostile_tree)
@@ -540,6 +716,9 @@ static Suite *appscan_suite(void)
 	tcase_add_test(tc, test_react_navigation_rules);
 	tcase_add_test(tc, test_expo_router_rules);
 	tcase_add_test(tc, test_android_rules);
+	tcase_add_test(tc, test_compose_rules);
+	tcase_add_test(tc, test_flutter_rules);
+	tcase_add_test(tc, test_ios_rules);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hostile");
 	tcase_set_timeout(tc, 60);

@@ -41,23 +41,32 @@ extern "C" {
  *             clash gets "#<source file>" appended),
  *       "name": string, "route"?: string (Expo/Compose/Flutter routes, React Navigation screen name),
  *       "kind": "screen"|"not-found"|"activity"|"fragment"|"dialog"|"view-controller"|"scene"|"view",
- *       "router": string, "app"?: string (monorepo app path, "." when the root is the app),
+ *       "router": string, "app"?: string (the monorepo app holding it, as sw_project_detect names it
+ *       ("apps/mobile"), or "." when the root is the app; absent when neither applies),
  *       "component"?: string (the component/class/composable/widget shown),
  *       "sourceFiles": [project-relative paths of files that exist, the defining file first],
+ *       "title"?: string (a label: android:label, go_router name:, storyboard title), "params"?: [string]
+ *       (Expo Router [id] params), "launcher"?: true (the Android launcher activity),
  *       "confidence": 0..1, "reasons": [string...],
  *       "auth"?: {"likely": true, "reasons": [string...]}    (only on auth screens)
  *   }],
  *   "layouts": [{"id", "route", "sourceFiles"}]            (Expo Router _layout files; not screens),
- *   "edges": [{"from": screen id, "to": screen id, "kind": "action"|"segue"|"alias"|"link", "source": path}],
- *   "deepLinks": [{"uri"?: string, "scheme"?, "host"?, "path"?, "screen"?: screen id, "source": path}],
+ *   "graphs": [{"id", "kind": "navigation", "route"?, "sourceFiles"}] (Compose navigation<G>/navigation(route=),
+ *             nested Jetpack <navigation> graphs; not screens),
+ *   "edges": [{"from": screen id (for "alias": the alias class), "to": screen id, "kind": "action"|"segue"|"alias",
+ *             "source": path}],
+ *   "deepLinks": [{"uri"?: string (Jetpack <deepLink>), "scheme"?, "host"?, "path"? (manifest intent filters),
+ *                 "screen": screen id, "source": path}],
  *   "auth": {"screens": [screen ids], "libraries": [{"name", "source"}], "passwordFields": [{"file", "marker"}]},
- *   "parserNotes": [{"code": string, "message": string, "path"?: string, "count"?: integer}],
+ *   "parserNotes": [{"code": string, "message": string, "count": integer, "paths": [up to 10 project paths]}],
  *       codes: "file-too-large", "binary-file", "symlink-folder-not-followed", "symlink-outside-project",
  *       "bad-file-name", "depth-cap", "file-cap", "dynamic-routes", "computed-screen-name",
- *       "unresolved-screen-name", "auto-route", "xml-parse-error", "no-router-found", "module-missing"
+ *       "unresolved-screen-name", "auto-route", "xml-parse-error", "no-router-found", "module-missing",
+ *       "manifest-outside-modules", "not-a-screen", "broken-symlink", "unreadable-folder", "abstract-base",
+ *       "json-parse-error", "code-index-cap"
  *   "codeIndex"?: {"files": [{"path", "lang": "js"|"ts"|"kotlin"|"java"|"swift"|"dart"|"xml",
  *                             "symbols": [string...]}], "truncated": bool},
- *   "stats": {"filesSeen", "filesRead", "filesSkipped", "bytesRead", "foldersSkipped", "ms"}
+ *   "stats": {"filesSeen", "filesRead", "filesNotRead", "bytesRead", "foldersSkipped", "ms"}
  * }
  * Fails with SW_EINVAL (INVALID_ARGUMENT) for a bad @root or bad options, SW_ENOMEM when out of memory.
  * A file that cannot be read or parsed is a note, never a failure.

@@ -1,0 +1,8 @@
+enum routes {
+  HOME_TAB = "HomeTab",
+  HOME = "Home",
+  INNER = "Inner",
+  SETTINGS = "Settings",
+}
+
+export default routes;

@@ -1,0 +1,1 @@
+const a = `x ${b + '}'} y`; const r = /['"]/g; <Stack.Screen name={Routes.A} component={X}>{(p) => <Y />}</Stack.Screen>; createStackNavigator({ screens: { Home: H, [R.B]: { screen: S } } });

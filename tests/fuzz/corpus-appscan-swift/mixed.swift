@@ -1,0 +1,1 @@
+let a = "hi \(name + ")") x"; let b = #"raw \#(x) "q""#; class A: UIViewController {}; struct S: View { var body: some View { NavigationLink(destination: D()) { R() } } }
