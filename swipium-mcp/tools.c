@@ -17,6 +17,7 @@ extern const struct mcp_tool mcp_tool_qa_prepare_target;
 /* build */
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
 extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
+extern const struct mcp_tool mcp_tool_qa_bundletool;
 /* drive */
 extern const struct mcp_tool mcp_tool_qa_snapshot;
 extern const struct mcp_tool mcp_tool_qa_inspect;
@@ -69,6 +70,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	/* build */
 	&mcp_tool_qa_resolve_target,
 	&mcp_tool_qa_resolve_artifact,
+	&mcp_tool_qa_bundletool,
 	/* device */
 	&mcp_tool_qa_device_info,
 	&mcp_tool_qa_orientation,
