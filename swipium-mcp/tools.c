@@ -20,6 +20,7 @@ extern const struct mcp_tool mcp_tool_qa_ios;
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
 extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
 extern const struct mcp_tool mcp_tool_qa_build;
+extern const struct mcp_tool mcp_tool_qa_bundletool;
 /* drive */
 extern const struct mcp_tool mcp_tool_qa_snapshot;
 extern const struct mcp_tool mcp_tool_qa_inspect;
@@ -84,6 +85,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_resolve_target,
 	&mcp_tool_qa_resolve_artifact,
 	&mcp_tool_qa_build,
+	&mcp_tool_qa_bundletool,
 	/* device */
 	&mcp_tool_qa_device_info,
 	&mcp_tool_qa_orientation,

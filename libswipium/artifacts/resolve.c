@@ -383,6 +383,8 @@ int sw__artifact_resolve_json(const char *root, json_t *opts, const char *home, 
 	const char *build_type = json_string_value(json_object_get(opts, "buildType"));
 	const char *path = json_string_value(json_object_get(opts, "path"));
 	const char *require = json_string_value(json_object_get(opts, "requireInstallableOn"));
+	/* internal: only artifacts of this type (qa_bundletool's default .aab) */
+	const char *want_type = json_string_value(json_object_get(opts, "type"));
 	bool allow_outside = json_is_true(json_object_get(opts, "allowOutsideRoot"));
 	if (!platform && require)
 		platform = sw__str_has_prefix(require, "ios") ? "ios" : "android";
@@ -443,6 +445,12 @@ int sw__artifact_resolve_json(const char *root, json_t *opts, const char *home, 
 		if (sw__artifact_inspect_json(f->path, &f->cand, NULL) != SW_OK)
 			continue;
 		finish_candidate(f, f->cand);
+		const char *type = json_string_value(json_object_get(f->cand, "type"));
+		if (want_type && (!type || strcmp(want_type, type) != 0)) {
+			json_decref(f->cand);
+			f->cand = NULL;
+			continue;
+		}
 		const char *bt = json_string_value(json_object_get(f->cand, "buildType"));
 		if (build_type && strcmp(build_type, "any") != 0 && strcmp(bt, "unknown") != 0 &&
 		    strcmp(bt, build_type)) {
@@ -488,7 +496,7 @@ int sw__artifact_resolve_json(const char *root, json_t *opts, const char *home, 
 		if (strcmp(t, "aab") != 0)
 			only_aab = false;
 	}
-	if (only_aab && (android_target || any_android)) {
+	if (only_aab && !want_type && (android_target || any_android)) {
 		rc = sw__error_set(err, SW_EUNSUPPORTED, "AAB_NEEDS_BUNDLETOOL",
 		                   "qa_bundletool {sessionId} converts it to an installable universal APK",
 		                   "Only an Android App Bundle was found (%s): a device installs APKs", sc[0].f->path);

@@ -260,6 +260,8 @@ int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*ab
 	const char *apk = json_string_value(json_object_get(opts, "apk"));
 	const char *app = json_string_value(json_object_get(opts, "appId"));
 	bool bind_only = json_is_true(json_object_get(opts, "bindOnly"));
+	bool check_only = json_is_true(json_object_get(opts, "checkOnly")); /* compare the APK, install nothing */
+	bool launch = !json_is_false(json_object_get(opts, "launch"));
 	if (app && !sw__android_valid_package(app)) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "An app id looks like com.example.app",
 		                   "appId \"%s\" is not a valid Android package name", app);
@@ -366,6 +368,18 @@ int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*ab
 			json_object_set_new(res, "installCheck", json_pack("{s:[s]}", "notes", note));
 			sw_error_free(perr);
 		}
+		if (check_only) {
+			if (!json_object_get(json_object_get(res, "installCheck"), "abiOk")) {
+				json_decref(meta);
+				rc = sw__error_set(err, SW_EDEVICE, "AAB_DEVICE_SPEC_FAILED",
+				                   "Check that the device is online (adb devices) and try again",
+				                   "The device's ABIs and SDK level could not be read, so the APK could not be "
+				                   "checked against it");
+				goto out;
+			}
+			json_decref(meta);
+			goto done;
+		}
 		rc = sw_device_install(dev, apk, err);
 		if (rc < 0) {
 			json_decref(meta);
@@ -379,7 +393,7 @@ int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*ab
 		}
 		json_decref(meta);
 	}
-	if (app) {
+	if (app && launch) {
 		rc = sw_device_launch(dev, app, err);
 		if (rc < 0)
 			goto out;

@@ -4,6 +4,7 @@
 
 #include <swipium/common.h>
 #include <swipium/context.h>
+#include <swipium/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,46 @@ SW_API int sw_artifact_install_plan(const char *root, const char *apk, char **ou
  */
 SW_API int sw_artifact_install_check(const char *artifact_json, const char *properties_json, char **out_json,
                                      sw_error **err);
+
+/* ---- bundletool: an App Bundle turned into one installable APK (qa_bundletool) ---- */
+
+/**
+ * What converting a bundle would do, run nothing: `{aab (realpath), name, apksPath, generatedApk, fromCache,
+ * force, argv[], command, bundletool {source: BUNDLETOOL_JAR|PATH, argv} | null, looked[]}`. bundletool is
+ * `java -jar $BUNDLETOOL_JAR` (the file exists and java is on PATH), else `bundletool` on PATH; the command is
+ * `<bundletool> build-apks --bundle <aab> --output <root>/.swipium/artifacts/<name>.apks --overwrite --mode
+ * universal`, the APK `<root>/.swipium/artifacts/<name>-universal.apk`. `fromCache` when that APK is newer than the
+ * bundle and @options_json's force is not set.
+ *
+ * @options_json (nullable): `{aab?, force?}`; without aab the project's best-ranked .aab. Errors: NO_BUILD_ARTIFACT
+ * (no bundle, or aab names no file), ARTIFACT_OUTSIDE_ROOT_REQUIRES_APPROVAL (its realpath is outside @root),
+ * INVALID_ARGUMENT (not an .aab), AAB_NEEDS_BUNDLETOOL (neither bundletool, and no fresh cache; details.looked).
+ * (@out_json: transfer full)
+ */
+SW_API int sw_bundletool_plan(const char *root, const char *options_json, char **out_json, sw_error **err);
+
+/**
+ * Runs @plan_json (sw_bundletool_plan()'s) for session @s: bundletool in the project root (10 minutes at most,
+ * stopped when @abort_fn answers non-zero), its output saved as a `logs` artifact (redacted), then universal.apk
+ * copied out of the APK set with libzip in 64 KiB steps, bounded by the declared size (and 2 GiB, and the bomb
+ * ratio), through a temporary name. Nothing runs when the plan says fromCache. @device_json (nullable):
+ * `{device?, install?}`, then sw_bundletool_device() follows. Result `{converted, fromCache, originalArtifact,
+ * generatedApk, apksPath, command, logUri?}` (+ the device part). Failures: ANDROID_SIGNING_FAILED (bundletool's
+ * output names the keystore or signing), AAB_BUILD_APKS_FAILED (other failures, timeout, no universal.apk),
+ * UNSAFE_ACTION_REFUSED (a link where the set goes), CANCELLED; details.logUri. (@out_json: transfer full)
+ */
+SW_API int sw_bundletool_run(sw_ctx *ctx, sw_session *s, const char *plan_json, const char *device_json,
+                             int (*abort_fn)(void *userdata), void *abort_userdata, char **out_json, sw_error **err);
+
+/**
+ * @apk (a generated universal APK) against the device @options_json names (`{device?, install?}`; else the single
+ * online one): the install checks of sw_artifact_install_check() through the driver, and with install the install
+ * itself. `{device, deviceCheck, installed}`. AAB_DEVICE_SPEC_FAILED when the device's properties cannot be read;
+ * APK_ARCH_INCOMPATIBLE, ANDROID_MIN_SDK_INCOMPATIBLE, ANDROID_SIGNATURE_CONFLICT, AAB_INSTALL_FAILED (any other
+ * refusal). (@out_json: transfer full)
+ */
+SW_API int sw_bundletool_device(sw_ctx *ctx, const char *apk, const char *options_json, int (*abort_fn)(void *userdata),
+                                void *abort_userdata, char **out_json, sw_error **err);
 
 #ifdef __cplusplus
 }

@@ -319,7 +319,9 @@ SW_API int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char
 /**
  * Prepares a target in the order device, install, launch, verify:
  * @options_json {device?, avd?, headless?, timeoutMs?, apk?, appId?,
- * bindOnly?}. Binds the online device (MULTIPLE_DEVICES, NO_DEVICE,
+ * bindOnly?, launch? (default true), checkOnly? (compare the APK with the
+ * device, install nothing; AAB_DEVICE_SPEC_FAILED when the device's
+ * properties cannot be read)}. Binds the online device (MULTIPLE_DEVICES, NO_DEVICE,
  * PHYSICAL_DEVICE_UNSUPPORTED, DEVICE_NOT_READY as sw_device_open); when
  * nothing is online and @avd is given, boots it first. Before an install the
  * APK's ABIs and minSdk are compared with the device's properties
