@@ -605,7 +605,7 @@ SW_API int sw_appmap_build(sw_ctx *ctx, const char *root, const char *request_js
 	bool had_map = h.map != NULL;
 	bool do_scan = strcmp(mode, "runtime_merge") || force || !had_map;
 	if (!strcmp(mode, "runtime_merge") && !graph && had_map) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", "Run qa_explore in the session first.",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Run qa_explore in the session first.",
 		                   "Nothing to merge: session %s has no exploration graph (explore/<jobId>/graph.json)",
 		                   session_id ? session_id : "?");
 		goto out;

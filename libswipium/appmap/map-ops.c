@@ -1104,7 +1104,7 @@ SW_API int sw_appmap_resource(sw_ctx *ctx, const char *root, const char *kind, c
 			doc = sw__mj_find(test_cases(h.map), "id", id, NULL);
 	}
 	if (!doc) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "no app-map %s entry with that id",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "no app-map %s entry with that id",
 		                   kind ? kind : "?");
 		goto out;
 	}
@@ -1129,7 +1129,7 @@ SW_API int sw_appmap_check(const char *text, size_t len, char **out_json, sw_err
 	const char *why = "it is not valid JSON";
 	if (!v || !sw__map_valid(v, &why)) {
 		json_decref(v);
-		return sw__error_set(err, SW_EPARSE, "INVALID_ARGUMENT", NULL, "not a usable app map: %s", why);
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "not a usable app map: %s", why);
 	}
 	int rc = SW_OK;
 	if (out_json) {

@@ -279,7 +279,7 @@ static int read_confined(const char *root, const char *rel, char **data, size_t 
 		if (b.len + (size_t)n > SW__MAP_MAX_BYTES) {
 			close(fd);
 			sw__buf_free(&b);
-			return sw__error_set(err, SW_ELIMIT, "INVALID_ARGUMENT", NULL, "%s is larger than %u MB", rel,
+			return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s is larger than %u MB", rel,
 			                     SW__MAP_MAX_BYTES >> 20);
 		}
 		sw__buf_append(&b, tmp, (size_t)n);
@@ -660,7 +660,7 @@ SW_API int sw_appmap_project_register(sw_ctx *ctx, const char *root, char id_out
 	char *real = realpath(root, NULL);
 	if (!real || !sw__is_dir(real)) {
 		free(real);
-		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", "Pass an existing project folder.",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass an existing project folder.",
 		                     "Project root %s is not an existing folder", root);
 	}
 	char id[SW_PROJECT_ID_SIZE];
@@ -697,7 +697,7 @@ SW_API int sw_appmap_project_root(sw_ctx *ctx, const char *project_id, char **ro
 		real = NULL;
 		rc = SW_OK;
 	} else {
-		rc = sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", NULL, "No known project has id %s",
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "No known project has id %s",
 		                   project_id);
 	}
 	free(real);
@@ -972,7 +972,7 @@ int sw__map_latest_graph(const char *session_dir, json_t **graph_out, char **pat
 	free(best_fin);
 	if (!best) {
 		free(best_path);
-		return sw__error_set(err, SW_ENOTFOUND, "INVALID_ARGUMENT", "Run qa_explore in the session first.",
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Run qa_explore in the session first.",
 		                     "The session has no exploration graph (explore/<jobId>/graph.json)");
 	}
 	*graph_out = best;

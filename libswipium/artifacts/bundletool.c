@@ -201,7 +201,7 @@ SW_API int sw_bundletool_plan(const char *root, const char *options_json, char *
 		goto out;
 	}
 	if (!cached && !bt) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "AAB_NEEDS_BUNDLETOOL",
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "AAB_NEEDS_BUNDLETOOL",
 		                   "Install bundletool (https://github.com/google/bundletool/releases) and set BUNDLETOOL_JAR "
 		                   "to the jar, or put a `bundletool` launcher on PATH",
 		                   "bundletool was not found, so %s cannot be turned into an APK", aab_real);
@@ -230,7 +230,7 @@ static int extract_universal(const char *root, const char *apks, const char *des
 	int zerr = 0;
 	zip_t *z = zip_open(apks, ZIP_RDONLY, &zerr);
 	if (!z)
-		return sw__error_set(err, SW_EPARSE, "AAB_BUILD_APKS_FAILED", "Run qa_bundletool again with force:true",
+		return sw__error_set(err, SW_EIO, "AAB_BUILD_APKS_FAILED", "Run qa_bundletool again with force:true",
 		                     "bundletool's output %s is not a readable APK set (zip error %d)", apks, zerr);
 	int rc = SW_OK, fd = -1;
 	char *tmp = NULL;
@@ -239,7 +239,7 @@ static int extract_universal(const char *root, const char *apks, const char *des
 	zip_stat_t st;
 	zip_stat_init(&st);
 	if (idx < 0 || zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
-		rc = sw__error_set(err, SW_EPARSE, "AAB_BUILD_APKS_FAILED",
+		rc = sw__error_set(err, SW_EIO, "AAB_BUILD_APKS_FAILED",
 		                   "Check the bundletool version (build-apks --mode universal writes universal.apk)",
 		                   "The APK set %s holds no universal.apk", apks);
 		goto out;
@@ -247,7 +247,7 @@ static int extract_universal(const char *root, const char *apks, const char *des
 	if (st.size > MAX_UNIVERSAL_APK ||
 	    ((st.valid & ZIP_STAT_COMP_SIZE) && st.size > ((zip_uint64_t)1 << 20) &&
 	     st.size / (st.comp_size ? st.comp_size : 1) > SW__ART_MAX_RATIO)) {
-		rc = sw__error_set(err, SW_ELIMIT, "AAB_BUILD_APKS_FAILED", NULL,
+		rc = sw__error_set(err, SW_EIO, "AAB_BUILD_APKS_FAILED", NULL,
 		                   "universal.apk in %s declares %llu bytes (%llu compressed): refused as too large or a "
 		                   "compression bomb",
 		                   apks, (unsigned long long)st.size, (unsigned long long)st.comp_size);
@@ -284,7 +284,7 @@ static int extract_universal(const char *root, const char *apks, const char *des
 		total += (zip_uint64_t)got;
 		/* the directory may lie about the size: stop at what it declared */
 		if (total > st.size || total > MAX_UNIVERSAL_APK) {
-			rc = sw__error_set(err, SW_ELIMIT, "AAB_BUILD_APKS_FAILED", NULL,
+			rc = sw__error_set(err, SW_EIO, "AAB_BUILD_APKS_FAILED", NULL,
 			                   "universal.apk in %s inflates past its declared %llu bytes: refused", apks,
 			                   (unsigned long long)st.size);
 			break;
@@ -368,7 +368,7 @@ static int convert(const char *root, json_t *plan, int (*abort_fn)(void *), void
 	                   .search_path = true,
 	                   .cwd = root};
 	if (sw__proc_run(av, &o, &r, NULL) < 0) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "AAB_NEEDS_BUNDLETOOL", NULL, "bundletool could not be started (%s)",
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "AAB_NEEDS_BUNDLETOOL", NULL, "bundletool could not be started (%s)",
 		                   strerror(r.exec_errno ? r.exec_errno : ENOENT));
 		goto out;
 	}

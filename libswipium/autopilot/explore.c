@@ -634,7 +634,7 @@ static int act(ex_run *r, json_t *args, json_t **res, sw_error **err)
 static int relaunch(ex_run *r, bool force_stop, sw_error **err)
 {
 	if (!r->app_id || !*r->app_id)
-		return sw__error_set(err, SW_ENOTFOUND, "APP_LAUNCH_FAILED", NULL,
+		return sw__error_set(err, SW_EDEVICE, "APP_LAUNCH_FAILED", NULL,
 		                     "the app cannot be relaunched: the session has no appId");
 	r->relaunches++;
 	sw_device *dev = sw_drive_device(r->d);

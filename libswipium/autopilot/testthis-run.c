@@ -443,7 +443,7 @@ int sw_test_this_start(sw_ctx *ctx, sw_session *s, const char *plan_json, char *
 	char *running = sw_test_this_running(s);
 	if (running) {
 		pthread_mutex_unlock(&start_lock);
-		int rc = sw__error_set(err, SW_ESTATE, "INVALID_ARGUMENT",
+		int rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
 		                       "Poll it with qa_job_status, or cancel it with qa_job_cancel, then call again",
 		                       "a qa_test_this job (%s) is already running on session %s; nothing new was started",
 		                       running, sw_session_id(s));
