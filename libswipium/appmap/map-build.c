@@ -630,6 +630,7 @@ SW_API int sw_appmap_build(sw_ctx *ctx, const char *root, const char *request_js
 		stats = json_incref(json_object_get(topo, "stats"));
 		size_t notes = json_array_size(json_object_get(topo, "parserNotes"));
 		apply_static(h.root, map, topo, code_index);
+		json_decref(topo); /* the map holds its own reference */
 		sw__map_push_provenance(map, json_pack("{s:s, s:s, s:s, s:I}", "kind", "static_scan", "at",
 		                                       now ? now : "", "detail", "static scan of the source",
 		                                       "parserNotes", (json_int_t)notes));
@@ -768,6 +769,7 @@ SW_API int sw_appmap_feature_scope(sw_ctx *ctx, const char *root, const char *re
 		}
 		map = sw__map_new(h.root);
 		apply_static(h.root, map, topo, include_code);
+		json_decref(topo);
 		source = "code-scan";
 		sw__map_note(&h, "no app map: the source was scanned in memory and nothing was written; "
 		                 "qa_app_map_build keeps the result");

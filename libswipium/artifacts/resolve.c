@@ -432,7 +432,8 @@ int sw__artifact_resolve_json(const char *root, json_t *opts, const char *home, 
 		                      json_sprintf("%zu artifact(s) lead outside the project root (symlinks): pass "
 		                                   "allowOutsideRoot:true to consider them",
 		                                   outside));
-	qsort(w.items, w.n, sizeof(*w.items), cmp_pre);
+	if (w.n > 1) /* qsort wants a real array even for none */
+		qsort(w.items, w.n, sizeof(*w.items), cmp_pre);
 	size_t ninspect = w.n < MAX_INSPECTED ? w.n : MAX_INSPECTED;
 	sc = calloc(ninspect ? ninspect : 1, sizeof(*sc));
 	if (!sc) {

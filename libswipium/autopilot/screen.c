@@ -351,7 +351,8 @@ int ap_screen_read(sw_drive *d, const char *app_id, ap_screen *v, sw_error **err
 			r -= 10;
 		c->rank = r;
 	}
-	qsort(v->c, v->n, sizeof(ap_control), cmp_rank);
+	if (v->n > 1)
+		qsort(v->c, v->n, sizeof(ap_control), cmp_rank);
 	if (have_tree)
 		rtree_free(&t);
 	if (!v->title)

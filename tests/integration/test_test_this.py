@@ -239,8 +239,11 @@ class Runs(Base):
             plan = sc(self.call(s, {"projectRoot": root}))
             self.assertEqual(plan["blockers"][0]["failureCode"], "NO_BUILD_ARTIFACT")
             self.assertFalse(plan["consent"]["required"])
-            # qa_build is not listed by this server: the plan never names it
-            self.assertNotIn("qa_build", json.dumps(plan["nextRecommendedAction"]))
+            # the plan names qa_build only because this server lists it
+            listed = [t["name"] for t in s.call("tools/list", {})["result"]["tools"]]
+            self.assertIn("qa_build", listed)
+            self.assertEqual(plan["nextRecommendedAction"]["tool"], "qa_build")
+            self.assertEqual(plan["nextRecommendedAction"]["args"]["projectRoot"], root)
             r = self.call(s, {"projectRoot": root, "mode": "execute"})
             res = sc(r)
             self.assertEqual(res["state"], "running")  # nothing privileged: no consent asked
