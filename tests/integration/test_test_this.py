@@ -257,7 +257,8 @@ class Runs(Base):
             for k in ("owner", "retrySafe", "canSwipiumFix", "whatItMeans", "howToFix"):
                 self.assertIn(k, b)
             self.assertTrue(os.path.exists(self.report_file(out["reportUri"])))
-            self.assertEqual(out["nextRecommendedAction"]["tool"], "qa_explain_blocker")
+            # the run's own next step is the build (qa_build is listed); qa_status's rung still asks to explain first
+            self.assertEqual(out["nextRecommendedAction"]["tool"], "qa_build")
             nba = sc(s.tool("qa_status", {"sessionId": sid}))["nextBestAction"]
             self.assertEqual(nba["tool"], "qa_explain_blocker")
             self.assertEqual(nba["args"], {"failureCode": "NO_BUILD_ARTIFACT", "sessionId": sid})
