@@ -393,8 +393,9 @@ static json_t *merge_graph(json_t *map, json_t *graph, const char *graph_ref)
 		}
 		char hex[65];
 		sw_sha256_hex(sig, strlen(sig), hex);
-		char id[24];
-		snprintf(id, sizeof(id), "rt:%.12s", hex);
+		char id[16] = "rt:"; /* the id keeps the first 12 hex digits (ASCII) */
+		memcpy(id + 3, hex, 12);
+		id[15] = '\0';
 		json_object_set_new(by_sig, sig, json_string(id));
 		json_t *cur = sw__mj_find(screens, "id", id, NULL);
 		json_t *visits = json_object_get(e, "visits");

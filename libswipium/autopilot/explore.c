@@ -1260,11 +1260,6 @@ static void ex_job_free(void *ud)
 	free(j);
 }
 
-static int job_cancelled(void *job)
-{
-	return sw_job_cancelled(job);
-}
-
 static int ex_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
 	ex_job *j = ud;
@@ -1275,7 +1270,7 @@ static int ex_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 	if (j->home)
 		sw_ctx_set_home(ctx, j->home, NULL);
 	sw_job_set_progress(job, "exploring the app", NULL, NULL);
-	rc = sw_explore_run(ctx, sw_job_session(job), j->args, job_cancelled, job, sw_job_id(job), result_json, err);
+	rc = sw_explore_run(ctx, sw_job_session(job), j->args, sw_job_abort, job, sw_job_id(job), result_json, err);
 	sw_ctx_free(ctx);
 	return rc;
 }

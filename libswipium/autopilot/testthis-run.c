@@ -27,11 +27,6 @@ static void tt_job_free(void *ud)
 	free(j);
 }
 
-static int job_cancelled(void *job)
-{
-	return sw_job_cancelled(job);
-}
-
 static void add_note(sw_session *s, const char *workflow, const char *outcome, const char *category,
                      const char *reason, const char *code)
 {
@@ -116,7 +111,7 @@ static int step_prepare(struct run *r, json_t *step)
 	                          NULL);
 	char *out = NULL;
 	sw_error *e = NULL;
-	int rc = sw_android_prepare_abortable(r->ctx, oj, job_cancelled, r->job, &out, &e);
+	int rc = sw_android_prepare_abortable(r->ctx, oj, sw_job_abort, r->job, &out, &e);
 	free(oj);
 	if (sw_job_cancelled(r->job)) {
 		sw_error_free(e);

@@ -519,11 +519,6 @@ static void build_job_free(void *ud)
 	free(bj);
 }
 
-static int job_abort(void *job)
-{
-	return sw_job_cancelled(job);
-}
-
 static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
 	struct build_job *bj = ud;
@@ -536,7 +531,7 @@ static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **e
 	sw_job_set_progress(job, "building (the steps run one after the other; the log is saved at the end)", NULL,
 	                    NULL);
 	char *out = NULL;
-	rc = build_run(ctx, sw_job_session(job), bj->plan, bj->timeout_ms, job_abort, job, job_progress, job, &out, err);
+	rc = build_run(ctx, sw_job_session(job), bj->plan, bj->timeout_ms, sw_job_abort, job, job_progress, job, &out, err);
 	sw_ctx_free(ctx);
 	if (rc != SW_OK)
 		return rc;

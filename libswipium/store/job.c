@@ -232,6 +232,11 @@ SW_API int sw_job_cancelled(const sw_job *job)
 	return job ? atomic_load(&((sw_job *)job)->cancelled) : 0;
 }
 
+SW_API int sw_job_abort(void *job)
+{
+	return sw_job_cancelled(job);
+}
+
 SW_API int sw_job_sleep(sw_job *job, long ms)
 {
 	if (!job)

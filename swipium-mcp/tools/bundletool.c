@@ -18,11 +18,6 @@ static void bundle_job_free(void *ud)
 	free(bj);
 }
 
-static int job_cancelled(void *job)
-{
-	return sw_job_cancelled(job);
-}
-
 static int bundle_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
 	struct bundle_job *bj = ud;
@@ -34,7 +29,7 @@ static int bundle_job_run(sw_job *job, void *ud, char **result_json, sw_error **
 	if (bj->home)
 		sw_ctx_set_home(ctx, bj->home, NULL);
 	char *out = NULL;
-	rc = sw_bundletool_run(ctx, sw_job_session(job), bj->plan, bj->device_opts, job_cancelled, job, &out, err);
+	rc = sw_bundletool_run(ctx, sw_job_session(job), bj->plan, bj->device_opts, sw_job_abort, job, &out, err);
 	sw_ctx_free(ctx);
 	if (rc != SW_OK)
 		return rc;

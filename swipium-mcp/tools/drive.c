@@ -446,11 +446,6 @@ static void prepare_job_free(void *ud)
 	free(pj);
 }
 
-static int job_cancelled(void *job)
-{
-	return sw_job_cancelled(job);
-}
-
 static int prepare_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
 	struct prepare_job *pj = ud;
@@ -463,7 +458,7 @@ static int prepare_job_run(sw_job *job, void *ud, char **result_json, sw_error *
 	sw_job_set_progress(job, "preparing the device (boot, install, launch)", NULL, NULL);
 	char *out = NULL;
 	/* the job's cancel (qa_job_cancel, shutdown) stops the boot / install at once and leaves no emulator */
-	rc = sw_android_prepare_abortable(ctx, pj->options, job_cancelled, job, &out, err);
+	rc = sw_android_prepare_abortable(ctx, pj->options, sw_job_abort, job, &out, err);
 	sw_ctx_free(ctx);
 	if (rc != SW_OK)
 		return rc;

@@ -419,7 +419,10 @@ static void on_open(struct vd_conn *c, uint32_t remote_id, const char *svc)
 		kind = STREAM_RAW;
 		cmd = "reboot";
 	} else {
-		vd_log("refusing service '%.80s'", svc);
+		size_t len = strlen(svc), n = len > 80 ? 80 : len;
+		while (n > 0 && n < len && ((unsigned char)svc[n] & 0xC0) == 0x80)
+			n--; /* never cut inside a UTF-8 character */
+		vd_log("refusing service '%.*s%s'", (int)n, svc, n < len ? "…" : "");
 		send_packet(c, A_CLSE, 0, remote_id, NULL, 0);
 		return;
 	}

@@ -69,6 +69,9 @@ SW_API void sw_job_remove_child(sw_job *job, int pid);
 /** Returns non-zero to stop a long poll early (the caller's own call was cancelled). */
 typedef int (*sw_abort_fn)(void *userdata);
 
+/** An sw_abort_fn whose userdata is an sw_job: non-zero once the job was cancelled. */
+SW_API int sw_job_abort(void *job);
+
 /**
  * The job record as qa_job_status returns it: {jobId, kind, status
  * running|done|failed|cancelled, progress?, progressDetail?, error?,
