@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -79,22 +79,26 @@ static char *json_quote(const char *s)
 	return out;
 }
 
-/* Runs argv (no shell); returns the exit status or -1 when it could not start. */
+/* Runs argv (no shell) on our terminal through the library's runner; returns its exit status, or -1 when
+ * it could not start or a signal ended it. A signal sent to us while it ran (passed on to it) ends us the
+ * same way afterwards, as if we had not been in between. */
 static int run(char *const argv[])
 {
-	pid_t pid = fork();
-	if (pid < 0)
+	int code = -1, sig = 0, passed = 0;
+	sw_error *err = NULL;
+	if (sw_process_run_attached((const char *const *)argv, SW_PROCESS_SEARCH_PATH, &code, &sig, &passed, &err) !=
+	    SW_OK) {
+		sw_error_free(err);
 		return -1;
-	if (pid == 0) {
-		execvp(argv[0], argv);
-		_exit(127);
 	}
-	int status;
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	if (!WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+	if (passed && (sig == passed || code != 0)) {
+		fflush(stdout);
+		signal(passed, SIG_DFL);
+		raise(passed);
+	}
+	if (sig)
+		fprintf(stderr, "swipium init: %s was ended by signal %d\n", argv[0], sig);
+	return code == 127 ? -1 : code;
 }
 
 static void print_argv(char *const argv[])

@@ -1,9 +1,6 @@
-/* cmd-serve.c: `swipium` / `swipium serve`: exec the swipium-mcp installed beside this binary. */
-#include <errno.h>
+/* cmd-serve.c: `swipium` / `swipium serve`: become the swipium-mcp installed beside this binary. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -18,9 +15,12 @@ int cmd_serve(int argc, char **argv)
 		                "swipium?)\n");
 		return CLI_EXIT_FAIL;
 	}
-	char *const args[] = {path, NULL};
-	execv(path, args);
-	fprintf(stderr, "swipium: cannot start %s: %s\n", path, strerror(errno));
+	/* Replaced, not forked: the MCP client's signals and the server's exit status are the server's own. */
+	const char *const args[] = {path, NULL};
+	sw_error *err = NULL;
+	sw_process_exec(args, 0, &err);
+	fprintf(stderr, "swipium: %s\n", err ? sw_error_message(err) : "cannot start swipium-mcp");
+	sw_error_free(err);
 	free(path);
 	return CLI_EXIT_FAIL;
 }

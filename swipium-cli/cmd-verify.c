@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,40 +43,23 @@ char *cli_find_mcp(void)
 }
 
 struct peer {
-	pid_t pid;
-	int to;   /* its stdin */
-	int from; /* its stdout */
+	sw_peer *proc; /* the runner's child: its stdin and stdout */
+	int to;        /* its stdin */
+	int from;      /* its stdout */
 	char *buf;
 	size_t len, cap;
 };
 
-static int peer_start(struct peer *p, const char *path)
+static int peer_start(struct peer *p, const char *path, sw_error **err)
 {
-	int in[2], out[2];
-	if (pipe2(in, O_CLOEXEC) != 0)
-		return -1;
-	if (pipe2(out, O_CLOEXEC) != 0) {
-		close(in[0]);
-		close(in[1]);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(in[0], STDIN_FILENO);
-		dup2(out[1], STDOUT_FILENO);
-		/* The server's log lines would clutter the verdict; keep errors only. */
-		setenv("SWIPIUM_LOG_LEVEL", "error", 1);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
 	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->to = in[1];
-	p->from = out[0];
+	const char *const argv[] = {path, NULL};
+	/* The server's log lines would clutter the verdict; keep errors only. */
+	const char *const env[] = {"SWIPIUM_LOG_LEVEL=error", NULL};
+	if (sw_peer_start(argv, env, 0, &p->proc, err) != SW_OK)
+		return -1;
+	p->to = sw_peer_input_fd(p->proc);
+	p->from = sw_peer_output_fd(p->proc);
 	return 0;
 }
 
@@ -146,18 +128,7 @@ static json_t *peer_wait(struct peer *p, int id, int timeout_ms)
 
 static void peer_stop(struct peer *p)
 {
-	close(p->to);
-	int status;
-	for (int i = 0; i < 50; i++) {
-		if (waitpid(p->pid, &status, WNOHANG) == p->pid)
-			goto out;
-		struct timespec ts = {0, 100000000L};
-		nanosleep(&ts, NULL);
-	}
-	kill(p->pid, SIGKILL);
-	waitpid(p->pid, &status, 0);
-out:
-	close(p->from);
+	(void)sw_peer_finish(p->proc, 5000); /* end of its input, 5 s to exit, then its group is killed */
 	free(p->buf);
 }
 
@@ -201,8 +172,10 @@ int cmd_verify(int argc, char **argv)
 	}
 	struct peer p;
 	signal(SIGPIPE, SIG_IGN);
-	if (peer_start(&p, server) != 0) {
-		printf("❌ verify FAILED: cannot start %s: %s\n", server, strerror(errno));
+	sw_error *serr = NULL;
+	if (peer_start(&p, server, &serr) != 0) {
+		printf("❌ verify FAILED: %s\n", serr ? sw_error_message(serr) : "cannot start swipium-mcp");
+		sw_error_free(serr);
 		free(server);
 		return CLI_EXIT_FAIL;
 	}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -477,4 +478,132 @@ int sw__proc_stop(pid_t pid, int first_sig, int grace_ms)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return st;
+}
+
+/* ---- children on our terminal, exec, pipe peers --------------------------------- */
+
+/* The signals a frontend passes on to the child it waits for. */
+static void forward_set(sigset_t *s)
+{
+	sigemptyset(s);
+	sigaddset(s, SIGINT);
+	sigaddset(s, SIGQUIT);
+	sigaddset(s, SIGTERM);
+	sigaddset(s, SIGHUP);
+}
+
+int sw__proc_run_inherit(const char *const argv[], const sw__proc_opts *opts, sw__proc_result *res, sw_error **err)
+{
+	memset(res, 0, sizeof(*res));
+	int rc = check_argv(argv, opts, err);
+	if (rc != SW_OK)
+		return rc;
+	/* Block what we pass on before the child exists, so none of it is lost or kills us first; the child
+	 * starts with an empty mask and default dispositions (start_child). */
+	sigset_t fwd, old;
+	forward_set(&fwd);
+	pthread_sigmask(SIG_BLOCK, &fwd, &old);
+	pid_t pid = -1;
+	int e = start_child(argv, opts, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO, false, false, &pid);
+	if (e) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		res->exec_errno = e;
+		if (e == EAGAIN || e == ENOMEM)
+			return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot start %s: %s", argv[0], strerror(e));
+		return sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0], strerror(e));
+	}
+	int timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : 0; /* 0: wait as long as it runs */
+	int64_t deadline = timeout_ms ? sw_monotonic_ms() + timeout_ms : 0;
+	int status = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = 0;
+			break;
+		}
+		if (deadline && sw_monotonic_ms() >= deadline) {
+			res->timed_out = true;
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		if (should_stop(opts)) {
+			res->cancelled = true;
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		siginfo_t si;
+		struct timespec tick = {0, 50 * 1000 * 1000};
+		int sig = sigtimedwait(&fwd, &si, &tick);
+		if (sig > 0) {
+			/* The terminal sends its Ctrl-C / Ctrl-\ / hangup to the whole foreground group, the child
+			 * included (it shares ours): only what was sent to us alone is passed on. */
+			if (si.si_code != SI_KERNEL)
+				kill(pid, sig);
+			res->forwarded_signal = sig;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (WIFEXITED(status)) {
+		res->status = WEXITSTATUS(status);
+	} else {
+		res->status = -1;
+		res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	}
+	return SW_OK;
+}
+
+int sw__proc_exec(const char *const argv[], const sw__proc_opts *opts, sw_error **err)
+{
+	int rc = check_argv(argv, opts, err);
+	if (rc != SW_OK)
+		return rc;
+	if (opts && opts->cwd && chdir(opts->cwd) != 0)
+		return sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot enter %s: %s", opts->cwd, strerror(errno));
+	char *const *envp = opts && opts->envp ? opts->envp : environ;
+	if (opts && opts->search_path && !strchr(argv[0], '/'))
+		execvpe(argv[0], (char *const *)argv, envp);
+	else
+		execve(argv[0], (char *const *)argv, envp);
+	int e = errno;
+	return sw__error_set(err, SW_ENOTFOUND, "UNKNOWN", NULL, "cannot run %s: %s", argv[0], strerror(e));
+}
+
+int sw__proc_open(const char *const argv[], const sw__proc_opts *opts, pid_t *pid_out, int *to_fd, int *from_fd,
+                  sw_error **err)
+{
+	int rc = check_argv(argv, opts, err);
+	if (rc != SW_OK)
+		return rc;
+	int in_p[2] = {-1, -1}, out_p[2] = {-1, -1};
+	if (pipe2(in_p, O_CLOEXEC) < 0 || pipe2(out_p, O_CLOEXEC) < 0) {
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot create a pipe: %s", strerror(errno));
+		goto fail;
+	}
+	pid_t pid = -1;
+	int e = start_child(argv, opts, in_p[0], out_p[1], STDERR_FILENO, true, true, &pid);
+	if (e) {
+		rc = sw__error_set(err, e == EAGAIN || e == ENOMEM ? SW_EIO : SW_ENOTFOUND, "UNKNOWN", NULL,
+		                   "cannot run %s: %s", argv[0], strerror(e));
+		goto fail;
+	}
+	close(in_p[0]);
+	close(out_p[1]);
+	*pid_out = pid;
+	*to_fd = in_p[1];
+	*from_fd = out_p[0];
+	return SW_OK;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (in_p[i] >= 0)
+			close(in_p[i]);
+		if (out_p[i] >= 0)
+			close(out_p[i]);
+	}
+	return rc;
 }

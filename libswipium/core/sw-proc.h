@@ -62,6 +62,7 @@ typedef struct sw__proc_result {
 	int signal; /* the signal that ended it, 0 otherwise */
 	bool timed_out, cancelled, truncated, err_truncated;
 	int exec_errno; /* set (with a failed sw__proc_run) when the program could not be started */
+	int forwarded_signal; /* sw__proc_run_inherit: the last signal that reached us while it ran, 0 if none */
 	char *out, *err; /* NUL-terminated */
 	size_t out_len, err_len;
 } sw__proc_result;
@@ -88,5 +89,28 @@ bool sw__proc_ended(pid_t pid, int *status);
  * after @grace_ms; always reaps it. Returns its wait status (or -1 when it was not our child).
  */
 int sw__proc_stop(pid_t pid, int first_sig, int grace_ms);
+
+/* ---- frontends: a child on our terminal, exec, a peer on two pipes ------------- */
+
+/*
+ * Runs argv with our stdin, stdout and stderr, in our process group (so the terminal's Ctrl-C reaches
+ * it as it reaches us), and waits for it. SIGINT, SIGQUIT, SIGTERM and SIGHUP are held while it runs:
+ * one sent to us alone (kill) is passed on to the child, one from the terminal reached it already; the
+ * last is kept in res->forwarded_signal so that the caller can end the same way. @opts: search_path,
+ * cwd, envp, timeout_ms (0: no limit), cancel/abort_fn. res->out/err stay NULL. Fails (SW_ENOTFOUND,
+ * res->exec_errno) only when it could not be started.
+ */
+int sw__proc_run_inherit(const char *const argv[], const sw__proc_opts *opts, sw__proc_result *res, sw_error **err);
+/*
+ * Replaces the calling process with argv (no child: the caller's pid, signals and exit status become the
+ * program's). @opts: search_path, cwd, envp. Returns only when that failed (SW_ENOTFOUND).
+ */
+int sw__proc_exec(const char *const argv[], const sw__proc_opts *opts, sw_error **err);
+/*
+ * Starts argv in a new session with pipes on its stdin (*to_fd, ours to write) and stdout (*from_fd,
+ * ours to read); its stderr is ours. @opts: search_path, cwd, envp. End it with sw__proc_stop().
+ */
+int sw__proc_open(const char *const argv[], const sw__proc_opts *opts, pid_t *pid, int *to_fd, int *from_fd,
+                  sw_error **err);
 
 #endif

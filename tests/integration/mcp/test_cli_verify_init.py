@@ -2,8 +2,10 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 
 CLI = os.environ["SWIPIUM_CLI"]
@@ -18,12 +20,26 @@ class CliBase(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.home, ignore_errors=True)
 
-    def run_cli(self, *args, cli=CLI, cwd=None):
+    def cli_env(self, path="/usr/bin:/bin"):
         env = dict(os.environ, HOME=self.home, CODEX_HOME=os.path.join(self.home, "codex"),
-                   PATH="/usr/bin:/bin")  # no claude/gemini CLIs here
-        # A copied binary loses the build tree's rpath; point it at the library.
+                   PATH=path)  # by default no claude/gemini CLIs here
         libdir = os.path.join(os.path.dirname(os.path.realpath(CLI)), "..", "libswipium")
         env["LD_LIBRARY_PATH"] = libdir + ":" + env.get("LD_LIBRARY_PATH", "")
+        return env
+
+    def fake_client(self, name, body):
+        """A stand-in for an MCP client's own CLI (claude, gemini) on a PATH of its own."""
+        bindir = os.path.join(self.home, "fakebin")
+        os.makedirs(bindir, exist_ok=True)
+        path = os.path.join(bindir, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        return bindir + ":/usr/bin:/bin"
+
+    def run_cli(self, *args, cli=CLI, cwd=None, path="/usr/bin:/bin"):
+        env = self.cli_env(path)
+        # A copied binary loses the build tree's rpath (cli_env points it at the library).
         return subprocess.run([cli] + list(args), cwd=cwd or self.app, env=env, capture_output=True, text=True,
                               timeout=120)
 
@@ -64,8 +80,77 @@ class Serve(CliBase):
                 self.assertIn("swipium: ignoring unrecognized flag(s) --stdio, starting the stdio MCP server "
                               "(see swipium --help)", r.stderr)
 
+    def test_serve_becomes_the_server_and_its_signals_are_the_servers(self):
+        # exec, not fork: the pid the client started is swipium-mcp itself, so a client's SIGTERM reaches the
+        # server directly and the exit status is the server's own answer to it
+        mcp = os.path.realpath(os.path.join(os.path.dirname(os.path.realpath(CLI)), "..", "swipium-mcp",
+                                            "swipium-mcp"))
+        codes = {}
+        for label, argv in (("direct", [mcp]), ("serve", [CLI, "serve"])):
+            env = dict(os.environ, HOME=self.home, SWIPIUM_LOG_LEVEL="error")
+            p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            try:
+                p.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+                              b'"2025-06-18","capabilities":{}}}\n')
+                p.stdin.flush()
+                self.assertIn(b'"serverInfo"', p.stdout.readline())  # it is up and serving
+                if label == "serve":
+                    self.assertEqual(os.path.realpath("/proc/%d/exe" % p.pid), mcp)
+                    self.assertEqual([c for c in os.listdir("/proc") if c.isdigit() and
+                                      open("/proc/%s/stat" % c).read().split(") ")[-1].split()[1] == str(p.pid)],
+                                     [], "swipium serve left a process between the client and the server")
+                p.send_signal(signal.SIGTERM)
+                codes[label] = p.wait(timeout=30)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+                p.stdin.close()
+                p.stdout.close()
+                p.stderr.close()
+        self.assertEqual(codes["serve"], codes["direct"], codes)
+
 
 class Init(CliBase):
+    def test_claude_cli_success_and_failure_exit_codes(self):
+        log = os.path.join(self.home, "claude-argv")
+        path = self.fake_client("claude", 'printf "%%s\\n" "$@" > %s\nexit "${FAKE_EXIT:-0}"\n' % log)
+        r = self.run_cli("init", "claude", "--apply", path=path)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Registered swipium with Claude Code (local scope).", r.stdout)
+        with open(log) as f:
+            self.assertEqual(f.read().split("\n")[:4], ["mcp", "add", "swipium", "--"])
+        os.environ["FAKE_EXIT"] = "3"
+        try:
+            r = self.run_cli("init", "claude", "--apply", path=path)
+        finally:
+            del os.environ["FAKE_EXIT"]
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("Could not run the claude CLI (it failed). Run this yourself:", r.stdout)
+
+    def test_sigterm_to_init_reaches_the_client_cli_and_ends_init_the_same_way(self):
+        mark = os.path.join(self.home, "claude-got-term")
+        started = os.path.join(self.home, "claude-started")
+        path = self.fake_client("claude", 'trap \'echo term > %s; exit 143\' TERM\n: > %s\n'
+                                          'while :; do sleep 0.05; done\n' % (mark, started))
+        p = subprocess.Popen([CLI, "init", "claude", "--apply"], cwd=self.app, env=self.cli_env(path),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(started) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            self.assertTrue(os.path.exists(started), "the fake claude never started")
+            p.send_signal(signal.SIGTERM)  # to swipium alone, as a supervisor would
+            rc = p.wait(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+            p.stderr.close()
+        self.assertTrue(os.path.exists(mark), "SIGTERM was not passed on to the client's CLI")
+        self.assertEqual(rc, -signal.SIGTERM)
+
     def test_preview_changes_nothing(self):
         r = self.run_cli("init", "cursor")
         self.assertEqual(r.returncode, 0, r.stderr)
