@@ -17,6 +17,7 @@
 
 #include <swipium/artifacts.h>
 #include <swipium/driver.h>
+#include <swipium/job.h>
 #include <swipium/session.h>
 #include <swipium/util.h>
 
@@ -505,5 +506,98 @@ out:
 	free(log);
 	free(log_uri);
 	json_decref(plan);
+	return rc;
+}
+
+/* ---- the job (qa_bundletool) ----------------------------------------------------------------------- */
+
+struct bundle_job {
+	char *home, *plan, *device; /* device NULL: no device part */
+};
+
+static void bundle_job_free(void *ud)
+{
+	struct bundle_job *bj = ud;
+	free(bj->home);
+	free(bj->plan);
+	free(bj->device);
+	free(bj);
+}
+
+static int bundle_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
+{
+	struct bundle_job *bj = ud;
+	json_t *plan = json_loads(bj->plan, 0, NULL);
+	bool cached = json_is_true(json_object_get(plan, "fromCache"));
+	json_decref(plan);
+	sw_job_set_progress(job, cached ? "checking the cached universal APK against the device"
+	                                : "bundletool build-apks (universal APK)",
+	                    NULL, NULL);
+	sw_ctx *ctx = NULL;
+	int rc = sw_ctx_new(&ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	if (bj->home)
+		sw_ctx_set_home(ctx, bj->home, NULL);
+	char *out = NULL;
+	rc = sw_bundletool_run(ctx, sw_job_session(job), bj->plan, bj->device, sw_job_abort, job, &out, err);
+	sw_ctx_free(ctx);
+	if (rc != SW_OK)
+		return rc;
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	const char *log = json_string_value(json_object_get(res, "logUri"));
+	if (log)
+		sw_job_add_artifact(job, log, NULL);
+	*result_json = res ? sw__json_compact(res) : NULL;
+	json_decref(res);
+	return *result_json ? SW_OK : sw__error_nomem(err);
+}
+
+/* @device_json with the session's bound device filled in when it names none. (transfer full, nullable) */
+static char *device_for_session(sw_session *s, const char *device_json, sw_error **err)
+{
+	json_t *d = device_json && *device_json ? json_loads(device_json, 0, NULL) : json_object();
+	if (!json_is_object(d)) {
+		json_decref(d);
+		sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the device part must be a JSON object {device?, install?}");
+		return NULL;
+	}
+	if (!json_is_string(json_object_get(d, "device"))) {
+		json_t *bound = NULL;
+		if (sw__session_get(s, "device", &bound, NULL) >= 0 && json_is_string(json_object_get(bound, "serial")))
+			json_object_set(d, "device", json_object_get(bound, "serial"));
+		json_decref(bound);
+	}
+	char *out = sw__json_compact(d);
+	json_decref(d);
+	if (!out)
+		sw__error_nomem(err);
+	return out;
+}
+
+SW_API int sw_bundletool_start(sw_ctx *ctx, sw_session *s, const char *plan_json, const char *device_json,
+                               char **job_id, sw_error **err)
+{
+	if (!s || !plan_json || !job_id)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "sw_bundletool_start: session, plan and job_id are required");
+	struct bundle_job *bj = calloc(1, sizeof(*bj));
+	if (!bj)
+		return sw__error_nomem(err);
+	const char *home = ctx ? sw_ctx_get_home(ctx) : NULL;
+	bj->home = home ? sw__strdup(home) : NULL;
+	bj->plan = sw__strdup(plan_json);
+	if (!bj->plan || (home && !bj->home)) {
+		bundle_job_free(bj);
+		return sw__error_nomem(err);
+	}
+	if (device_json && !(bj->device = device_for_session(s, device_json, err))) {
+		bundle_job_free(bj);
+		return err && *err ? sw_error_code(*err) : SW_ENOMEM;
+	}
+	int rc = sw_job_start(s, "bundletool", bundle_job_run, bj, bundle_job_free, job_id, err);
+	if (rc != SW_OK)
+		bundle_job_free(bj);
 	return rc;
 }

@@ -5,58 +5,6 @@
 
 #include "../mcp.h"
 
-struct bundle_job {
-	char *home, *plan, *device_opts; /* device_opts NULL: no device part */
-};
-
-static void bundle_job_free(void *ud)
-{
-	struct bundle_job *bj = ud;
-	free(bj->home);
-	free(bj->plan);
-	free(bj->device_opts);
-	free(bj);
-}
-
-static int bundle_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
-{
-	struct bundle_job *bj = ud;
-	sw_job_set_progress(job, "bundletool build-apks (universal APK)", NULL, NULL);
-	sw_ctx *ctx = NULL;
-	int rc = sw_ctx_new(&ctx, err);
-	if (rc != SW_OK)
-		return rc;
-	if (bj->home)
-		sw_ctx_set_home(ctx, bj->home, NULL);
-	char *out = NULL;
-	rc = sw_bundletool_run(ctx, sw_job_session(job), bj->plan, bj->device_opts, sw_job_abort, job, &out, err);
-	sw_ctx_free(ctx);
-	if (rc != SW_OK)
-		return rc;
-	json_t *res = json_loads(out, 0, NULL);
-	sw_free(out);
-	const char *log = json_string_value(json_object_get(res, "logUri"));
-	if (log)
-		sw_job_add_artifact(job, log, NULL);
-	*result_json = json_dumps(res, JSON_COMPACT);
-	json_decref(res);
-	return *result_json ? SW_OK : SW_ENOMEM;
-}
-
-/* The serial of the session's bound device, or NULL. (transfer full) */
-static char *session_serial(sw_session *s)
-{
-	char *dj = NULL;
-	if (sw_session_get_json(s, "device", &dj, NULL) != SW_OK)
-		return NULL;
-	json_t *d = json_loads(dj, JSON_DECODE_ANY, NULL);
-	sw_free(dj);
-	const char *serial = json_string_value(json_object_get(d, "serial"));
-	char *out = serial ? strdup(serial) : NULL;
-	json_decref(d);
-	return out;
-}
-
 static void qa_bundletool(mcp_call *call, json_t *args)
 {
 	sw_session *s;
@@ -95,12 +43,11 @@ static void qa_bundletool(mcp_call *call, json_t *args)
 	const char *apk = json_string_value(json_object_get(plan, "generatedApk"));
 	char *device_opts = NULL;
 	if (connected) {
+		/* no device named: the library takes the session's bound device, else the single online one */
 		const char *want = json_string_value(json_object_get(args, "device"));
-		char *bound = want ? NULL : session_serial(s);
 		json_t *d = json_pack("{s:b}", "install", install);
-		if (want || bound)
-			json_object_set_new(d, "device", json_string(want ? want : bound));
-		free(bound);
+		if (want)
+			json_object_set_new(d, "device", json_string(want));
 		device_opts = json_dumps(d, JSON_COMPACT);
 		json_decref(d);
 	}
@@ -153,21 +100,12 @@ static void qa_bundletool(mcp_call *call, json_t *args)
 		mcp_ok(call, res, "The universal APK converted earlier is newer than the bundle: reused (force:true rebuilds).");
 		return;
 	}
-	struct bundle_job *bj = calloc(1, sizeof(*bj));
-	if (bj) {
-		bj->home = strdup(sw_ctx_get_home(mcp_call_ctx(call)));
-		bj->plan = plan_text;
-		bj->device_opts = device_opts;
-	}
 	json_decref(plan);
 	char *job_id = NULL;
-	if (!bj || sw_job_start(s, "bundletool", bundle_job_run, bj, bundle_job_free, &job_id, &err) != SW_OK) {
-		if (bj)
-			bundle_job_free(bj);
-		else {
-			free(plan_text);
-			free(device_opts);
-		}
+	rc = sw_bundletool_start(mcp_call_ctx(call), s, plan_text, device_opts, &job_id, &err);
+	free(plan_text);
+	free(device_opts);
+	if (rc != SW_OK) {
 		mcp_fail_err(call, err);
 		sw_error_free(err);
 		return;

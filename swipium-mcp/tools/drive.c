@@ -412,64 +412,6 @@ const struct mcp_tool mcp_tool_qa_resolve_target = {
 
 /* ---- qa_prepare_target -------------------------------------------------- */
 
-/* Records the prepared device and app on the session. */
-static void remember(sw_session *s, json_t *res, const char *app)
-{
-	json_t *dev = json_object_get(res, "device");
-	json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(dev, "serial"));
-	char *rj = json_dumps(rec, JSON_COMPACT);
-	sw_session_set_json(s, "device", rj, NULL);
-	sw_session_set_json(s, "driverKind", "\"adb\"", NULL);
-	free(rj);
-	json_decref(rec);
-	if (app) {
-		json_t *a = json_string(app);
-		char *aj = json_dumps(a, JSON_ENCODE_ANY);
-		sw_session_set_json(s, "appId", aj, NULL);
-		free(aj);
-		json_decref(a);
-	}
-}
-
-struct prepare_job {
-	char *home;
-	char *options;
-	char *app;
-};
-
-static void prepare_job_free(void *ud)
-{
-	struct prepare_job *pj = ud;
-	free(pj->home);
-	free(pj->options);
-	free(pj->app);
-	free(pj);
-}
-
-static int prepare_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
-{
-	struct prepare_job *pj = ud;
-	sw_ctx *ctx = NULL;
-	int rc = sw_ctx_new(&ctx, err);
-	if (rc != SW_OK)
-		return rc;
-	if (pj->home)
-		sw_ctx_set_home(ctx, pj->home, NULL);
-	sw_job_set_progress(job, "preparing the device (boot, install, launch)", NULL, NULL);
-	char *out = NULL;
-	/* the job's cancel (qa_job_cancel, shutdown) stops the boot / install at once and leaves no emulator */
-	rc = sw_android_prepare_abortable(ctx, pj->options, sw_job_abort, job, &out, err);
-	sw_ctx_free(ctx);
-	if (rc != SW_OK)
-		return rc;
-	json_t *res = json_loads(out, 0, NULL);
-	sw_free(out);
-	remember(sw_job_session(job), res, pj->app);
-	*result_json = json_dumps(res, JSON_COMPACT);
-	json_decref(res);
-	return SW_OK;
-}
-
 static void qa_prepare_target(mcp_call *call, json_t *args)
 {
 	sw_session *s;
@@ -546,29 +488,20 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 			}
 		}
 	}
-	char *app_copy = json_is_string(json_object_get(o, "appId")) ? strdup(json_string_value(json_object_get(o, "appId")))
-	                                                              : NULL;
-	app = app_copy;
+	const char *launch = json_string_value(json_object_get(o, "appId"));
+	char *app_copy = launch ? strdup(launch) : NULL;
 	bool installing = json_object_get(o, "apk") != NULL;
 	char *oj = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
-	sw_drive_unbind(s);
+	sw_error *err = NULL;
 	if (installing || avd) {
 		/* boot and install can take minutes: a job */
-		struct prepare_job *pj = calloc(1, sizeof(*pj));
-		if (pj) {
-			pj->home = strdup(sw_ctx_get_home(mcp_call_ctx(call)));
-			pj->options = oj;
-			pj->app = app ? strdup(app) : NULL;
-		}
 		char *job_id = NULL;
-		sw_error *err = NULL;
-		if (!pj ||
-		    sw_job_start(s, "prepare_target", prepare_job_run, pj, prepare_job_free, &job_id, &err) != SW_OK) {
-			if (!pj)
-				free(oj);
+		int rc = sw_prepare_target_start(mcp_call_ctx(call), s, oj, &job_id, &err);
+		free(oj);
+		free(app_copy);
+		if (rc != SW_OK) {
 			json_decref(plan);
-			free(app_copy);
 			mcp_fail_err(call, err);
 			sw_error_free(err);
 			return;
@@ -579,13 +512,11 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s),
 		         job_id);
 		sw_free(job_id);
-		free(app_copy);
 		mcp_ok(call, res, "Preparing the target in the background (boot, install, launch).");
 		return;
 	}
 	char *out = NULL;
-	sw_error *err = NULL;
-	int rc = sw_android_prepare(mcp_call_ctx(call), oj, &out, &err);
+	int rc = sw_prepare_target_run(mcp_call_ctx(call), s, oj, &out, &err);
 	free(oj);
 	if (rc != SW_OK) {
 		json_decref(plan);
@@ -600,11 +531,11 @@ static void qa_prepare_target(mcp_call *call, json_t *args)
 		json_object_set_new(res, "installed", json_false());
 		json_object_set_new(res, "install", plan);
 	}
-	remember(s, res, app);
+	const char *app_shown = app_copy;
 	char summary[300];
 	sw_text_snprintf(summary, sizeof(summary), "Bound %s%s%s.",
-	         json_string_value(json_object_get(json_object_get(res, "device"), "serial")), app ? "; launched " : "",
-	         app ? app : "");
+	         json_string_value(json_object_get(json_object_get(res, "device"), "serial")), app_shown ? "; launched " : "",
+	         app_shown ? app_shown : "");
 	free(app_copy);
 	mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 	mcp_ok(call, res, summary);

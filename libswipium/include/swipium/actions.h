@@ -57,6 +57,23 @@ typedef struct sw_drive_hooks {
 SW_API int sw_drive_bind(sw_ctx *ctx, sw_session *s, const char *options_json, sw_drive **drive, sw_error **err);
 /** Closes the drive and device bound to @s, if any (the next sw_drive_bind() opens the device again). */
 SW_API void sw_drive_unbind(sw_session *s);
+
+/**
+ * qa_prepare_target's run (consent is the caller's, before this): the session's drive is unbound, then
+ * sw_android_prepare() with @options_json (device, avd, headless, apk, appId, bindOnly, ...), and the
+ * session records what it now drives: device {platform, serial}, driverKind and, when @options_json names
+ * one, appId. @out_json: sw_android_prepare()'s result. (transfer full)
+ */
+SW_API int sw_prepare_target_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json,
+                                 sw_error **err);
+/**
+ * sw_prepare_target_run() as a background job of @s (kind "prepare_target"), for a boot or an install that
+ * can take minutes: the drive is unbound before this returns; qa_job_cancel stops the boot or install at
+ * once (no emulator left behind); a failure leaves the job `failed` with result.failureCode.
+ * (@job_id: transfer full)
+ */
+SW_API int sw_prepare_target_start(sw_ctx *ctx, sw_session *s, const char *options_json, char **job_id,
+                                   sw_error **err);
 /** The device behind @d. (transfer none) */
 SW_API sw_device *sw_drive_device(sw_drive *d);
 

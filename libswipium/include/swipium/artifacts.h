@@ -100,6 +100,16 @@ SW_API int sw_bundletool_run(sw_ctx *ctx, sw_session *s, const char *plan_json, 
                              int (*abort_fn)(void *userdata), void *abort_userdata, char **out_json, sw_error **err);
 
 /**
+ * sw_bundletool_run() as a background job of session @s (kind "bundletool"): @plan_json as above,
+ * @device_json (nullable) `{device?, install?}`, where a missing device means the session's bound one
+ * (else the single online one). The job's result is sw_bundletool_run()'s; its log is a job artifact; a
+ * failure leaves the job `failed` with the code in result.failureCode; qa_job_cancel stops bundletool
+ * and the install. Consent (install_app) is the caller's, before this. (@job_id: transfer full)
+ */
+SW_API int sw_bundletool_start(sw_ctx *ctx, sw_session *s, const char *plan_json, const char *device_json,
+                               char **job_id, sw_error **err);
+
+/**
  * @apk (a generated universal APK) against the device @options_json names (`{device?, install?}`; else the single
  * online one): the install checks of sw_artifact_install_check() through the driver, and with install the install
  * itself. `{device, deviceCheck, installed}`. AAB_DEVICE_SPEC_FAILED when the device's properties cannot be read;
