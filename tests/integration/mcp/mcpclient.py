@@ -1,9 +1,11 @@
 """mcpclient.py: a tiny raw JSON-RPC driver for swipium-mcp used by the protocol tests (no SDK on purpose)."""
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -13,6 +15,32 @@ SERVER = os.environ.get("SWIPIUM_MCP", "swipium-mcp")
 WRAPPER = os.environ.get("SWIPIUM_MCP_WRAPPER", "").split()
 LEGACY_VERSION = "2025-11-25"
 ERA_2026 = "2026-07-28"
+
+
+SANITIZER_LINE = re.compile(r"==\d+==ERROR: (AddressSanitizer|LeakSanitizer)|^\S+:\d+:\d+: runtime error: ", re.M)
+
+
+def pass_on_sanitizer_reports(text):
+    """A sanitizer report a server printed to its stderr (log_path not honoured) goes to the test's own
+    stderr, so that it is in the test log scripts/sanitizer-reports.py counts instead of lost in a pipe."""
+    if text and SANITIZER_LINE.search(text):
+        sys.stderr.write("---- server stderr with a sanitizer report ----\n%s\n---- end ----\n" % text)
+        sys.stderr.flush()
+
+
+def read_what_is_there(pipe):
+    """What a dead process left in @pipe, without waiting on a descendant that may still hold it open."""
+    chunks = []
+    try:
+        os.set_blocking(pipe.fileno(), False)
+        while True:
+            b = pipe.read(65536)
+            if not b:
+                break
+            chunks.append(b)
+    except (OSError, ValueError, TypeError):
+        pass
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 class Server:
@@ -107,6 +135,7 @@ class Server:
         self.buf = b""
         code = self.proc.wait(timeout)
         self.stderr = self.proc.stderr.read().decode("utf-8", "replace")
+        pass_on_sanitizer_reports(self.stderr)
         self.proc.stdout.close()
         self.proc.stderr.close()
         return code
@@ -142,6 +171,8 @@ class ServerTestCase(unittest.TestCase):
             if s.proc.poll() is None:
                 s.proc.kill()
                 s.proc.wait()
+            if s.proc.stderr and not s.proc.stderr.closed:
+                pass_on_sanitizer_reports(read_what_is_there(s.proc.stderr))
             for f in (s.proc.stdin, s.proc.stdout, s.proc.stderr):
                 try:
                     f.close()
