@@ -6,6 +6,8 @@
 #include <swipium/actions.h>
 #include <swipium/explore.h>
 
+#include "seed-internal.h" /* flows/: the fixtures a run sees (sw__fixtures_load) */
+
 /* One control of a screen as the explorer reads it. */
 typedef struct ap_control {
 	unsigned ref;

@@ -154,10 +154,11 @@ static json_t *find_candidate(sw_session *s, const json_t *cand, json_t **hold)
 	return NULL;
 }
 
-/* Disposable state: a session fixture with disposable:true or environment "test". */
+/* Disposable state: a fixture (the session's or .swipium/fixtures.json's) with disposable:true or environment
+ * "test". */
 static bool disposable_state(sw_session *s)
 {
-	json_t *fx = state_get(s, "fixtures");
+	json_t *fx = sw__fixtures_load(s, sw_session_root(s), NULL);
 	size_t i;
 	json_t *f;
 	bool ok = false;
