@@ -6,6 +6,8 @@
 #include <swipium/actions.h>
 #include <swipium/explore.h>
 
+#include "seed-internal.h" /* flows/: the fixtures a run sees (sw__fixtures_load) */
+
 /* One control of a screen as the explorer reads it. */
 typedef struct ap_control {
 	unsigned ref;
@@ -44,6 +46,11 @@ void ap_screen_free(ap_screen *v);
 /* Opens a drive of its own on the session's device, with the session's hooks attached (explore.c). */
 int ap_drive_open(sw_ctx *ctx, sw_session *s, sw_drive **out, sw_error **err);
 void ap_drive_close(sw_drive *d);
+
+/* sw_explore_run() with @progress (nullable): the job whose progress the crawl sets after each action, so a
+ * job that runs the crawl as one of its steps (qa_test_this) reports it (explore.c). */
+int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_fn cancel, void *cancel_ud,
+                   const char *job_id, sw_job *progress, char **result_json, sw_error **err);
 
 /* Redacts @text with the session's secrets (transfer full; a copy when nothing is registered). */
 char *ap_redact(sw_session *s, const char *text);

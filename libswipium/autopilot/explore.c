@@ -154,10 +154,11 @@ static json_t *find_candidate(sw_session *s, const json_t *cand, json_t **hold)
 	return NULL;
 }
 
-/* Disposable state: a session fixture with disposable:true or environment "test". */
+/* Disposable state: a fixture (the session's or .swipium/fixtures.json's) with disposable:true or environment
+ * "test". */
 static bool disposable_state(sw_session *s)
 {
-	json_t *fx = state_get(s, "fixtures");
+	json_t *fx = sw__fixtures_load(s, sw_session_root(s), NULL);
 	size_t i;
 	json_t *f;
 	bool ok = false;
@@ -361,6 +362,7 @@ typedef struct ex_run {
 	bool approved_done;
 	char *approved_sig, *approved_screen;
 	char *last_activity;
+	sw_job *progress; /* nullable: the job whose progress the crawl reports after each action */
 } ex_run;
 
 static bool cancelled(ex_run *r)
@@ -770,6 +772,23 @@ static void note_fields(ex_run *r, const ex_node *n, const ap_screen *v)
 
 /* ---- the crawl ------------------------------------------------------------------------------------------ */
 
+/* The job's progress after each action: counts only (labels are app text and stay out of progress). */
+static void report_progress(ex_run *r)
+{
+	if (!r->progress)
+		return;
+	char msg[160];
+	sw_text_snprintf(msg, sizeof(msg), "explore: %ld of %ld actions, %zu screen%s", r->actions, r->o.max_actions,
+	                 r->n_nodes, r->n_nodes == 1 ? "" : "s");
+	json_t *d = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:b}", "phase", "explore", "statusText", msg, "actions",
+	                      (int)r->actions, "maxActions", (int)r->o.max_actions, "screens", (int)r->n_nodes,
+	                      "findings", (int)json_array_size(r->findings), "userActionRequired", 0);
+	char *dj = d ? sw__json_compact(d) : NULL;
+	json_decref(d);
+	(void)sw_job_set_progress(r->progress, msg, dj, NULL);
+	free(dj);
+}
+
 static bool limits_reached(ex_run *r)
 {
 	if (cancelled(r)) {
@@ -896,6 +915,7 @@ static int crawl(ex_run *r, sw_error **err)
 			rc = act(r, args, &res, &e);
 			json_decref(args);
 			r->actions++;
+			report_progress(r);
 			if (rc < 0) {
 				const char *code = e ? sw_error_failure_code(e) : "UNKNOWN";
 				if (!strcmp(code, "CANCELLED") || cancelled(r)) {
@@ -1126,6 +1146,12 @@ static void save_exploration_state(ex_run *r, const char *job_id, const char *gr
 SW_API int sw_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_fn cancel, void *cancel_ud,
                           const char *job_id, char **result_json, sw_error **err)
 {
+	return ap_explore_run(ctx, s, args_json, cancel, cancel_ud, job_id, NULL, result_json, err);
+}
+
+int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_fn cancel, void *cancel_ud,
+                   const char *job_id, sw_job *progress, char **result_json, sw_error **err)
+{
 	if (!ctx || !s || !result_json || !job_id)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "ctx, session, job id and result are required");
 	*result_json = NULL;
@@ -1139,6 +1165,7 @@ SW_API int sw_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_
 	r.s = s;
 	r.cancel = cancel;
 	r.cancel_ud = cancel_ud;
+	r.progress = progress;
 	r.state = "completed";
 	r.cur = -1;
 	json_t *consent = NULL;
@@ -1270,7 +1297,7 @@ static int ex_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 	if (j->home)
 		sw_ctx_set_home(ctx, j->home, NULL);
 	sw_job_set_progress(job, "exploring the app", NULL, NULL);
-	rc = sw_explore_run(ctx, sw_job_session(job), j->args, sw_job_abort, job, sw_job_id(job), result_json, err);
+	rc = ap_explore_run(ctx, sw_job_session(job), j->args, sw_job_abort, job, sw_job_id(job), job, result_json, err);
 	sw_ctx_free(ctx);
 	return rc;
 }

@@ -46,7 +46,8 @@ const char *ap_environment(sw_session *s, const char *policy_path, bool *disposa
 	*disposable = false;
 	json_t *fx = NULL;
 	const char *env = NULL;
-	if (sw__session_get(s, "fixtures", &fx, NULL) == SW_OK) {
+	/* the session's fixtures and .swipium/fixtures.json, read now (after a restart too) */
+	if ((fx = sw__fixtures_load(s, sw_session_root(s), NULL)) != NULL) {
 		size_t i;
 		json_t *f;
 		json_array_foreach(fx, i, f)

@@ -128,10 +128,11 @@ json_t *sw__tt_credentials_question(const json_t *plan, const char *why)
 	return o;
 }
 
-/* The explorer (include/swipium/explore.h) is not part of this build yet: the explore step says so. */
+/* The explorer (include/swipium/explore.h, autopilot/explore.c) is part of this build: the explore step runs it
+ * inside the job when the server also lists qa_explore. */
 bool sw__tt_explore_available(void)
 {
-	return false;
+	return true;
 }
 
 /* ---- the goal table --------------------------------------------------------------------------------------- */
@@ -554,6 +555,13 @@ int sw_test_this_plan(sw_ctx *ctx, sw_session *s, const char *root, const char *
 	json_t *ex_args = sid_args(&P);
 	if (json_object_get(flags, "focus"))
 		json_object_set(ex_args, "goal", json_object_get(flags, "focus"));
+	/* the crawl's own bounds (qa_explore's defaults); the session budget bounds it as well. A login wall stops
+	 * the crawl with the credentials question only when the run stops for questions. */
+	json_object_set_new(ex_args, "depth", json_integer(3));
+	json_object_set_new(ex_args, "maxActions", json_integer(20));
+	json_object_set_new(ex_args, "maxScreens", json_integer(12));
+	json_object_set_new(ex_args, "safeMode", json_string("strict"));
+	json_object_set_new(ex_args, "stopOnAuth", json_boolean(json_is_true(json_object_get(flags, "stopOnNeedsInput"))));
 	if (!want_explore)
 		add_step(&P, "explore", "skipped", NULL, ex_args, "not asked for by the goal or the explore flag");
 	else if (!have_explore)
@@ -561,7 +569,9 @@ int sw_test_this_plan(sw_ctx *ctx, sw_session *s, const char *root, const char *
 		         "asked for, but qa_explore is not part of this build: exploration is not done and not "
 		         "reported as done");
 	else
-		add_step(&P, "explore", "planned", "qa_explore", ex_args, "crawl the app's safe controls");
+		add_step(&P, "explore", "planned", "qa_explore", ex_args,
+		         "crawl the app's safe controls (strict: nothing destructive, nothing typed), health after each tap; "
+		         "the screen graph goes to <session dir>/explore/<jobId>/graph.json");
 
 	/* 7. report (always: every ending writes one) */
 	json_t *rep_args = sid_args(&P);

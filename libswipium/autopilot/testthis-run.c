@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autopilot-internal.h"
 #include "testthis-internal.h"
 
 #define TT_KIND "test_this"
@@ -213,6 +214,104 @@ static int step_smoke(struct run *r)
 	return SW_OK;
 }
 
+/* The explore step: the same crawl as qa_explore, run inside this job (its cancel, its progress, its id: the graph
+ * is <session dir>/explore/<this jobId>/graph.json). Its findings are the session's (the health check after each
+ * tap records them), so the report carries them; the crawl's own summary goes into the result. */
+static int step_explore(struct run *r, json_t *step)
+{
+	json_t *args = json_deep_copy(json_object_get(json_object_get(step, "tool"), "args"));
+	if (!json_is_object(args)) {
+		json_decref(args);
+		args = json_object();
+	}
+	json_object_del(args, "sessionId");
+	char *aj = sw__json_compact(args);
+	json_decref(args);
+	(void)sw_job_set_progress(r->job, "explore: crawling the app's safe controls",
+	                          "{\"phase\":\"explore\",\"statusText\":\"crawl: safe controls only, health after each "
+	                          "tap\",\"userActionRequired\":false}",
+	                          NULL);
+	char *out = NULL;
+	sw_error *e = NULL;
+	int rc = aj ? ap_explore_run(r->ctx, r->s, aj, sw_job_abort, r->job, sw_job_id(r->job), r->job, &out, &e)
+	            : sw__error_nomem(&e);
+	free(aj);
+	json_t *ex = rc == SW_OK ? json_loads(out, 0, NULL) : NULL;
+	sw_free(out);
+	const char *stopped = json_string_value(json_object_get(ex, "stoppedReason"));
+	if (sw_job_cancelled(r->job) || (stopped && !strcmp(stopped, "cancelled"))) {
+		sw_error_free(e);
+		json_decref(ex);
+		return SW_ECANCELLED;
+	}
+	if (rc != SW_OK || !ex) {
+		blocked_by(r, "explore", e, "UNKNOWN");
+		sw_error_free(e);
+		json_decref(ex);
+		return SW_OK;
+	}
+	const char *xstate = json_string_value(json_object_get(ex, "state"));
+	json_t *findings = json_object_get(ex, "findings");
+	char *graph_path = sw__asprintf("%s/explore/%s/graph.json", sw_session_dir(r->s), sw_job_id(r->job));
+	json_t *sum = json_pack("{s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:s*}", "state",
+	                        json_object_get(ex, "state"), "stoppedReason", json_object_get(ex, "stoppedReason"),
+	                        "summary", json_object_get(ex, "summary"), "screens", json_object_get(ex, "screens"),
+	                        "actions", json_object_get(ex, "actions"), "relaunches", json_object_get(ex, "relaunches"),
+	                        "findings", findings, "graphUri", json_object_get(ex, "graphUri"), "graphMarkdownUri",
+	                        json_object_get(ex, "graphMarkdownUri"), "skippedFields",
+	                        json_object_get(ex, "skippedFields"), "suitePromotion",
+	                        json_object_get(ex, "suitePromotion"), "appMap", json_object_get(ex, "appMap"),
+	                        "graphPath", graph_path);
+	free(graph_path);
+	if (sum && json_array_size(json_object_get(ex, "warnings")))
+		json_object_set(sum, "warnings", json_object_get(ex, "warnings"));
+	if (sum && json_array_size(json_object_get(ex, "notes")))
+		json_object_set(sum, "notes", json_object_get(ex, "notes"));
+	json_object_set_new(r->res, "explore", sum ? sum : json_null());
+	const char *uri = json_string_value(json_object_get(ex, "graphUri"));
+	if (uri)
+		(void)sw_job_add_artifact(r->job, uri, NULL);
+	const char *summary = json_string_value(json_object_get(ex, "summary"));
+	bool found = json_array_size(findings) > 0;
+	add_note(r->s, "explore: crawl", found ? "fail" : "pass", found ? "app_bug" : NULL,
+	         found ? "the crawl found crashes or ANRs; see the findings and the screen graph" : summary, NULL);
+	if (xstate && !strcmp(xstate, "blocked")) {
+		/* the crawl could not go on (the device went away, the app left the screen for good): its code blocks */
+		json_t *w = json_array_get(json_object_get(ex, "warnings"), json_array_size(json_object_get(ex, "warnings")) - 1);
+		const char *code = json_string_value(json_object_get(w, "failureCode"));
+		if (stopped && !strcmp(stopped, "app_not_in_foreground"))
+			code = "APP_LAUNCH_FAILED";
+		if (!code)
+			code = stopped && !strcmp(stopped, "auth_wall") ? NULL : "UNKNOWN";
+		if (code) {
+			json_array_append_new(r->blockers, sw__tt_blocker(code, summary));
+			attempt(r->attempted, "explore", "failed", summary, code);
+			r->state = "blocked";
+		} else {
+			/* only a login wall stood in the way (stopOnAuth false): what was reachable was explored */
+			attempt(r->attempted, "explore", "done", summary, NULL);
+			r->login_wall = true;
+		}
+	} else if (xstate && !strcmp(xstate, "needs_input")) {
+		attempt(r->attempted, "explore", "needs_input", summary, NULL);
+		if (sw__tt_have_credentials(r->s)) {
+			json_array_append_new(r->notes, json_string("the crawl stopped at a sign-in screen although a test "
+			                                            "account was given: qa_explore does not sign in"));
+		} else {
+			json_object_set_new(r->res, "needsInput",
+			                    sw__tt_credentials_question(r->plan, "The crawl reached a sign-in screen and no test "
+			                                                         "account was given; nothing was typed there."));
+			r->state = "needs_input";
+		}
+	} else {
+		attempt(r->attempted, "explore", "done", summary, NULL);
+		if (stopped && !strcmp(stopped, "auth_wall"))
+			r->login_wall = true;
+	}
+	json_decref(ex);
+	return SW_OK;
+}
+
 /* The report of this ending, whatever it is; its failure is said, never hidden. */
 static void step_report(struct run *r, json_t *step)
 {
@@ -352,6 +451,14 @@ static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 		} else if (!strcmp(name, "prepare")) {
 			if (step_prepare(&r, st) == SW_ECANCELLED)
 				break;
+		} else if (!strcmp(name, "explore")) {
+			if (step_explore(&r, st) == SW_ECANCELLED)
+				break;
+			if (!strcmp(r.state, "completed") && r.login_wall && !sw__tt_have_credentials(r.s) &&
+			    !json_object_get(r.res, "optionalQuestion"))
+				json_object_set_new(r.res, "optionalQuestion",
+				                    sw__tt_credentials_question(r.plan, "The crawl reached a sign-in screen; it "
+				                                                        "covered what is reachable without signing in."));
 		} else if (!strcmp(name, "smoke")) {
 			step_smoke(&r);
 			if (!strcmp(r.state, "completed") && r.login_wall && !sw__tt_have_credentials(r.s)) {

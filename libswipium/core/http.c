@@ -26,6 +26,8 @@ typedef CURLcode (*easy_perform_fn)(CURL *c);
 typedef CURLcode (*easy_getinfo_fn)(CURL *c, CURLINFO info, ...);
 typedef void (*easy_cleanup_fn)(CURL *c);
 typedef const char *(*easy_strerror_fn)(CURLcode code);
+typedef struct curl_slist *(*slist_append_fn)(struct curl_slist *l, const char *s);
+typedef void (*slist_free_all_fn)(struct curl_slist *l);
 
 static struct {
 	global_init_fn global_init;
@@ -35,6 +37,8 @@ static struct {
 	easy_getinfo_fn easy_getinfo;
 	easy_cleanup_fn easy_cleanup;
 	easy_strerror_fn easy_strerror;
+	slist_append_fn slist_append;     /* sw__http_request's headers (NULL: requests without headers only) */
+	slist_free_all_fn slist_free_all;
 	bool ready;
 	char why[256]; /* why loading failed, when !ready */
 } curl;
@@ -69,6 +73,11 @@ static void curl_load(void)
 	memcpy(&curl.easy_getinfo, &syms[4], sizeof(void *));
 	memcpy(&curl.easy_cleanup, &syms[5], sizeof(void *));
 	memcpy(&curl.easy_strerror, &syms[6], sizeof(void *));
+	void *sa = dlsym(h, "curl_slist_append"), *sf = dlsym(h, "curl_slist_free_all");
+	if (sa && sf) {
+		memcpy(&curl.slist_append, &sa, sizeof(void *));
+		memcpy(&curl.slist_free_all, &sf, sizeof(void *));
+	}
 	/* Done here, once, because curl_global_init() is not thread-safe in every libcurl still shipped. */
 	CURLcode rc = curl.global_init(CURL_GLOBAL_DEFAULT);
 	if (rc != CURLE_OK) {
@@ -162,6 +171,100 @@ int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body
 		*status_out = status;
 out:
 	sw__buf_free(&s.buf);
+	curl.easy_cleanup(c);
+	return rc;
+}
+
+int sw__http_request(const char *method, const char *url, const json_t *headers, const char *body, long timeout_ms,
+                     long *status_out, char **body_out, size_t max_body, sw_error **err)
+{
+	if (!method || !*method || strspn(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != strlen(method))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "an HTTP method is one upper-case word (GET, POST, PUT, PATCH, DELETE), got \"%s\"",
+		                     method ? method : "(null)");
+	if (!url || (!sw__str_has_prefix(url, "http://") && !sw__str_has_prefix(url, "https://")))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "an HTTP request needs an http:// or https:// URL");
+	if (timeout_ms <= 0)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "HTTP %s: timeout must be > 0 ms", method);
+	if (headers && !json_is_object(headers))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "HTTP headers must be an object of strings");
+	pthread_once(&curl_once, curl_load);
+	if (!curl.ready)
+		return sw__error_set(err, SW_EUNSUPPORTED, NULL,
+		                     "Install libcurl (Debian: apt-get install libcurl4) to enable HTTP requests.",
+		                     "HTTP %s: libcurl could not be loaded: %s", method, curl.why);
+	if (json_object_size(headers) && (!curl.slist_append || !curl.slist_free_all))
+		return sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install a complete libcurl 7.85 or later.",
+		                     "HTTP %s: the loaded libcurl has no header lists", method);
+	CURL *c = curl.easy_init();
+	if (!c)
+		return sw__error_nomem(err);
+	struct curl_slist *hl = NULL;
+	int rc = SW_OK;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)headers, k, v)
+	{
+		const char *val = json_string_value(v);
+		if (!val || strpbrk(k, "\r\n:") || strpbrk(val, "\r\n")) {
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			                   "HTTP header %s must be a one-line string (no CR, LF or colon in its name)", k);
+			goto out;
+		}
+		char *line = sw__asprintf("%s: %s", k, val);
+		struct curl_slist *nl = line ? curl.slist_append(hl, line) : NULL;
+		free(line);
+		if (!nl) {
+			rc = sw__error_nomem(err);
+			goto out;
+		}
+		hl = nl;
+	}
+	char errbuf[CURL_ERROR_SIZE] = "";
+	sink s = {SW_BUF_INIT, max_body, body_out != NULL, false};
+	CURLcode cc = CURLE_OK;
+	if ((cc = curl.easy_setopt(c, CURLOPT_URL, url)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_NOPROXY, "localhost,127.0.0.1,::1")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method)) != CURLE_OK ||
+	    (body && (cc = curl.easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body))) != CURLE_OK) ||
+	    (body && (cc = curl.easy_setopt(c, CURLOPT_POSTFIELDS, body)) != CURLE_OK) ||
+	    (hl && (cc = curl.easy_setopt(c, CURLOPT_HTTPHEADER, hl)) != CURLE_OK) ||
+	    (cc = curl.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEDATA, &s)) != CURLE_OK) {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install libcurl 7.85 or later.",
+		                   "HTTP %s: the loaded libcurl rejects an option: %s", method, curl.easy_strerror(cc));
+		sw__buf_free(&s.buf);
+		goto out;
+	}
+	cc = curl.easy_perform(c);
+	if (s.buf.failed) {
+		rc = sw__error_nomem(err);
+	} else if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.capped)) {
+		/* the URL is not in the message: it may carry a token; the caller names the request */
+		rc = sw__error_set(err, cc == CURLE_OPERATION_TIMEDOUT ? SW_ETIMEOUT : SW_EIO, NULL, NULL,
+		                   "HTTP %s failed: %s", method, curl.easy_strerror(cc));
+	} else {
+		long status = 0;
+		curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (status_out)
+			*status_out = status;
+		if (body_out) {
+			sw__buf_append(&s.buf, "", 0);
+			if (s.buf.failed || !s.buf.data)
+				rc = sw__error_nomem(err);
+			else
+				*body_out = sw__buf_steal(&s.buf, NULL);
+		}
+	}
+	sw__buf_free(&s.buf);
+out:
+	if (hl)
+		curl.slist_free_all(hl);
 	curl.easy_cleanup(c);
 	return rc;
 }

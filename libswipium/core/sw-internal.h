@@ -187,6 +187,9 @@ void *sw__session_attached(struct sw_session *s);
 void sw__session_attach(struct sw_session *s, void *obj, void (*free_fn)(void *));
 /* The typed cores of sw_session_get_json / set_json / append_json (same rules; values borrowed, *out full). */
 int sw__session_get(struct sw_session *s, const char *key, json_t **out, sw_error **err);
+/* The fixtures given inline to the session (qa_start_session), whole (values, fields, seeds), or NULL: memory
+ * only, gone after a restart (a deep copy, transfer full). */
+json_t *sw__session_fixtures_live(struct sw_session *s);
 int sw__session_set(struct sw_session *s, const char *key, json_t *value, sw_error **err);
 int sw__session_append(struct sw_session *s, const char *key, json_t *item, sw_error **err);
 
@@ -233,6 +236,13 @@ int sw__options_check(const json_t *opts, const sw__opt *spec, const char *what,
  * body is capped there, the rest is not downloaded, and the call still succeeds.
  */
 int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body, sw_error **err);
+/*
+ * sw__http_get() with a @method (one upper-case word), @headers (nullable object of one-line strings) and a
+ * @body (nullable, sent as is). Same rules: http(s) only, no redirects, no proxy for localhost, any status a
+ * success; the message of a failure never holds the URL (it may carry a token).
+ */
+int sw__http_request(const char *method, const char *url, const json_t *headers, const char *body, long timeout_ms,
+                     long *status_out, char **body_out, size_t max_body, sw_error **err);
 
 /* ---- drivers (drivers/driver.c) ------------------------------------------ */
 

@@ -128,7 +128,7 @@ SW_API int sw_flow_consent(sw_consent_store *store, sw_session *session, const c
 		goto out;
 	}
 	const char *operator_answer = json_string_value(oa);
-	if ((rc = sw_flow_plan(options_json, &plan_text, err)) != SW_OK)
+	if ((rc = sw__flow_plan_for(options_json, session, &plan_text, err)) != SW_OK)
 		goto out;
 	plan = json_loads(plan_text, 0, NULL);
 	if (!plan) {

@@ -72,6 +72,9 @@ int sw__flow_confine(const char *root, const char *rel, char **real_out, sw_erro
  */
 int sw__flow_baseline_file(const char *root, const char *name, char **path, sw_error **err);
 
+/* sw_flow_plan() with the session's inline fixtures too (nullable): a seed's prompt line says what it runs. */
+int sw__flow_plan_for(const char *options_json, struct sw_session *session, char **result_json, sw_error **err);
+
 /* Reads .swipium/policy.json's ciAllowMutations; NULL when absent or unreadable. */
 json_t *sw__flow_policy_allow(const char *root);
 /* Non-zero when the ciAllowMutations tokens in @allow permit @step. */

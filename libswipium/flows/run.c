@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "flow-internal.h"
+#include "seed-internal.h"
 #include "../catalog/catalog-internal.h"
 #include "../actions/actions-internal.h"
 
@@ -24,6 +25,9 @@ typedef struct runner {
 	bool sensitive;
 	char *app_id;
 	json_t *artifacts; /* uris */
+	json_t *fixtures;  /* the session's fixtures (sw__fixtures_load), read at the first seed or fixture check */
+	json_t *cleanups;  /* [{fixture, spec}]: the cleanup seeds of the seeds that ran, run after teardown */
+	json_t *notes;     /* what the run wants said (fixtures.json problems) */
 } runner;
 
 static bool cancelled(const runner *r)
@@ -797,11 +801,50 @@ static int step_network(step_call *c, sw_error **err)
 	return settle(r, 3000, err);
 }
 
+static json_t *run_fixtures(runner *r)
+{
+	if (!r->fixtures)
+		r->fixtures = sw__fixtures_load(r->o->session, r->o->root, r->notes);
+	return r->fixtures;
+}
+
+static int seed_subst(void *ud, const char *in, char **out, sw_error **err)
+{
+	return subst(ud, in, out, NULL, err);
+}
+
+/* seed: <fixture>: the fixture's seed (flows/seed.c); its cleanup, if any, runs after teardown */
 static int step_seed(step_call *c, sw_error **err)
 {
-	(void)c;
-	return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", NULL,
-	                     "seed steps (fixture seeds) are not supported by this build yet");
+	runner *r = c->r;
+	const char *name = sget(c->st, "fixture");
+	json_t *f = sw__fixture_find(run_fixtures(r), name);
+	if (!f)
+		return sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
+		                     "Declare it in .swipium/fixtures.json (or qa_start_session fixtures) with a seed.",
+		                     "fixture \"%s\" is not declared in .swipium/fixtures.json or the session", name);
+	json_t *seed = json_object_get(f, "seed");
+	if (!json_is_object(seed))
+		return sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
+		                     "Add a seed {type: deeplink|script|api, ...} to the fixture.",
+		                     "fixture \"%s\" declares no seed", name);
+	sw__seed_env env = {r->o->session, r->o->drive, r->o->root, r->o->cancel, seed_subst, r};
+	json_t *sum = NULL;
+	int rc = sw__seed_run(&env, name, seed, false, &sum, err);
+	if (sum)
+		json_object_set_new(c->rec, "seed", sum);
+	if (rc < 0)
+		return rc;
+	json_t *cl = json_object_get(seed, "cleanup");
+	if (json_is_object(cl)) {
+		if (!r->cleanups)
+			r->cleanups = json_array();
+		json_array_append_new(r->cleanups, json_pack("{s:s,s:O}", "fixture", name, "spec", cl));
+	}
+	c->summary = sw__asprintf("seeded fixture %s (%s)", name, json_string_value(json_object_get(seed, "type")));
+	if (!strcmp(json_string_value(json_object_get(seed, "type")), "deeplink"))
+		return settle(r, 3000, err);
+	return SW_OK;
 }
 
 static int step_note(step_call *c, sw_error **err)
@@ -966,6 +1009,20 @@ static int preflight(runner *r, sw_error **err)
 				needs_consent = true;
 		}
 	}
+	/* the fixtures the flow names must exist (unmet: the flow is blocked, not failed) */
+	json_t *want = json_object_get(r->flow, "fixtures");
+	size_t wi;
+	json_t *w;
+	json_array_foreach(want, wi, w)
+	{
+		const char *fname = json_string_value(w);
+		if (fname && !sw__fixture_find(run_fixtures(r), fname))
+			return sw__error_set(err, SW_ENOTFOUND, "MISSING_FIXTURE",
+			                     "Declare it in .swipium/fixtures.json or in qa_start_session fixtures.",
+			                     "the flow needs fixture \"%s\", which neither .swipium/fixtures.json nor the "
+			                     "session declares; nothing ran",
+			                     fname);
+	}
 	if (needs_consent && !r->o->mutations_approved)
 		return sw__error_set(
 		    err, SW_EDENIED, "CONSENT_REFUSED",
@@ -993,7 +1050,7 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 	int rc = SW_OK;
 	json_t *flow = NULL, *errors = NULL, *res = NULL, *steps = json_array(), *next = json_array();
 	char *path = NULL;
-	runner r = {.o = o, .artifacts = json_array()};
+	runner r = {.o = o, .artifacts = json_array(), .notes = json_array()};
 	if (!o || o->version != SW_FLOW_RUN_OPTIONS_VERSION || !result_json) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "sw_flow_run: options and result are required");
@@ -1122,6 +1179,41 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 					break; /* fail-fast; teardown still runs every step */
 			}
 		}
+		/* the cleanup seeds of the seeds that ran, last first, whatever happened before */
+		for (size_t ci = json_array_size(r.cleanups); ci-- > 0;) {
+			json_t *cl = json_array_get(r.cleanups, ci);
+			const char *fname = json_string_value(json_object_get(cl, "fixture"));
+			json_t *rec = json_pack("{ss,sI,ss,ss}", "phase", "cleanup", "index",
+			                        (json_int_t)(json_array_size(r.cleanups) - 1 - ci), "kind", "seed", "fixture",
+			                        fname);
+			sw__seed_env env = {o->session, o->drive, o->root, o->cancel, seed_subst, &r};
+			json_t *sum = NULL;
+			sw_error *se = NULL;
+			int64_t s0 = sw_monotonic_ms();
+			int src = sw__seed_run(&env, fname, json_object_get(cl, "spec"), true, &sum, &se);
+			json_object_set_new(rec, "durationMs", json_integer(sw_monotonic_ms() - s0));
+			json_object_set_new(rec, "ok", json_boolean(src == SW_OK));
+			if (sum)
+				json_object_set_new(rec, "seed", sum);
+			char *cs = sw__asprintf("cleanup seed of fixture %s", fname);
+			if (cs)
+				json_object_set_new(rec, "summary", json_string(cs));
+			free(cs);
+			if (src < 0) {
+				const char *fc = sw_error_failure_code(se) ? sw_error_failure_code(se) : "UNKNOWN";
+				json_object_set_new(rec, "failureCode", json_string(fc));
+				json_object_set_new(rec, "message", json_string(sw_error_message(se)));
+				if (!fail_code) {
+					fail_code = sw__strdup(fc);
+					fail_msg = sw__strdup(sw_error_message(se));
+					failed_phase = "cleanup";
+					failed_index = (long)(json_array_size(r.cleanups) - 1 - ci);
+					failed_kind = "seed";
+				}
+			}
+			sw_error_free(se);
+			json_array_append_new(steps, rec);
+		}
 	}
 	if (o->drive)
 		sw__drive_trust_settled(o->drive, false);
@@ -1174,6 +1266,11 @@ SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_erro
 			json_array_append_new(next,
 			                      json_string("qa_snapshot to see the screen where the flow stopped"));
 	}
+	if (fail_code && !strcmp(fail_code, "SEED_FAILED"))
+		json_array_append_new(next, json_string("fix the fixture's seed (or the service or program it calls) and "
+		                                        "run the flow again; nothing the seed printed was kept"));
+	if (json_array_size(r.notes))
+		json_object_set(res, "notes", r.notes);
 	json_object_set_new(res, "steps", json_incref(steps));
 	json_object_set_new(res, "nextSteps", json_incref(next));
 	json_object_set_new(res, "durationMs", json_integer(sw_monotonic_ms() - t0));
@@ -1247,6 +1344,9 @@ out:
 	json_decref(next);
 	json_decref(r.vars);
 	json_decref(r.artifacts);
+	json_decref(r.fixtures);
+	json_decref(r.cleanups);
+	json_decref(r.notes);
 	free(r.app_id);
 	free(path);
 	return rc;
@@ -1268,7 +1368,7 @@ static const char *support(const char *backend, const json_t *st)
 	if (!strcmp(k, "networkOffline") || !strcmp(k, "networkOnline"))
 		return android ? "native" : "unsupported"; /* airplane mode: Android only */
 	if (!strcmp(k, "seed"))
-		return "unsupported";
+		return "native"; /* seeds run on the host (programs, HTTP) or open a deep link: every backend */
 	if (!strcmp(k, "assertVisual") || !strcmp(k, "screenshot") || !strcmp(k, "note") || !strcmp(k, "wait"))
 		return sel && raw_ios ? "visual_only" : "native";
 	if (!strcmp(k, "tapAt") || !strcmp(k, "swipe") || !strcmp(k, "openUrl"))
@@ -1292,6 +1392,11 @@ static const char *support(const char *backend, const json_t *st)
 
 SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error **err)
 {
+	return sw__flow_plan_for(options_json, NULL, result_json, err);
+}
+
+int sw__flow_plan_for(const char *options_json, sw_session *session, char **result_json, sw_error **err)
+{
 	int rc = SW_OK;
 	json_t *opts = NULL, *flow = NULL, *errors = NULL, *res = NULL;
 	char *path = NULL;
@@ -1313,6 +1418,7 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 	       *affects = json_array();
 	bool consent = false, script_seed = false;
 	size_t repo_lines = 0;
+	json_t *fixtures = NULL; /* read at the first seed step: what each seed runs goes in the prompt */
 	for (size_t b = 0; b < SW_ARRAY_SIZE(BACKENDS); b++)
 		if (!only || !strcmp(only, BACKENDS[b]))
 			json_object_set_new(backends, BACKENDS[b], json_array());
@@ -1341,11 +1447,15 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 					json_array_append_new(
 					    affects, json_pack("{ss,ss}", "kind", "url", "value", sget(st, "url")));
 				} else if (!strcmp(k, "seed")) {
-					script_seed = true;
-					line = sw__asprintf("seed fixture (repo-supplied, unreviewed): %s",
-					                    sget(st, "fixture"));
-					json_array_append_new(affects, json_pack("{ss,ss}", "kind", "seed", "value",
-					                                         sget(st, "fixture")));
+					if (!fixtures)
+						fixtures = sw__fixtures_load(session,
+						                             json_string_value(json_object_get(opts, "root")), NULL);
+					json_t *aff = NULL;
+					sw__seed_describe(fixtures, sget(st, "fixture"), &line, &aff, &script_seed);
+					if (aff) {
+						json_object_set_new(aff, "value", json_string(sget(st, "fixture")));
+						json_array_append_new(affects, aff);
+					}
 				} else {
 					line = sw__asprintf("%s step %zu: %s", phases[p], i, k);
 					json_array_append_new(affects,
@@ -1361,6 +1471,7 @@ SW_API int sw_flow_plan(const char *options_json, char **result_json, sw_error *
 			}
 		}
 	}
+	json_decref(fixtures);
 	res = json_pack("{sO,sO,so,so,so}", "name", json_object_get(flow, "name"), "mode",
 	                json_object_get(flow, "mode"), "steps", steps, "backends", backends, "variables", vars);
 	json_t *c = json_pack("{sb,ss,ss}", "required", consent, "action", "flow_mutation_run", "risk",

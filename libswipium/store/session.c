@@ -76,7 +76,23 @@ static int set_fixtures_locked(sw_session *s, const json_t *arr, sw_error **err)
 		json_array_append_new(out, m);
 	}
 	json_object_set_new(s->state, "fixtures", out);
+	/* the whole objects stay in memory only, for seeds and text entry (sw__session_fixtures_live) */
+	json_t *live = json_deep_copy(arr);
+	if (live) {
+		json_decref(s->fixtures_live);
+		s->fixtures_live = live;
+	}
 	return SW_OK;
+}
+
+json_t *sw__session_fixtures_live(struct sw_session *s)
+{
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	json_t *out = s->fixtures_live ? json_deep_copy(s->fixtures_live) : NULL;
+	pthread_mutex_unlock(&s->lock);
+	return out;
 }
 
 static int check_budget(const json_t *b, sw_error **err)

@@ -61,6 +61,8 @@ struct sw_session {
 	char notes_last_at[40], findings_last_at[40];
 	/* values answered through qa_continue_from_blocker: name -> string, memory only, never persisted */
 	json_t *input_values;
+	/* the fixtures given inline (qa_start_session), whole: values, fields and seeds; memory only, never persisted */
+	json_t *fixtures_live;
 };
 
 /* ---- store.c ----------------------------------------------------------- */

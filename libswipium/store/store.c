@@ -403,6 +403,7 @@ static void session_free(sw_session *s)
 	sw__journal_close(s);
 	json_decref(s->state);
 	json_decref(s->input_values);
+	json_decref(s->fixtures_live);
 	sw__redact_glue_free(s->redactor);
 	free(s->jobs);
 	free(s->id);

@@ -165,10 +165,17 @@ class Plan(Base):
             self.assertEqual(f["sources"]["explore"], "explicit")
             p = sc(self.call(s, {"projectRoot": self.project, "goal": "reproduce_bug", "goalText": "cart total"}))
             self.assertEqual(p["flags"]["focus"], "cart total")
-            # explore asked for: the step says it is not available, never that it ran
+            # explore asked for: the step is the qa_explore call the job makes (strict, within its bounds)
             ex = [st for st in p["steps"] if st["step"] == "explore"][0]
+            self.assertEqual(ex["status"], "planned")
+            self.assertEqual(ex["tool"]["tool"], "qa_explore")
+            self.assertEqual(ex["tool"]["args"]["goal"], "cart total")
+            self.assertEqual(ex["tool"]["args"]["safeMode"], "strict")
+            self.assertEqual(ex["tool"]["args"]["maxActions"], 20)
+            self.assertFalse(ex["tool"]["args"]["stopOnAuth"])
+            ex = [st for st in sc(self.call(s, {"projectRoot": self.project}))["steps"] if st["step"] == "explore"][0]
             self.assertEqual(ex["status"], "skipped")
-            self.assertIn("not part of this build", ex["why"])
+            self.assertIn("not asked for", ex["why"])
             s.close()
 
     def test_bad_arguments_run_nothing(self):
@@ -415,6 +422,107 @@ class Runs(Base):
                 for f in files:
                     with open(os.path.join(root, f), "rb") as fh:
                         self.assertNotIn(b"hunter2", fh.read(), os.path.join(root, f))
+
+
+AUTOPILOT = "com.example.autopilot"
+# controls of the autopilot app a crawl must never touch on its own (tests/vdevice/apps/autopilot.yaml)
+NEVER = {"Log out", "Delete account", "Upgrade to Pro", "Invite friends", "Export my data", "Clear all receipts",
+         "Send feedback", "Share receipt", "While using the app", "Only this time", "Don't allow",
+         "Subscribe for $4.99/month", "Start free trial", "Delete", "Sign in", "Sign up", "Create account", "Verify"}
+
+
+class Explores(Base):
+    """Goals that explore run the real crawl inside the qa_test_this job: taps read from the device's touch log."""
+
+    def env(self, extra=()):
+        self.touch_log = os.path.join(self.tmp, "touches.jsonl")
+        write_apk(os.path.join(self.project, APK_REL), AUTOPILOT)
+        return VDeviceEnv(app="autopilot", device_args=["--touch-log", self.touch_log] + list(extra))
+
+    def touched(self):
+        if not os.path.exists(self.touch_log):
+            return []
+        with open(self.touch_log) as f:
+            return [json.loads(l)["element"]["label"] for l in f if l.strip() and json.loads(l).get("element")]
+
+    def test_goal_explore_crawls_writes_the_graph_and_reports_it(self):
+        with self.env() as env:
+            s = self.server(env)
+            envl, res = self.approve(s, {"projectRoot": self.project, "goal": "explore"})
+            sid = envl["sessionId"]
+            st = self.wait_job(s, sid, res["jobId"])
+            self.assertEqual(st["status"], "done", st)
+            out = st["result"]
+            self.assertEqual(out["state"], "completed", out)
+            steps = {a["step"]: a["status"] for a in out["attempted"]}
+            self.assertEqual(steps["explore"], "done", out["attempted"])
+            self.assertEqual(out["workaroundsAttempted"], [])
+            ex = out["explore"]
+            self.assertGreaterEqual(ex["actions"], 1, ex)
+            self.assertGreaterEqual(ex["screens"], 2, ex)
+            self.assertEqual(ex["stoppedReason"], "auth_wall")  # the wall is recorded; nothing typed there
+            # the device really was tapped: onboarding's controls (labels in child nodes), nothing risky
+            labels = self.touched()
+            self.assertEqual(len(labels), ex["actions"], labels)
+            self.assertTrue({"Next", "Skip"}.intersection(labels), labels)
+            self.assertEqual(NEVER.intersection(labels), set(), labels)
+            # the graph of this job, at <session dir>/explore/<jobId>/graph.json, with the screens seen
+            self.assertTrue(ex["graphPath"].endswith("/%s/explore/%s/graph.json" % (sid, res["jobId"])), ex)
+            with open(ex["graphPath"]) as f:
+                g = json.load(f)
+            self.assertEqual(g["jobId"], res["jobId"])
+            self.assertEqual(len(g["nodes"]), ex["screens"])
+            self.assertIn("login_wall", [n.get("blocked") for n in g["nodes"]])  # recorded, not typed into
+            self.assertTrue(ex["graphUri"].startswith("swipium://"), ex)
+            # a wall reached without stopping for questions: the question is offered, not forced
+            self.assertEqual(out["optionalQuestion"]["kind"], "credentials")
+            with open(self.report_file(out["reportUri"])) as f:
+                rep = json.dumps(json.load(f))
+            self.assertIn("explore: crawl", rep)
+            s.close()
+
+    def test_interactive_explore_stops_at_the_login_wall_with_a_question(self):
+        with self.env() as env:
+            s = self.server(env)
+            r = self.call(s, {"projectRoot": self.project, "goal": "explore", "mode": "interactive"})
+            envl = sc(r)
+            r = self.call(s, {"projectRoot": self.project, "goal": "explore", "mode": "interactive",
+                              "consentId": envl["consentId"], "approve": True})
+            res = sc(r)
+            st = self.wait_job(s, envl["sessionId"], res["jobId"])
+            out = st["result"]
+            self.assertEqual(out["state"], "needs_input", out)
+            self.assertEqual(out["explore"]["stoppedReason"], "auth_wall")
+            self.assertEqual(out["needsInput"]["kind"], "credentials")
+            self.assertEqual(out["needsInput"]["resume"]["args"]["goal"], "explore")
+            self.assertEqual({a["step"]: a["status"] for a in out["attempted"]}["explore"], "needs_input")
+            self.assertEqual(NEVER.intersection(self.touched()), set())
+            self.assertTrue(os.path.exists(self.report_file(out["reportUri"])))
+            s.close()
+
+    def test_cancel_mid_crawl(self):
+        with self.env(["--latency", "emulator:0.1"]) as env:
+            s = self.server(env)
+            envl, res = self.approve(s, {"projectRoot": self.project, "goal": "explore", "explore": True})
+            sid = envl["sessionId"]
+            deadline = time.time() + 60
+            phase = None
+            while time.time() < deadline and not self.touched():
+                time.sleep(0.1)
+            self.assertTrue(self.touched(), "the crawl never touched the device")
+            st = sc(s.tool("qa_job_status", {"sessionId": sid, "jobId": res["jobId"]}))
+            phase = json.dumps(st)
+            self.assertIn("explore", phase)  # the job's progress names the crawl
+            r = s.tool("qa_job_cancel", {"sessionId": sid, "jobId": res["jobId"]})
+            self.assertFalse(r["result"].get("isError"), r)
+            st = self.wait_job(s, sid, res["jobId"])
+            self.assertEqual(st["status"], "cancelled", st)
+            time.sleep(1.5)
+            n = len(self.touched())
+            time.sleep(2.5)
+            self.assertEqual(len(self.touched()), n, "the crawl kept touching after the cancel")
+            self.assertFalse(s.tool("qa_status", {"sessionId": sid})["result"].get("isError"))
+            s.close()
 
 
 class AnsweredValues(Base):

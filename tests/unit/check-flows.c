@@ -880,8 +880,11 @@ START_TEST(test_plan_and_templates)
 	ck_assert(json_is_true(json_object_get(c, "required")));
 	ck_assert_str_eq(json_string_value(json_object_get(c, "risk")), "high");
 	json_t *ad = json_object_get(json_object_get(p, "backends"), "android-direct");
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ad, 0), "support")), "unsupported");
+	/* a seed runs on every backend (host programs, HTTP, deep links); an unresolved fixture keeps the risk high */
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ad, 0), "support")), "native");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ad, 1), "support")), "unsupported");
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(json_object_get(c, "exactCommand"), 0)),
+	                             "not declared"));
 	json_decref(p);
 	/* init flows: writes, keeps, forces */
 	ck_assert_int_eq(sw_flow_init_templates(tmp, 0, &out, NULL), SW_OK);
