@@ -403,7 +403,7 @@ static int bootstrap_plan(sw_ctx *ctx, sw_session *s, const char *root, const js
 				prepare = st;
 		}
 	}
-	*out = json_pack("{s:o,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?}", "steps", steps, "prepare", prepare, "artifactChoice",
+	*out = json_pack("{s:o,s:O?,s:O?,s:O?,s:O?,s:O?,s:O*}", "steps", steps, "prepare", prepare, "artifactChoice",
 	                 json_object_get(p, "artifactChoice"), "targetChoice", json_object_get(p, "targetChoice"),
 	                 "consent", json_object_get(p, "consent"), "blockers", json_object_get(p, "blockers"),
 	                 "needsInput", json_object_get(p, "needsInput"));
@@ -527,11 +527,11 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 		size_t nb = json_array_size(json_object_get(boot, "blockers"));
 		json_t *prep = json_object_get(boot, "prepare");
 		const char *bstatus = nb                                 ? "blocked"
-		                      : json_object_get(boot, "needsInput") ? "needs_input"
+		                      : json_is_object(json_object_get(boot, "needsInput")) ? "needs_input"
 		                                                           : "planned";
 		json_t *bs = json_pack("{s:s,s:s,s:s}", "step", "bootstrap", "status", bstatus, "why",
 		                       nb ? "the device cannot be prepared: see blockers"
-		                       : json_object_get(boot, "needsInput")
+		                       : json_is_object(json_object_get(boot, "needsInput"))
 		                           ? "a question must be answered first (needsInput)"
 		                           : "inside the job: boot when needed, install and launch the app (one "
 		                             "test_this_plan consent)");
@@ -594,7 +594,7 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 	                      ? json_deep_copy(json_object_get(boot, "consent"))
 	                      : json_pack("{s:b,s:s,s:s,s:[]}", "required", 0, "action", "test_this_plan", "risk", "low",
 	                                  "steps");
-	if (boot && (json_array_size(json_object_get(boot, "blockers")) || json_object_get(boot, "needsInput")))
+	if (boot && (json_array_size(json_object_get(boot, "blockers")) || json_is_object(json_object_get(boot, "needsInput"))))
 		json_object_set_new(consent, "required", json_false());
 	plan = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O?,s:s,s:{s:I,s:I,s:I},s:O,s:o,s:o,s:o,s:o,s:o,s:o}", "mode", mode,
 	                 "projectRoot", root, "feature", feature, "featureId", fid, "featureTitle", ftitle,
@@ -1848,7 +1848,7 @@ static int bootstrap(tf_run *r)
 		r->stopped = "bootstrap_blocked";
 		return SW_OK;
 	}
-	if (json_object_get(boot, "needsInput")) {
+	if (json_is_object(json_object_get(boot, "needsInput"))) {
 		r->needs_input = json_deep_copy(json_object_get(boot, "needsInput"));
 		r->state = "needs_input";
 		r->stopped = "bootstrap_needs_input";
