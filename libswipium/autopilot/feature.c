@@ -695,6 +695,7 @@ typedef struct tf_run {
 	const char *stopped;
 	const char *state;
 	json_t *needs_input;
+	json_t *hints; /* {screenSignature: label}: the next tap toward the feature, from the session's last crawl */
 	bool cancel;
 } tf_run;
 
@@ -902,6 +903,13 @@ static int pointing(tf_run *r, const ap_control *c)
 {
 	char *fn = fold(c->name);
 	int score = 0;
+	if (r->cur >= 0 && (size_t)r->cur < r->n_nodes) {
+		const char *hint = jstr(r->hints, r->nodes[r->cur].sig);
+		if (hint && c->name && !strcmp(hint, c->name)) {
+			free(fn);
+			return 3;
+		}
+	}
 	size_t i;
 	json_t *t;
 	json_array_foreach(r->targets, i, t)
@@ -1336,6 +1344,88 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 		}
 	}
 	return SW_OK;
+}
+
+/* Does a node of an exploration graph show one of the targets? */
+static bool graph_node_is_target(tf_run *r, const json_t *node)
+{
+	const char *act = jstr(node, "activity");
+	if (act && strrchr(act, '.'))
+		act = strrchr(act, '.') + 1;
+	char *fa = fold(act), *ft = fold(jstr(node, "title"));
+	bool hit = false;
+	size_t i;
+	json_t *t;
+	json_array_foreach(r->targets, i, t)
+	{
+		if (json_is_true(json_object_get(t, "byText"))) {
+			size_t k, n = 0;
+			json_t *w;
+			json_array_foreach(json_object_get(t, "words"), k, w) if (jstr(node, "title") &&
+			                                                          strcasestr(jstr(node, "title"),
+			                                                                     json_string_value(w))) n++;
+			hit = hit || (n && n == json_array_size(json_object_get(t, "words")));
+		} else {
+			hit = hit || key_in(json_object_get(t, "keys"), fa) || key_in(json_object_get(t, "keys"), ft);
+		}
+	}
+	free(fa);
+	free(ft);
+	return hit;
+}
+
+/* The shortest known way to the feature: from the session's last exploration graph (explore/<jobId>/graph.json),
+ * for each screen the label of the tap that leads one step closer to a target screen. */
+static void load_hints(tf_run *r)
+{
+	r->hints = json_object();
+	json_t *ex = NULL;
+	if (sw__session_get(r->s, "exploration", &ex, NULL) != SW_OK)
+		return;
+	const char *job = jstr(ex, "lastJobId");
+	char *path = job && !strchr(job, '/') ? sw__asprintf("%s/explore/%s/graph.json", sw_session_dir(r->s), job) : NULL;
+	json_decref(ex);
+	char *text = NULL;
+	size_t len = 0;
+	if (!path || sw__read_file(path, 64u << 20, &text, &len, NULL) != SW_OK) {
+		free(path);
+		return;
+	}
+	free(path);
+	json_t *g = json_loadb(text, len, 0, NULL);
+	free(text);
+	json_t *dist = json_object();
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(g, "nodes"), i, n) if (jstr(n, "signature") && graph_node_is_target(r, n))
+	    json_object_set_new(dist, jstr(n, "signature"), json_integer(0));
+	/* relax the tap edges backwards until nothing changes (graphs are small: at most a few hundred edges) */
+	json_t *edges = json_object_get(g, "edges");
+	for (size_t round = 0; round < 64 && json_object_size(dist); round++) {
+		bool changed = false;
+		json_array_foreach(edges, i, n)
+		{
+			const char *from = jstr(n, "from"), *to = jstr(n, "to");
+			json_t *a = json_object_get(n, "action");
+			const char *label = jstr(a, "label");
+			if (!from || !to || !label || !*label || strcmp(from, to) == 0 || !jstr(n, "outcome") ||
+			    strcmp(jstr(n, "outcome"), "new_screen") != 0)
+				continue;
+			json_t *dt = json_object_get(dist, to);
+			if (!dt)
+				continue;
+			json_t *df = json_object_get(dist, from);
+			if (!df || json_integer_value(df) > json_integer_value(dt) + 1) {
+				json_object_set_new(dist, from, json_integer(json_integer_value(dt) + 1));
+				json_object_set_new(r->hints, from, json_string(label));
+				changed = true;
+			}
+		}
+		if (!changed)
+			break;
+	}
+	json_decref(dist);
+	json_decref(g);
 }
 
 /* The walk toward the targets. Returns a negative code for a device error or a cancel. */
@@ -1969,6 +2059,7 @@ static void run_free(tf_run *r)
 	json_decref(r->blockers);
 	json_decref(r->res);
 	json_decref(r->needs_input);
+	json_decref(r->hints);
 	if (r->d)
 		ap_drive_close(r->d);
 	sw_ctx_free(r->ctx);
@@ -2037,6 +2128,11 @@ static int tf_run_job(sw_job *job, void *ud, char **result_json, sw_error **err)
 			                          "{\"phase\":\"navigate\",\"statusText\":\"safe controls only\","
 			                          "\"userActionRequired\":false}",
 			                          NULL);
+			load_hints(&r);
+			if (json_object_size(r.hints))
+				json_object_set_new(r.res, "knownPath",
+				                    json_pack("{s:s,s:I}", "source", "the session's last exploration graph",
+				                              "screens", (json_int_t)json_object_size(r.hints)));
 			rc = walk(&r, &e);
 			if (rc == SW_OK && !cancelled(&r))
 				rc = relaunch_case(&r, &e);

@@ -285,6 +285,27 @@ class Execute(Base):
             # a second call while one runs starts nothing
             s.close()
 
+    def test_an_earlier_crawl_gives_the_shortest_known_way_there(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s)
+            r = s.tool("qa_explore", {"sessionId": sid, "maxActions": 30, "depth": 3, "maxScreens": 20})
+            self.assertFalse(r["result"].get("isError"), r)
+            st = self.wait_job(s, sid, sc(r)["jobId"])
+            self.assertEqual(st["status"], "done", st)
+            env.shell("am start -n %s/.HomeActivity" % PKG)
+            n = len(self.touches())
+            job, st = self.run_job(s, sid, feature="settings", creativity="conservative")
+            res = st["result"]
+            self.assertEqual(self.cases(res)["reach"]["status"], "pass", res)
+            self.assertIn("knownPath", res)
+            # straight there: no detour through the crashing tabs this time
+            self.assertEqual(res["path"], ["Profile", "Settings"], res)
+            self.assertEqual([t["element"]["label"] for t in self.touches()[n:] if t.get("element")],
+                             ["Profile", "Settings"])
+            self.assertEqual(res["findings"], [])
+            s.close()
+
     def test_a_crash_on_the_feature_screen_fails_its_case_with_evidence(self):
         with self.env() as env:
             s = self.server(env)
