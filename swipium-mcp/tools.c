@@ -54,6 +54,8 @@ extern const struct mcp_tool mcp_tool_qa_app_map_query;
 extern const struct mcp_tool mcp_tool_qa_app_map_feature_scope;
 extern const struct mcp_tool mcp_tool_qa_app_map_update;
 extern const struct mcp_tool mcp_tool_qa_explore;
+/* feature */
+extern const struct mcp_tool mcp_tool_qa_test_feature;
 /* first-run */
 extern const struct mcp_tool mcp_tool_qa_first_run;
 
@@ -113,6 +115,8 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_app_map_query,
 	&mcp_tool_qa_app_map_feature_scope,
 	&mcp_tool_qa_app_map_update,
+	/* feature */
+	&mcp_tool_qa_test_feature,
 	/* flows */
 	&mcp_tool_qa_flow_check,
 	&mcp_tool_qa_flow_run,
