@@ -53,6 +53,7 @@ typedef struct ap_suite {
 	bool include_ci;
 	const char *app_id;
 	const char *primary;         /* android | ios */
+	const char *recorded;        /* the platform the run was recorded on (the app id's platform) */
 	const char *platform_source; /* argument | session_device | project_profile | default */
 	bool both;                   /* platform "both": the suite names both platforms in its CI example */
 	char *title;                 /* (owned) the suite's name (untrusted) */

@@ -23,7 +23,7 @@ static char *buf_done(sw_buf *b)
 static char *recorded_file(const ap_suite *s, const char *ext)
 {
 	sw_buf b = SW_BUF_INIT;
-	const char *recorded = s->primary;
+	const char *recorded = s->recorded;
 	sw__buf_printf(&b, "// recorded.%s: what swipium recorded, as data (written by swipium qa_generate).\n"
 	                   "// The app id comes from the device: it is a string here, never code.\n",
 	               ext);

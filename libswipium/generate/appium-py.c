@@ -42,7 +42,7 @@ static char *recorded_file(const ap_suite *s)
 	sw__buf_puts(&b, "RECORDED_APP_ID = ");
 	sw__ap_lit(s, &b, s->app_id ? s->app_id : "");
 	sw__buf_puts(&b, "\nRECORDED_PLATFORM = ");
-	sw__ap_lit(s, &b, s->primary);
+	sw__ap_lit(s, &b, s->recorded);
 	sw__buf_puts(&b, "\n# The platform when SWIPIUM_PLATFORM is not set (chosen from: ");
 	sw__cg_py_comment(&b, s->platform_source);
 	sw__buf_puts(&b, ").\nDEFAULT_PLATFORM = ");

@@ -562,6 +562,7 @@ static int resolve_params(ap_suite *s, const json_t *model, const json_t *params
 		s->primary = "android";
 		s->platform_source = "default";
 	}
+	s->recorded = session && (!strcmp(session, "android") || !strcmp(session, "ios")) ? session : s->primary;
 	s->both = pl && !strcmp(pl, "both");
 	s->include_ci = json_is_true(json_object_get(params, "includeCi"));
 	s->app_id = sget(model, "appId");
