@@ -31,4 +31,16 @@
  */
 int sw__gen_appium(const json_t *model, const json_t *params, json_t **files_out, json_t **report_out, sw_error **err);
 
+/*
+ * Also in the model: "kind" "openUrl" with "url"; "seq" (the recording's number); for a scroll, "direction" is
+ * qa_act's (the content's way; the finger moves the other way); for a swipe, the finger's. Top level:
+ * "skipped" [{index, action?, reason}] (recorded actions no step replays), "variables" [{name, secret,
+ * reason}] (every ${NAME} the steps need), "recorded" (actions read), "droppedBeforeRecording" (older
+ * actions the session's capped list no longer holds).
+ */
+
+/* The model of @recorded (the session's recordedActions, borrowed). (*model_out transfer full) */
+int sw__gen_model(const json_t *recorded, const char *app_id, const char *platform, json_t **model_out,
+                  sw_error **err);
+
 #endif
