@@ -41,6 +41,8 @@ typedef struct ap_step {
 	const char *key;    /* normalised key name */
 	long wait_ms;       /* wait without a locator */
 	const char *expected;
+	const char *url;    /* openUrl: the deep link (untrusted) */
+	bool submit;        /* type: press enter after typing */
 	ap_piece *pieces;   /* type: the value */
 	size_t npieces;
 	char *data_var;     /* (owned) type with literal text: the variable that overrides it */

@@ -84,8 +84,8 @@ static char *spec_file(const ap_suite *s, const char *ext)
 	sw__buf_puts(&b, "// Recorded labels appear only in strings and comments; secrets come from the environment.\n");
 	/* Only the helpers this run calls, in a stable order. */
 	static const char *const helpers[] = {"assertElementText", "assertTextVisible", "back", "clear", "launchApp",
-	                                      "pause", "pressKey", "scroll", "scrollUntilVisible", "swipe", "tap",
-	                                      "typeInto", "waitFor"};
+	                                      "openUrl", "pause", "pressKey", "scroll", "scrollUntilVisible", "swipe",
+	                                      "tap", "typeInto", "waitFor"};
 	bool used[SW_ARRAY_SIZE(helpers)] = {false};
 	bool env_or = false, require_env = false;
 	for (size_t i = 0; i < s->nsteps; i++) {
@@ -107,6 +107,8 @@ static char *spec_file(const ap_suite *s, const char *ext)
 			h = "pressKey";
 		else if (!strcmp(k, "launch"))
 			h = "launchApp";
+		else if (!strcmp(k, "openUrl"))
+			h = "openUrl";
 		else if (!strcmp(k, "wait"))
 			h = st->elem >= 0 ? "waitFor" : "pause";
 		else if (!strcmp(k, "assertText"))
@@ -115,6 +117,9 @@ static char *spec_file(const ap_suite *s, const char *ext)
 			        : "assertTextVisible";
 		for (size_t j = 0; h && j < SW_ARRAY_SIZE(helpers); j++)
 			if (!strcmp(helpers[j], h))
+				used[j] = true;
+		for (size_t j = 0; !strcmp(k, "type") && st->submit && j < SW_ARRAY_SIZE(helpers); j++)
+			if (!strcmp(helpers[j], "pressKey")) /* a submitted field presses enter */
 				used[j] = true;
 		if (!strcmp(k, "type")) {
 			env_or = env_or || st->data_var;

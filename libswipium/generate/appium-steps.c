@@ -120,6 +120,14 @@ void sw__ap_emit_steps(const ap_suite *s, sw_buf *b, const char *indent)
 			elem_ref(s, b, st, st->elem);
 			sw__buf_puts(b, ", ");
 			value_expr(s, b, st);
+			if (st->submit) {
+				end_call(s, b);
+				call(s, b, indent, "pressKey", "press_key", true);
+				sw__ap_lit(s, b, "enter");
+			}
+		} else if (!strcmp(k, "openUrl")) {
+			call(s, b, indent, "openUrl", "open_url", true);
+			sw__ap_lit(s, b, st->url);
 		} else if (!strcmp(k, "clear")) {
 			call(s, b, indent, "clear", "clear", true);
 			elem_ref(s, b, st, st->elem);

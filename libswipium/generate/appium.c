@@ -406,7 +406,7 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 			continue;
 		}
 		static const char *const kinds[] = {"tap",  "type",   "clear", "swipe", "scroll",     "back",
-		                                    "key",  "launch", "wait",  "assertText", "visualCheck"};
+		                                    "key",  "launch", "wait",  "assertText", "visualCheck", "openUrl"};
 		bool known = false;
 		for (size_t j = 0; j < SW_ARRAY_SIZE(kinds); j++)
 			known = known || !strcmp(kinds[j], k);
@@ -418,6 +418,9 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 			rc = unemittable(err, i, k, "it has no locator");
 			goto out;
 		}
+		/* A wait for an element names it untilVisible (qa_act's "for"). */
+		if (!strcmp(k, "wait") && !json_is_object(loc) && json_is_object(json_object_get(js, "untilVisible")))
+			loc = json_object_get(js, "untilVisible");
 		if (may_loc && json_is_object(loc)) {
 			st->elem = elem_of(s, st->screen, loc, js, label, s->python, &why, err);
 			if (st->elem == -2) {
@@ -437,6 +440,13 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 		if (!strcmp(k, "type")) {
 			if ((rc = resolve_type(s, st, i, datavars, &secret_n, err)) < 0)
 				goto out;
+			st->submit = json_is_true(json_object_get(js, "submit"));
+		} else if (!strcmp(k, "openUrl")) {
+			st->url = sget(js, "url");
+			if (!st->url || !*st->url) {
+				rc = unemittable(err, i, k, "it has no URL to open");
+				goto out;
+			}
 		} else if (!strcmp(k, "swipe") || !strcmp(k, "scroll")) {
 			st->direction = sget(js, "direction");
 			if (!direction_ok(st->direction)) {
@@ -518,7 +528,8 @@ out:
 static int resolve_params(ap_suite *s, const json_t *model, const json_t *params, sw_error **err)
 {
 	const char *lang = sget(params, "language");
-	const char *root = sget(params, "projectRoot");
+	/* qa_generate passes the resolved project root as "root"; "projectRoot" is the tool's own name for it. */
+	const char *root = sget(params, "root") ? sget(params, "root") : sget(params, "projectRoot");
 	ap_project pr;
 	sw__ap_project_detect(root, &pr);
 	if (lang && strcmp(lang, "auto") && strcmp(lang, "typescript") && strcmp(lang, "javascript") &&

@@ -100,6 +100,8 @@ def benign_model(src, dst):
             st["label"] = plain("label", st["label"])
         if "expected" in st:
             st["expected"] = plain("expected", st["expected"])
+        if "url" in st:
+            st["url"] = plain("url", st["url"])
         for key in ("locator", "untilVisible"):
             loc = st.get(key)
             if isinstance(loc, dict) and "value" in loc:
@@ -123,6 +125,8 @@ def recorded_values(model_path):
                 want.add(loc["value"])
         if st.get("expected"):
             want.add(st["expected"])
+        if st.get("url"):
+            want.add(st["url"])
         if st.get("kind") == "type" and st.get("text") and "${SWIPIUM_" not in st["text"] and not st.get("secretKind"):
             want.add(st["text"])
     want.add(model["appId"])

@@ -131,6 +131,11 @@ export async function launchApp() {
     const id = appId();
     await browser.execute('mobile: activateApp', platform() === 'ios' ? { bundleId: id } : { appId: id });
 }
+/** Opens a deep link in the app under test (mobile: deepLink, UiAutomator2 and XCUITest). */
+export async function openUrl(url) {
+    const id = appId();
+    await browser.execute('mobile: deepLink', platform() === 'ios' ? { url, bundleId: id } : { url, package: id });
+}
 export async function waitFor(loc, timeout) {
     await find(loc, Math.max(timeout, WAIT_MS));
 }

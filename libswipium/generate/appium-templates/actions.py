@@ -172,6 +172,11 @@ def launch_app(driver):
     driver.execute_script("mobile: activateApp", {key: app_id()})
 
 
+def open_url(driver, url):
+    """Opens a deep link in the app under test (mobile: deepLink, UiAutomator2 and XCUITest)."""
+    key = "bundleId" if platform() == "ios" else "package"
+    driver.execute_script("mobile: deepLink", {"url": url, key: app_id()})
+
 def wait_for(driver, loc, timeout_ms):
     find(driver, loc, max(timeout_ms / 1000.0, WAIT_S))
 

@@ -158,6 +158,12 @@ export async function launchApp(): Promise<void> {
   await browser.execute('mobile: activateApp', platform() === 'ios' ? { bundleId: id } : { appId: id });
 }
 
+/** Opens a deep link in the app under test (mobile: deepLink, UiAutomator2 and XCUITest). */
+export async function openUrl(url: string): Promise<void> {
+  const id = appId();
+  await browser.execute('mobile: deepLink', platform() === 'ios' ? { url, bundleId: id } : { url, package: id });
+}
+
 export async function waitFor(loc: Locator, timeout: number): Promise<void> {
   await find(loc, Math.max(timeout, WAIT_MS));
 }
