@@ -22,6 +22,8 @@ typedef struct ap_screen {
 	ap_elem *elems;
 	size_t n, cap;
 	sw_cg_scope *members;
+	json_t *index;   /* locator key -> element index (linear time on long recordings) */
+	bool referenced; /* a step uses one of its locators (the test imports it) */
 } ap_screen;
 
 /* One piece of a typed value: literal text or an environment variable. */
@@ -66,6 +68,7 @@ typedef struct ap_suite {
 	size_t nsteps;
 	size_t manual;               /* visual checkpoints (manual) */
 	json_t *notes;               /* strings */
+	json_t *screen_index;        /* raw screen name -> index */
 } ap_suite;
 
 /* The root folder of the suite, relative to the project root. */

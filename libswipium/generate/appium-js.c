@@ -139,10 +139,7 @@ static char *spec_file(const ap_suite *s, const char *ext)
 		sw__buf_printf(&b, "import { %s%s%s } from '../support/env.js';\n", env_or ? "envOr" : "",
 		               env_or && require_env ? ", " : "", require_env ? "requireEnv" : "");
 	for (size_t i = 0; i < s->nscreens; i++) {
-		bool referenced = false;
-		for (size_t j = 0; j < s->nsteps; j++)
-			referenced = referenced || (s->steps[j].screen == i && (s->steps[j].elem >= 0 || s->steps[j].until >= 0));
-		if (referenced)
+		if (s->screens[i].referenced)
 			sw__buf_printf(&b, "import { %s } from '../screens/%s.js';\n", s->screens[i].cls, s->screens[i].module);
 	}
 	sw__buf_putc(&b, '\n');

@@ -97,10 +97,7 @@ static void imports(const ap_suite *s, sw_buf *b)
 			require_env = require_env || st->pieces[j].is_var;
 	}
 	for (size_t i = 0; i < s->nscreens; i++) {
-		bool referenced = false;
-		for (size_t j = 0; j < s->nsteps; j++)
-			referenced = referenced || (s->steps[j].screen == i && (s->steps[j].elem >= 0 || s->steps[j].until >= 0));
-		if (referenced)
+		if (s->screens[i].referenced)
 			sw__buf_printf(b, "from screens.%s import %s\n", s->screens[i].module, s->screens[i].cls);
 	}
 	sw__buf_puts(b, "from swipium_support import actions\n");

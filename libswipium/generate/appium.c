@@ -56,6 +56,7 @@ static void suite_free(ap_suite *s)
 		free(sc->cls);
 		free(sc->module);
 		sw__cg_scope_free(sc->members);
+		json_decref(sc->index);
 	}
 	free(s->screens);
 	for (size_t i = 0; i < s->nsteps; i++) {
@@ -68,6 +69,7 @@ static void suite_free(ap_suite *s)
 	free(s->title);
 	free(s->package_name);
 	json_decref(s->notes);
+	json_decref(s->screen_index);
 }
 
 /* Fails the call for step @i (1-based in the message): nothing is emitted. The label stays out of the message. */
@@ -90,9 +92,9 @@ static size_t screen_of(ap_suite *s, sw_cg_scope *classes, sw_cg_scope *modules,
 {
 	if (!raw || !*raw)
 		raw = "app";
-	for (size_t i = 0; i < s->nscreens; i++)
-		if (!strcmp(s->screens[i].raw, raw))
-			return i;
+	json_t *known = json_object_get(s->screen_index, raw);
+	if (known)
+		return (size_t)json_integer_value(known);
 	ap_screen *grown = realloc(s->screens, (s->nscreens + 1) * sizeof(*grown));
 	if (!grown) {
 		sw__error_nomem(err);
@@ -110,8 +112,10 @@ static size_t screen_of(ap_suite *s, sw_cg_scope *classes, sw_cg_scope *modules,
 	sc->module = named ? sw__cg_ident(modules, named, SW_CG_SNAKE, "app screen") : NULL;
 	free(named);
 	sc->members = sw__cg_scope_new(lang);
+	sc->index = json_object();
 	s->nscreens++;
-	if (!sc->cls || !sc->module || !sc->members) {
+	if (!sc->cls || !sc->module || !sc->members || !sc->index ||
+	    json_object_set_new(s->screen_index, raw, json_integer((json_int_t)(s->nscreens - 1))) < 0) {
 		sw__error_nomem(err);
 		return SIZE_MAX;
 	}
@@ -178,13 +182,23 @@ static long elem_of(ap_suite *s, size_t si, const json_t *loc, const json_t *ste
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < sc->n; i++) {
-		ap_elem *e = &sc->elems[i];
-		if (strcmp(e->strategy, st))
-			continue;
-		if (value ? (e->value && !strcmp(e->value, value)) : (!e->value && e->x == x && e->y == y))
-			return (long)i;
+	/* The same locator on the same screen is one element: "strategy\x1fvalue" or "coordinates\x1fx,y". */
+	char *key = value ? sw__asprintf("%s\x1f%s", st, value) : sw__asprintf("%s\x1f%ld,%ld", st, x, y);
+	if (!key) {
+		sw__error_nomem(err);
+		return -2;
 	}
+	json_t *known = json_object_get(sc->index, key);
+	if (known) {
+		free(key);
+		return (long)json_integer_value(known);
+	}
+	if (json_object_set_new(sc->index, key, json_integer((json_int_t)sc->n)) < 0) {
+		free(key);
+		sw__error_nomem(err);
+		return -2;
+	}
+	free(key);
 	if (sc->n == sc->cap) {
 		size_t cap = sc->cap ? sc->cap * 2 : 8;
 		ap_elem *grown = realloc(sc->elems, cap * sizeof(*grown));
@@ -431,6 +445,7 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 				rc = unemittable(err, i, k, why);
 				goto out;
 			}
+			s->screens[st->screen].referenced = true;
 			const ap_elem *e = &s->screens[st->screen].elems[st->elem];
 			if (!strcmp(k, "clear") && !e->value) {
 				rc = unemittable(err, i, k, "a field cannot be cleared by a screen coordinate");
@@ -460,6 +475,8 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 					rc = SW_ENOMEM;
 					goto out;
 				}
+				if (st->until >= 0)
+					s->screens[st->screen].referenced = true;
 				if (st->until < 0 || !s->screens[st->screen].elems[st->until].value) {
 					rc = unemittable(err, i, k,
 					                 st->until < 0 ? why : "it scrolls until a coordinate is visible, which no screen shows");
@@ -614,7 +631,8 @@ int sw__gen_appium(const json_t *model, const json_t *params, json_t **files_out
 	json_t *files = NULL, *report = NULL;
 	int rc;
 	s.notes = json_array();
-	if (!s.notes) {
+	s.screen_index = json_object();
+	if (!s.notes || !s.screen_index) {
 		rc = sw__error_nomem(err);
 		goto out;
 	}
