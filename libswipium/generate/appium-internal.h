@@ -35,25 +35,25 @@ typedef struct ap_piece {
 typedef struct ap_step {
 	const json_t *json; /* the model step (borrowed) */
 	const char *kind;
-	size_t screen;      /* index into screens */
-	long elem;          /* element of the step's target, -1 when none */
-	long until;         /* scroll: element to scroll to, -1 when none */
+	size_t screen; /* index into screens */
+	long elem;     /* element of the step's target, -1 when none */
+	long until;    /* scroll: element to scroll to, -1 when none */
 	const char *direction;
 	long max_scrolls;
-	const char *key;    /* normalised key name */
-	long wait_ms;       /* wait without a locator */
+	const char *key; /* normalised key name */
+	long wait_ms;    /* wait without a locator */
 	const char *expected;
-	const char *url;    /* openUrl: the deep link (untrusted) */
-	bool submit;        /* type: press enter after typing */
-	ap_piece *pieces;   /* type: the value */
+	const char *url;  /* openUrl: the deep link (untrusted) */
+	bool submit;      /* type: press enter after typing */
+	ap_piece *pieces; /* type: the value */
 	size_t npieces;
-	char *data_var;     /* (owned) type with literal text: the variable that overrides it */
+	char *data_var; /* (owned) type with literal text: the variable that overrides it */
 } ap_step;
 
 typedef struct ap_suite {
 	bool python;
-	bool typescript;   /* else JavaScript when !python */
-	bool pytest;       /* python: pytest, else unittest */
+	bool typescript; /* else JavaScript when !python */
+	bool pytest;     /* python: pytest, else unittest */
 	bool include_ci;
 	const char *app_id;
 	const char *primary;         /* android | ios */
@@ -66,9 +66,9 @@ typedef struct ap_suite {
 	size_t nscreens;
 	ap_step *steps;
 	size_t nsteps;
-	size_t manual;               /* visual checkpoints (manual) */
-	json_t *notes;               /* strings */
-	json_t *screen_index;        /* raw screen name -> index */
+	size_t manual;        /* visual checkpoints (manual) */
+	json_t *notes;        /* strings */
+	json_t *screen_index; /* raw screen name -> index */
 } ap_suite;
 
 /* The root folder of the suite, relative to the project root. */

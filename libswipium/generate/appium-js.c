@@ -7,7 +7,8 @@ static int add_template(json_t *files, const char *rel, const char *name, sw_err
 {
 	const char *text = sw__ap_template(name);
 	if (!text)
-		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "the Appium template %s is missing from this build", name);
+		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "the Appium template %s is missing from this build",
+		                     name);
 	return sw__ap_add_file(files, AP_JS_ROOT, rel, sw__strdup(text), err);
 }
 
@@ -24,8 +25,9 @@ static char *recorded_file(const ap_suite *s, const char *ext)
 {
 	sw_buf b = SW_BUF_INIT;
 	const char *recorded = s->recorded;
-	sw__buf_printf(&b, "// recorded.%s: what swipium recorded, as data (written by swipium qa_generate).\n"
-	                   "// The app id comes from the device: it is a string here, never code.\n",
+	sw__buf_printf(&b,
+	               "// recorded.%s: what swipium recorded, as data (written by swipium qa_generate).\n"
+	               "// The app id comes from the device: it is a string here, never code.\n",
 	               ext);
 	sw__buf_puts(&b, "export const RECORDED_APP_ID = ");
 	sw__ap_lit(s, &b, s->app_id ? s->app_id : "");
@@ -43,8 +45,8 @@ static char *recorded_file(const ap_suite *s, const char *ext)
 static char *screen_file(const ap_suite *s, const ap_screen *sc, const char *ext)
 {
 	sw_buf b = SW_BUF_INIT;
-	sw__buf_printf(&b, "// %s.%s: the locators of one recorded screen (written by swipium qa_generate).\n", sc->module,
-	               ext);
+	sw__buf_printf(&b, "// %s.%s: the locators of one recorded screen (written by swipium qa_generate).\n",
+	               sc->module, ext);
 	sw__buf_puts(&b, "// Screen: ");
 	sw__cg_js_line_comment(&b, sc->raw);
 	sw__buf_puts(&b, "\n// Labels and ids are recorded screen text: they appear only in strings and comments.\n");
@@ -59,11 +61,13 @@ static char *screen_file(const ap_suite *s, const ap_screen *sc, const char *ext
 		}
 		sw__buf_putc(&b, '\n');
 		if (!strcmp(e->quality, "brittle"))
-			sw__buf_puts(&b, "  // Fix in the app: give this element a resource-id (Android) or an "
-			                 "accessibilityIdentifier (iOS); a screen coordinate breaks on another screen size.\n");
+			sw__buf_puts(
+			    &b, "  // Fix in the app: give this element a resource-id (Android) or an "
+			        "accessibilityIdentifier (iOS); a screen coordinate breaks on another screen size.\n");
 		else if (!strcmp(e->quality, "semi"))
-			sw__buf_puts(&b, "  // Fix in the app: a resource-id or accessibility id survives copy changes and "
-			                 "translations; this locator matches the visible text.\n");
+			sw__buf_puts(&b,
+			             "  // Fix in the app: a resource-id or accessibility id survives copy changes and "
+			             "translations; this locator matches the visible text.\n");
 		/* JavaScript has no readonly: a static field (ES2022) there. */
 		sw__buf_printf(&b, "  %s%s = locator(", s->typescript ? "static readonly " : "static ", e->member);
 		sw__ap_lit(s, &b, e->strategy);
@@ -81,11 +85,23 @@ static char *spec_file(const ap_suite *s, const char *ext)
 {
 	sw_buf b = SW_BUF_INIT;
 	sw__buf_printf(&b, "// smoke.e2e.%s: the recorded run, step by step (written by swipium qa_generate).\n", ext);
-	sw__buf_puts(&b, "// Recorded labels appear only in strings and comments; secrets come from the environment.\n");
+	sw__buf_puts(&b,
+	             "// Recorded labels appear only in strings and comments; secrets come from the environment.\n");
 	/* Only the helpers this run calls, in a stable order. */
-	static const char *const helpers[] = {"assertElementText", "assertTextVisible", "back", "clear", "launchApp",
-	                                      "openUrl", "pause", "pressKey", "scroll", "scrollUntilVisible", "swipe",
-	                                      "tap", "typeInto", "waitFor"};
+	static const char *const helpers[] = {"assertElementText",
+	                                      "assertTextVisible",
+	                                      "back",
+	                                      "clear",
+	                                      "launchApp",
+	                                      "openUrl",
+	                                      "pause",
+	                                      "pressKey",
+	                                      "scroll",
+	                                      "scrollUntilVisible",
+	                                      "swipe",
+	                                      "tap",
+	                                      "typeInto",
+	                                      "waitFor"};
 	bool used[SW_ARRAY_SIZE(helpers)] = {false};
 	bool env_or = false, require_env = false;
 	for (size_t i = 0; i < s->nsteps; i++) {
@@ -140,7 +156,8 @@ static char *spec_file(const ap_suite *s, const char *ext)
 		               env_or && require_env ? ", " : "", require_env ? "requireEnv" : "");
 	for (size_t i = 0; i < s->nscreens; i++) {
 		if (s->screens[i].referenced)
-			sw__buf_printf(&b, "import { %s } from '../screens/%s.js';\n", s->screens[i].cls, s->screens[i].module);
+			sw__buf_printf(&b, "import { %s } from '../screens/%s.js';\n", s->screens[i].cls,
+			               s->screens[i].module);
 	}
 	sw__buf_putc(&b, '\n');
 	sw__buf_puts(&b, "describe(");
@@ -153,19 +170,20 @@ static char *spec_file(const ap_suite *s, const char *ext)
 
 static char *package_json(const ap_suite *s)
 {
-	json_t *dev = json_pack("{s:s, s:s, s:s, s:s, s:s}", "@wdio/cli", "^9.0.0", "@wdio/local-runner", "^9.0.0",
-	                        "@wdio/mocha-framework", "^9.0.0", "@wdio/spec-reporter", "^9.0.0", "webdriverio", "^9.0.0");
+	json_t *dev =
+	    json_pack("{s:s, s:s, s:s, s:s, s:s}", "@wdio/cli", "^9.0.0", "@wdio/local-runner", "^9.0.0",
+	              "@wdio/mocha-framework", "^9.0.0", "@wdio/spec-reporter", "^9.0.0", "webdriverio", "^9.0.0");
 	if (dev && s->typescript) {
 		json_object_set_new(dev, "typescript", json_string("^5.4.0"));
 		json_object_set_new(dev, "@types/node", json_string("^20.0.0"));
 	}
-	json_t *pkg = dev ? json_pack("{s:s, s:b, s:s, s:s, s:{s:s, s:s}, s:o}", "name", s->package_name, "private", 1,
-	                              "description", "Appium smoke suite generated by swipium qa_generate", "type",
-	                              "module", "scripts", "test",
-	                              s->typescript ? "wdio run ./wdio.conf.ts" : "wdio run ./wdio.conf.js",
-	                              "typecheck", s->typescript ? "tsc --noEmit -p ." : "node --check wdio.conf.js",
-	                              "devDependencies", dev)
-	                  : NULL;
+	json_t *pkg =
+	    dev ? json_pack("{s:s, s:b, s:s, s:s, s:{s:s, s:s}, s:o}", "name", s->package_name, "private", 1,
+	                    "description", "Appium smoke suite generated by swipium qa_generate", "type", "module",
+	                    "scripts", "test", s->typescript ? "wdio run ./wdio.conf.ts" : "wdio run ./wdio.conf.js",
+	                    "typecheck", s->typescript ? "tsc --noEmit -p ." : "node --check wdio.conf.js",
+	                    "devDependencies", dev)
+	        : NULL;
 	char *text = pkg ? sw__json_pretty(pkg) : NULL;
 	json_decref(pkg);
 	char *out = text ? sw__asprintf("%s\n", text) : NULL;

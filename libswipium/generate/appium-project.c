@@ -44,10 +44,12 @@ void sw__ap_project_detect(const char *root, ap_project *out)
 	memset(out, 0, sizeof(*out));
 	if (!root || !*root)
 		return;
-	out->typescript = file_mentions(root, "tsconfig.json", NULL) || file_mentions(root, "package.json", "\"typescript\"");
+	out->typescript =
+	    file_mentions(root, "tsconfig.json", NULL) || file_mentions(root, "package.json", "\"typescript\"");
 	out->javascript = !out->typescript && file_mentions(root, "package.json", NULL);
-	static const char *const py_files[] = {"pyproject.toml", "requirements.txt", "requirements-dev.txt", "setup.py",
-	                                       "setup.cfg", "Pipfile", "tox.ini", "pytest.ini", "conftest.py"};
+	static const char *const py_files[] = {"pyproject.toml", "requirements.txt", "requirements-dev.txt",
+	                                       "setup.py",       "setup.cfg",        "Pipfile",
+	                                       "tox.ini",        "pytest.ini",       "conftest.py"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(py_files); i++) {
 		if (!file_mentions(root, py_files[i], NULL))
 			continue;

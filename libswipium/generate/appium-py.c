@@ -7,8 +7,9 @@
  * Every Python file starts with two fixed comment lines: Python reads a coding declaration only on lines 1
  * and 2, so a recorded label (which comes later) can never change how the file is decoded.
  */
-#define PY_HEADER(b, file, what)                                                                                      \
-	sw__buf_printf((b), "# %s: %s\n# Written by swipium qa_generate; recorded text is data in strings and comments.\n", \
+#define PY_HEADER(b, file, what)                                                                                       \
+	sw__buf_printf((b),                                                                                            \
+	               "# %s: %s\n# Written by swipium qa_generate; recorded text is data in strings and comments.\n", \
 	               (file), (what))
 
 static char *buf_done(sw_buf *b)
@@ -24,7 +25,8 @@ static int add_template(json_t *files, const char *rel, const char *name, sw_err
 {
 	const char *text = sw__ap_template(name);
 	if (!text)
-		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "the Appium template %s is missing from this build", name);
+		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "the Appium template %s is missing from this build",
+		                     name);
 	return sw__ap_add_file(files, AP_PY_ROOT, rel, sw__strdup(text), err);
 }
 
@@ -70,10 +72,12 @@ static char *screen_file(const ap_suite *s, const ap_screen *sc)
 		}
 		sw__buf_putc(&b, '\n');
 		if (!strcmp(e->quality, "brittle"))
-			sw__buf_puts(&b, "    # Fix in the app: give this element a resource-id (Android) or an accessibilityIdentifier\n"
+			sw__buf_puts(&b, "    # Fix in the app: give this element a resource-id (Android) or an "
+			                 "accessibilityIdentifier\n"
 			                 "    # (iOS); a screen coordinate breaks on another screen size.\n");
 		else if (!strcmp(e->quality, "semi"))
-			sw__buf_puts(&b, "    # Fix in the app: a resource-id or accessibility id survives copy changes and translations.\n");
+			sw__buf_puts(&b, "    # Fix in the app: a resource-id or accessibility id survives copy "
+			                 "changes and translations.\n");
 		sw__buf_printf(&b, "    %s = Locator(", e->member);
 		sw__ap_lit(s, &b, e->strategy);
 		sw__buf_puts(&b, ", ");
@@ -170,7 +174,8 @@ int sw__ap_emit_py(const ap_suite *s, json_t *files, sw_error **err)
 	}
 	if (s->pytest && (rc = add_template(files, "conftest.py", "conftest.py", err)) < 0)
 		return rc;
-	if ((rc = sw__ap_add_file(files, AP_PY_ROOT, "tests/__init__.py", simple("tests", "the recorded runs."), err)) < 0)
+	if ((rc = sw__ap_add_file(files, AP_PY_ROOT, "tests/__init__.py", simple("tests", "the recorded runs."), err)) <
+	    0)
 		return rc;
 	return sw__ap_add_file(files, AP_PY_ROOT, "tests/test_smoke.py", test_file(s), err);
 }
@@ -200,46 +205,56 @@ static void ci_job(const ap_suite *s, sw_buf *b, const char *platform, json_t *v
 {
 	bool ios = !strcmp(platform, "ios");
 	const char *dir = s->python ? AP_PY_ROOT : AP_JS_ROOT;
-	sw__buf_printf(b, "  smoke-%s:\n    runs-on: %s\n    env:\n      SWIPIUM_PLATFORM: %s\n"
-	                  "      SWIPIUM_NO_RESET: \"false\"\n      APPIUM_HOST: 127.0.0.1\n",
+	sw__buf_printf(b,
+	               "  smoke-%s:\n    runs-on: %s\n    env:\n      SWIPIUM_PLATFORM: %s\n"
+	               "      SWIPIUM_NO_RESET: \"false\"\n      APPIUM_HOST: 127.0.0.1\n",
 	               platform, ios ? "macos-latest" : "ubuntu-latest", platform);
 	if (ios)
 		sw__buf_puts(b, "      IOS_APP: ${{ github.workspace }}/build/App.app\n"
 		                "      IOS_DEVICE_NAME: iPhone 15\n");
 	else
-		sw__buf_puts(b, "      ANDROID_APP: ${{ github.workspace }}/app/build/outputs/apk/debug/app-debug.apk\n");
+		sw__buf_puts(b,
+		             "      ANDROID_APP: ${{ github.workspace }}/app/build/outputs/apk/debug/app-debug.apk\n");
 	size_t i;
 	json_t *v;
 	/* Names checked by split_value ([A-Za-z_][A-Za-z0-9_]*): safe as YAML keys and in ${{ }}. */
-	json_array_foreach(vars, i, v) sw__buf_printf(b, "      %s: ${{ secrets.%s }}\n", json_string_value(v),
-	                                              json_string_value(v));
+	json_array_foreach(vars, i, v)
+	    sw__buf_printf(b, "      %s: ${{ secrets.%s }}\n", json_string_value(v), json_string_value(v));
 	sw__buf_puts(b, "    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n"
 	                "        with:\n          node-version: 20\n");
-	sw__buf_printf(b, "      - name: Install Appium and its %s driver\n        run: |\n"
-	                  "          npm install -g appium\n          appium driver install %s\n",
+	sw__buf_printf(b,
+	               "      - name: Install Appium and its %s driver\n        run: |\n"
+	               "          npm install -g appium\n          appium driver install %s\n",
 	               ios ? "XCUITest" : "UiAutomator2", ios ? "xcuitest" : "uiautomator2");
 	if (s->python)
-		sw__buf_printf(b, "      - uses: actions/setup-python@v5\n        with:\n          python-version: \"3.11\"\n"
-		                  "      - name: Install the suite\n        working-directory: %s\n"
-		                  "        run: python -m pip install -r requirements.txt\n",
-		               dir);
+		sw__buf_printf(
+		    b,
+		    "      - uses: actions/setup-python@v5\n        with:\n          python-version: \"3.11\"\n"
+		    "      - name: Install the suite\n        working-directory: %s\n"
+		    "        run: python -m pip install -r requirements.txt\n",
+		    dir);
 	else
-		sw__buf_printf(b, "      - name: Install the suite\n        working-directory: %s\n        run: npm install\n", dir);
+		sw__buf_printf(
+		    b, "      - name: Install the suite\n        working-directory: %s\n        run: npm install\n",
+		    dir);
 	sw__buf_puts(b, "      - name: Start Appium\n        run: nohup appium --log appium.log > /dev/null 2>&1 &\n");
-	const char *run = s->python ? (s->pytest ? "python -m pytest -q" : "python -m unittest discover -s tests -t .")
-	                            : "npm test";
+	const char *run =
+	    s->python ? (s->pytest ? "python -m pytest -q" : "python -m unittest discover -s tests -t .") : "npm test";
 	if (ios)
-		sw__buf_printf(b, "      - name: Boot a simulator\n        run: xcrun simctl boot \"$IOS_DEVICE_NAME\"\n"
-		                  "      - name: Run the smoke suite\n        working-directory: %s\n        run: %s\n",
+		sw__buf_printf(b,
+		               "      - name: Boot a simulator\n        run: xcrun simctl boot \"$IOS_DEVICE_NAME\"\n"
+		               "      - name: Run the smoke suite\n        working-directory: %s\n        run: %s\n",
 		               dir, run);
 	else
-		sw__buf_printf(b, "      - name: Run the smoke suite on an emulator\n"
-		                  "        uses: reactivecircus/android-emulator-runner@v2\n        with:\n"
-		                  "          api-level: 34\n          arch: x86_64\n          working-directory: %s\n"
-		                  "          script: %s\n",
+		sw__buf_printf(b,
+		               "      - name: Run the smoke suite on an emulator\n"
+		               "        uses: reactivecircus/android-emulator-runner@v2\n        with:\n"
+		               "          api-level: 34\n          arch: x86_64\n          working-directory: %s\n"
+		               "          script: %s\n",
 		               dir, run);
-	sw__buf_puts(b, "      - name: Keep the Appium log\n        if: always()\n        uses: actions/upload-artifact@v4\n"
-	                "        with:\n          name: appium-log-");
+	sw__buf_puts(
+	    b, "      - name: Keep the Appium log\n        if: always()\n        uses: actions/upload-artifact@v4\n"
+	       "        with:\n          name: appium-log-");
 	sw__buf_puts(b, platform);
 	sw__buf_puts(b, "\n          path: appium.log\n");
 }
@@ -250,10 +265,11 @@ char *sw__ap_ci_example(const ap_suite *s)
 	if (!vars)
 		return NULL;
 	sw_buf b = SW_BUF_INIT;
-	sw__buf_puts(&b, "# ci.example.yml: a GitHub Actions job that runs this suite (written by swipium qa_generate).\n"
-	                 "# Copy it to .github/workflows/, point ANDROID_APP / IOS_APP at your build, and add the\n"
-	                 "# repository secrets it names: the suite reads every secret from the environment.\n"
-	                 "name: appium-smoke\non:\n  workflow_dispatch:\njobs:\n");
+	sw__buf_puts(&b,
+	             "# ci.example.yml: a GitHub Actions job that runs this suite (written by swipium qa_generate).\n"
+	             "# Copy it to .github/workflows/, point ANDROID_APP / IOS_APP at your build, and add the\n"
+	             "# repository secrets it names: the suite reads every secret from the environment.\n"
+	             "name: appium-smoke\non:\n  workflow_dispatch:\njobs:\n");
 	bool android = s->both || !strcmp(s->primary, "android");
 	bool ios = s->both || !strcmp(s->primary, "ios");
 	if (android)

@@ -101,8 +101,8 @@ void sw__ap_emit_steps(const ap_suite *s, sw_buf *b, const char *indent)
 		if (!strcmp(k, "visualCheck")) {
 			/* Never a text assertion: a person looks at the screen. */
 			const char *label = json_string_value(json_object_get(st->json, "label"));
-			sw__buf_printf(b, "%s%s Step %zu: TODO(manual visual check, not automated): compare screen ", indent,
-			               s->python ? "#" : "//", i + 1);
+			sw__buf_printf(b, "%s%s Step %zu: TODO(manual visual check, not automated): compare screen ",
+			               indent, s->python ? "#" : "//", i + 1);
 			sw__ap_comment(s, b, s->screens[st->screen].raw);
 			if (label && *label) {
 				sw__buf_puts(b, ", checkpoint ");

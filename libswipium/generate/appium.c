@@ -22,9 +22,9 @@ int sw__ap_android_keycode(const char *key)
 	static const struct {
 		const char *name;
 		int code;
-	} keys[] = {{"back", 4}, {"home", 3}, {"enter", 66}, {"tab", 61}, {"delete", 67}, {"backspace", 67},
-	            {"search", 84}, {"menu", 82}, {"escape", 111}, {"space", 62}, {"volume_up", 24},
-	            {"volume_down", 25}, {"app_switch", 187}};
+	} keys[] = {{"back", 4},       {"home", 3},         {"enter", 66},      {"tab", 61},     {"delete", 67},
+	            {"backspace", 67}, {"search", 84},      {"menu", 82},       {"escape", 111}, {"space", 62},
+	            {"volume_up", 24}, {"volume_down", 25}, {"app_switch", 187}};
 	if (!key)
 		return -1;
 	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
@@ -81,7 +81,8 @@ static int unemittable(sw_error **err, size_t i, const char *kind, const char *w
 	                       "Step %zu (%s) cannot be expressed as Appium code: %s; no file was generated", i + 1,
 	                       kind ? kind : "no kind", why);
 	if (err && *err)
-		sw__error_take_details(*err, json_pack("{s:I, s:s}", "step", (json_int_t)(i + 1), "kind", kind ? kind : ""));
+		sw__error_take_details(*err,
+		                       json_pack("{s:I, s:s}", "step", (json_int_t)(i + 1), "kind", kind ? kind : ""));
 	return rc;
 }
 
@@ -120,8 +121,8 @@ static size_t screen_of(ap_suite *s, sw_cg_scope *classes, sw_cg_scope *modules,
 		return SIZE_MAX;
 	}
 	/* Names a class body cannot take (static members of a function, the helpers' own). */
-	static const char *const taken[] = {"name", "length", "caller", "arguments", "prototype", "apply", "bind",
-	                                    "call", "toString", "screen", "driver", "find"};
+	static const char *const taken[] = {"name", "length", "caller",   "arguments", "prototype", "apply",
+	                                    "bind", "call",   "toString", "screen",    "driver",    "find"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(taken); i++)
 		sw__cg_scope_reserve(sc->members, taken[i]);
 	return s->nscreens - 1;
@@ -298,8 +299,7 @@ static const char *secret_var(const char *kind)
 	return NULL;
 }
 
-static int resolve_type(ap_suite *s, ap_step *st, size_t i, sw_cg_scope *datavars, unsigned *secret_n,
-                        sw_error **err)
+static int resolve_type(ap_suite *s, ap_step *st, size_t i, sw_cg_scope *datavars, unsigned *secret_n, sw_error **err)
 {
 	const char *text = sget(st->json, "text");
 	if (!text)
@@ -324,9 +324,10 @@ static int resolve_type(ap_suite *s, ap_step *st, size_t i, sw_cg_scope *datavar
 		}
 		if ((rc = add_piece(st, var, strlen(var), true, err)) < 0)
 			return rc;
-		json_array_append_new(s->notes, json_sprintf("Step %zu types a secret that was not a placeholder: the suite "
-		                                             "reads it from %s and holds no value.",
-		                                             i + 1, var));
+		json_array_append_new(s->notes,
+		                      json_sprintf("Step %zu types a secret that was not a placeholder: the suite "
+		                                   "reads it from %s and holds no value.",
+		                                   i + 1, var));
 		return SW_OK;
 	}
 	bool all_literal = true;
@@ -382,8 +383,9 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 		goto out;
 	}
 	/* Names the generated modules use themselves. */
-	static const char *const reserved[] = {"Locator", "locator", "screens", "support", "swipium_support", "tests",
-	                                       "conftest", "appium", "selenium", "pytest", "unittest", "os", "sys"};
+	static const char *const reserved[] = {"Locator",  "locator",  "screens", "support",  "swipium_support",
+	                                       "tests",    "conftest", "appium",  "selenium", "pytest",
+	                                       "unittest", "os",       "sys"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(reserved); i++) {
 		sw__cg_scope_reserve(classes, reserved[i]);
 		sw__cg_scope_reserve(modules, reserved[i]);
@@ -419,8 +421,8 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 			s->manual++;
 			continue;
 		}
-		static const char *const kinds[] = {"tap",  "type",   "clear", "swipe", "scroll",     "back",
-		                                    "key",  "launch", "wait",  "assertText", "visualCheck", "openUrl"};
+		static const char *const kinds[] = {"tap", "type",   "clear", "swipe",      "scroll",      "back",
+		                                    "key", "launch", "wait",  "assertText", "visualCheck", "openUrl"};
 		bool known = false;
 		for (size_t j = 0; j < SW_ARRAY_SIZE(kinds); j++)
 			known = known || !strcmp(kinds[j], k);
@@ -478,17 +480,23 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 				if (st->until >= 0)
 					s->screens[st->screen].referenced = true;
 				if (st->until < 0 || !s->screens[st->screen].elems[st->until].value) {
-					rc = unemittable(err, i, k,
-					                 st->until < 0 ? why : "it scrolls until a coordinate is visible, which no screen shows");
+					rc = unemittable(
+					    err, i, k,
+					    st->until < 0
+					        ? why
+					        : "it scrolls until a coordinate is visible, which no screen shows");
 					goto out;
 				}
 				json_t *m = json_object_get(js, "maxScrolls");
-				st->max_scrolls = json_is_integer(m) ? (long)json_integer_value(m) : AP_MAX_SCROLLS_DEFAULT;
+				st->max_scrolls =
+				    json_is_integer(m) ? (long)json_integer_value(m) : AP_MAX_SCROLLS_DEFAULT;
 				if (st->max_scrolls < 1)
 					st->max_scrolls = 1;
 				if (st->max_scrolls > AP_MAX_SCROLLS_CAP) {
-					json_array_append_new(s->notes, json_sprintf("Step %zu asked for %ld scrolls; the suite stops after %d.",
-					                                             i + 1, st->max_scrolls, AP_MAX_SCROLLS_CAP));
+					json_array_append_new(
+					    s->notes,
+					    json_sprintf("Step %zu asked for %ld scrolls; the suite stops after %d.",
+					                 i + 1, st->max_scrolls, AP_MAX_SCROLLS_CAP));
 					st->max_scrolls = AP_MAX_SCROLLS_CAP;
 				}
 			}
@@ -496,12 +504,14 @@ static int resolve_steps(ap_suite *s, const json_t *steps, sw_cg_lang lang, sw_e
 			char buf[32];
 			st->key = normal_key(sget(js, "key"), buf);
 			if (!st->key) {
-				rc = unemittable(err, i, k, "its key is not one the Appium drivers can press (back, home, enter, ...)");
+				rc = unemittable(
+				    err, i, k,
+				    "its key is not one the Appium drivers can press (back, home, enter, ...)");
 				goto out;
 			}
 			/* buf is on this frame: keep the table's own string. */
-			static const char *const names[] = {"back",   "home",  "enter",     "tab",         "delete",
-			                                    "backspace", "search", "menu", "escape", "space",
+			static const char *const names[] = {"back",      "home",        "enter",     "tab",    "delete",
+			                                    "backspace", "search",      "menu",      "escape", "space",
 			                                    "volume_up", "volume_down", "app_switch"};
 			for (size_t j = 0; j < SW_ARRAY_SIZE(names); j++)
 				if (!strcmp(names[j], st->key))
@@ -620,12 +630,14 @@ int sw__gen_appium(const json_t *model, const json_t *params, json_t **files_out
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw__gen_appium needs both outputs");
 	const json_t *steps = json_object_get(model, "steps");
 	if (!json_is_object(model) || !json_is_array(steps))
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the generation model has no steps array");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "the generation model has no steps array");
 	if (json_array_size(steps) == 0)
-		return sw__error_set(err, SW_ENOTFOUND, "NO_RECORDED_ACTIONS",
-		                     "Drive the app with qa_act (or use bootstrap) first; its actions are what the suite "
-		                     "replays.",
-		                     "Nothing was recorded in this session, so there is no Appium suite to generate");
+		return sw__error_set(
+		    err, SW_ENOTFOUND, "NO_RECORDED_ACTIONS",
+		    "Drive the app with qa_act (or use bootstrap) first; its actions are what the suite "
+		    "replays.",
+		    "Nothing was recorded in this session, so there is no Appium suite to generate");
 	ap_suite s;
 	memset(&s, 0, sizeof(s));
 	json_t *files = NULL, *report = NULL;
@@ -677,9 +689,10 @@ int sw__gen_appium(const json_t *model, const json_t *params, json_t **files_out
 	bool candidate_only = json_is_true(json_object_get(params, "candidateOnly"));
 	const char *status = candidate_only || over ? "candidate" : "runnable";
 	if (over)
-		json_array_append_new(s.notes, json_sprintf("%zu of %zu locators are screen coordinates (%.0f%% > %.0f%%): "
-		                                            "the suite is a candidate until the app gives those elements ids.",
-		                                            brittle, total, pct, threshold));
+		json_array_append_new(s.notes,
+		                      json_sprintf("%zu of %zu locators are screen coordinates (%.0f%% > %.0f%%): "
+		                                   "the suite is a candidate until the app gives those elements ids.",
+		                                   brittle, total, pct, threshold));
 	size_t emitted = 0;
 	for (size_t i = 0; i < s.nsteps; i++)
 		if (strcmp(s.steps[i].kind, "visualCheck"))
@@ -688,18 +701,19 @@ int sw__gen_appium(const json_t *model, const json_t *params, json_t **files_out
 	size_t nf;
 	json_t *f;
 	json_array_foreach(files, nf, f) json_array_append(paths, json_object_get(f, "path"));
-	report = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:f, s:f, s:b}, "
-	                   "s:s, s:b, s:o, s:o}",
-	                   "language", s.python ? "python" : (s.typescript ? "typescript" : "javascript"), "runner",
-	                   s.python ? (s.pytest ? "pytest" : "unittest") : "wdio-mocha", "framework",
-	                   s.python ? "appium-python-client" : "webdriverio", "root", root, "primaryPlatform", s.primary,
-	                   "platformSource", s.platform_source, "platforms",
-	                   s.both ? json_pack("[ss]", "android", "ios") : json_pack("[s]", s.primary), "screens",
-	                   (json_int_t)s.nscreens, "steps", (json_int_t)s.nsteps, "stepsEmitted", (json_int_t)emitted,
-	                   "manualCheckpoints", (json_int_t)s.manual, "locators", "total", (json_int_t)total, "durable",
-	                   (json_int_t)durable, "semi", (json_int_t)semi, "brittle", (json_int_t)brittle,
-	                   "brittlePercent", round(pct * 10) / 10, "brittleThreshold", threshold, "overThreshold", over,
-	                   "status", status, "candidateOnly", candidate_only, "files", paths, "notes", json_incref(s.notes));
+	report =
+	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I, s:I, s:f, s:f, s:b}, "
+	              "s:s, s:b, s:o, s:o}",
+	              "language", s.python ? "python" : (s.typescript ? "typescript" : "javascript"), "runner",
+	              s.python ? (s.pytest ? "pytest" : "unittest") : "wdio-mocha", "framework",
+	              s.python ? "appium-python-client" : "webdriverio", "root", root, "primaryPlatform", s.primary,
+	              "platformSource", s.platform_source, "platforms",
+	              s.both ? json_pack("[ss]", "android", "ios") : json_pack("[s]", s.primary), "screens",
+	              (json_int_t)s.nscreens, "steps", (json_int_t)s.nsteps, "stepsEmitted", (json_int_t)emitted,
+	              "manualCheckpoints", (json_int_t)s.manual, "locators", "total", (json_int_t)total, "durable",
+	              (json_int_t)durable, "semi", (json_int_t)semi, "brittle", (json_int_t)brittle, "brittlePercent",
+	              round(pct * 10) / 10, "brittleThreshold", threshold, "overThreshold", over, "status", status,
+	              "candidateOnly", candidate_only, "files", paths, "notes", json_incref(s.notes));
 	if (!report) {
 		rc = sw__error_nomem(err);
 		goto out;

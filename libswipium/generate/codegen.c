@@ -19,10 +19,8 @@ static bool cp_hidden(uint32_t cp)
 	case 0x180e:
 	case 0x2028:
 	case 0x2029:
-	case 0xfeff:
-		return true;
-	default:
-		break;
+	case 0xfeff: return true;
+	default: break;
 	}
 	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) ||
 	       (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe007f);
@@ -74,32 +72,15 @@ static void js_cp(sw_buf *b, uint32_t cp, const char *bytes, size_t n, void *sta
 {
 	int mode = *(int *)state;
 	switch (cp) {
-	case '\\':
-		sw__buf_puts(b, "\\\\");
-		return;
-	case '\'':
-		sw__buf_puts(b, mode == JS_TEMPLATE ? "'" : "\\'");
-		return;
-	case '"':
-		sw__buf_puts(b, mode == JS_TEMPLATE ? "\"" : "\\\"");
-		return;
-	case '`':
-		sw__buf_puts(b, "\\`");
-		return;
-	case '$':
-		sw__buf_puts(b, mode == JS_TEMPLATE ? "\\$" : "$");
-		return;
-	case '\n':
-		sw__buf_puts(b, "\\n");
-		return;
-	case '\r':
-		sw__buf_puts(b, "\\r");
-		return;
-	case '\t':
-		sw__buf_puts(b, "\\t");
-		return;
-	default:
-		break;
+	case '\\': sw__buf_puts(b, "\\\\"); return;
+	case '\'': sw__buf_puts(b, mode == JS_TEMPLATE ? "'" : "\\'"); return;
+	case '"': sw__buf_puts(b, mode == JS_TEMPLATE ? "\"" : "\\\""); return;
+	case '`': sw__buf_puts(b, "\\`"); return;
+	case '$': sw__buf_puts(b, mode == JS_TEMPLATE ? "\\$" : "$"); return;
+	case '\n': sw__buf_puts(b, "\\n"); return;
+	case '\r': sw__buf_puts(b, "\\r"); return;
+	case '\t': sw__buf_puts(b, "\\t"); return;
+	default: break;
 	}
 	if (cp_hidden(cp))
 		js_escape_cp(b, cp);
@@ -172,32 +153,15 @@ static void py_cp(sw_buf *b, uint32_t cp, const char *bytes, size_t n, void *sta
 {
 	int mode = *(int *)state;
 	switch (cp) {
-	case '\\':
-		sw__buf_puts(b, "\\\\");
-		return;
-	case '\'':
-		sw__buf_puts(b, "\\'");
-		return;
-	case '"':
-		sw__buf_puts(b, "\\\"");
-		return;
-	case '\n':
-		sw__buf_puts(b, "\\n");
-		return;
-	case '\r':
-		sw__buf_puts(b, "\\r");
-		return;
-	case '\t':
-		sw__buf_puts(b, "\\t");
-		return;
-	case '{':
-		sw__buf_puts(b, mode == PY_FSTRING ? "{{" : "{");
-		return;
-	case '}':
-		sw__buf_puts(b, mode == PY_FSTRING ? "}}" : "}");
-		return;
-	default:
-		break;
+	case '\\': sw__buf_puts(b, "\\\\"); return;
+	case '\'': sw__buf_puts(b, "\\'"); return;
+	case '"': sw__buf_puts(b, "\\\""); return;
+	case '\n': sw__buf_puts(b, "\\n"); return;
+	case '\r': sw__buf_puts(b, "\\r"); return;
+	case '\t': sw__buf_puts(b, "\\t"); return;
+	case '{': sw__buf_puts(b, mode == PY_FSTRING ? "{{" : "{"); return;
+	case '}': sw__buf_puts(b, mode == PY_FSTRING ? "}}" : "}"); return;
+	default: break;
 	}
 	if (!cp_hidden(cp))
 		sw__buf_append(b, bytes, n);
@@ -238,25 +202,100 @@ void sw__cg_py_comment(sw_buf *b, const char *s)
 
 /* ---- identifiers ---------------------------------------------------------- */
 
-static const char *const js_reserved[] = {
-    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
-    "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
-    "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield",
-    "let", "static", "implements", "interface", "package", "private", "protected", "public", "await", "async",
-    "arguments", "eval", "undefined", "NaN", "Infinity", "of", "get", "set", "constructor", "prototype",
-    "__proto__", "hasOwnProperty", "toString", "valueOf", NULL};
+static const char *const js_reserved[] = {"break",
+                                          "case",
+                                          "catch",
+                                          "class",
+                                          "const",
+                                          "continue",
+                                          "debugger",
+                                          "default",
+                                          "delete",
+                                          "do",
+                                          "else",
+                                          "enum",
+                                          "export",
+                                          "extends",
+                                          "false",
+                                          "finally",
+                                          "for",
+                                          "function",
+                                          "if",
+                                          "import",
+                                          "in",
+                                          "instanceof",
+                                          "new",
+                                          "null",
+                                          "return",
+                                          "super",
+                                          "switch",
+                                          "this",
+                                          "throw",
+                                          "true",
+                                          "try",
+                                          "typeof",
+                                          "var",
+                                          "void",
+                                          "while",
+                                          "with",
+                                          "yield",
+                                          "let",
+                                          "static",
+                                          "implements",
+                                          "interface",
+                                          "package",
+                                          "private",
+                                          "protected",
+                                          "public",
+                                          "await",
+                                          "async",
+                                          "arguments",
+                                          "eval",
+                                          "undefined",
+                                          "NaN",
+                                          "Infinity",
+                                          "of",
+                                          "get",
+                                          "set",
+                                          "constructor",
+                                          "prototype",
+                                          "__proto__",
+                                          "hasOwnProperty",
+                                          "toString",
+                                          "valueOf",
+                                          NULL};
 static const char *const ts_reserved[] = {
-    "abstract", "any", "as", "asserts", "bigint", "boolean", "declare", "global", "infer", "is", "keyof",
-    "module", "namespace", "never", "number", "object", "readonly", "require", "satisfies", "string", "symbol",
-    "type", "unique", "unknown", "override", "accessor", "out", "from", NULL};
-static const char *const py_reserved[] = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda",
-    "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "match", "case", "type",
-    "_", "self", "cls", "print", "id", "list", "dict", "set", "tuple", "str", "int", "float", "bool", "bytes",
-    "object", "len", "range", "open", "input", "super", "property", "staticmethod", "classmethod", "exec", "eval",
-    "compile", "format", "iter", "next", "map", "filter", "vars", "dir", "hash", "help", "min", "max", "sum",
-    "any", "all", "abs", "Exception", "NotImplemented", "Ellipsis", "__debug__", NULL};
+    "abstract", "any",    "as",        "asserts", "bigint",   "boolean",  "declare",  "global",  "infer",     "is",
+    "keyof",    "module", "namespace", "never",   "number",   "object",   "readonly", "require", "satisfies", "string",
+    "symbol",   "type",   "unique",    "unknown", "override", "accessor", "out",      "from",    NULL};
+static const char *const py_reserved[] = {"False",       "None",      "True",
+                                          "and",         "as",        "assert",
+                                          "async",       "await",     "break",
+                                          "class",       "continue",  "def",
+                                          "del",         "elif",      "else",
+                                          "except",      "finally",   "for",
+                                          "from",        "global",    "if",
+                                          "import",      "in",        "is",
+                                          "lambda",      "nonlocal",  "not",
+                                          "or",          "pass",      "raise",
+                                          "return",      "try",       "while",
+                                          "with",        "yield",     "match",
+                                          "case",        "type",      "_",
+                                          "self",        "cls",       "print",
+                                          "id",          "list",      "dict",
+                                          "set",         "tuple",     "str",
+                                          "int",         "float",     "bool",
+                                          "bytes",       "object",    "len",
+                                          "range",       "open",      "input",
+                                          "super",       "property",  "staticmethod",
+                                          "classmethod", "exec",      "eval",
+                                          "compile",     "format",    "iter",
+                                          "next",        "map",       "filter",
+                                          "vars",        "dir",       "hash",
+                                          "help",        "min",       "max",
+                                          "sum",         "any",       "all",
+                                          "abs",         "Exception", "NotImplemented",
+                                          "Ellipsis",    "__debug__", NULL};
 
 static bool in_list(const char *const *list, const char *name)
 {
@@ -332,10 +371,9 @@ void sw__cg_scope_reserve(sw_cg_scope *sc, const char *name)
 
 /* Latin-1 letters folded to ASCII; NULL for the two symbols (× ÷) that separate words. */
 static const char *const latin1_fold[64] = {
-    "A", "A", "A", "A", "A", "A", "AE", "C", "E", "E", "E", "E", "I",  "I", "I", "I",
-    "D", "N", "O", "O", "O", "O", "O",  NULL, "O", "U", "U", "U", "U",  "Y", "TH", "ss",
-    "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i",  "i", "i", "i",
-    "d", "n", "o", "o", "o", "o", "o",  NULL, "o", "u", "u", "u", "u",  "y", "th", "y"};
+    "A", "A",  "A", "A", "A", "A", "AE", "C", "E",  "E",  "E", "E",  "I", "I", "I", "I", "D",  "N", "O",  "O", "O", "O",
+    "O", NULL, "O", "U", "U", "U", "U",  "Y", "TH", "ss", "a", "a",  "a", "a", "a", "a", "ae", "c", "e",  "e", "e", "e",
+    "i", "i",  "i", "i", "d", "n", "o",  "o", "o",  "o",  "o", NULL, "o", "u", "u", "u", "u",  "y", "th", "y"};
 
 #define IDENT_MAX_WORDS 6
 #define IDENT_MAX_LEN 48
@@ -397,7 +435,8 @@ static void join_words(sw_buf *out, const struct words *ws, sw_cg_case c)
 			sw__buf_putc(out, '_');
 		for (size_t j = 0; w[j]; j++) {
 			char ch = w[j];
-			if (c == SW_CG_UPPER_SNAKE || (j == 0 && (c == SW_CG_PASCAL || (c == SW_CG_CAMEL && out->len > 0))))
+			if (c == SW_CG_UPPER_SNAKE ||
+			    (j == 0 && (c == SW_CG_PASCAL || (c == SW_CG_CAMEL && out->len > 0))))
 				ch = (char)toupper((unsigned char)ch);
 			sw__buf_putc(out, ch);
 		}

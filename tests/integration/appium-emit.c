@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 	int rc = sw__gen_appium(model, params, &files, &report, &err);
 	if (rc < 0) {
 		const char *details = sw_error_details_json(err);
-		json_t *out = json_pack("{s:s?, s:s?, s:s?, s:o?}", "failureCode", sw_error_failure_code(err), "message",
-		                        sw_error_message(err), "hint", sw_error_hint(err), "details",
+		json_t *out = json_pack("{s:s?, s:s?, s:s?, s:o?}", "failureCode", sw_error_failure_code(err),
+		                        "message", sw_error_message(err), "hint", sw_error_hint(err), "details",
 		                        details ? json_loads(details, 0, NULL) : NULL);
 		char *text = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
 		puts(text);
@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 	{
 		if (write_under(argv[3], json_string_value(json_object_get(f, "path")),
 		                json_string_value(json_object_get(f, "content"))) < 0) {
-			fprintf(stderr, "appium-emit: cannot write %s\n", json_string_value(json_object_get(f, "path")));
+			fprintf(stderr, "appium-emit: cannot write %s\n",
+			        json_string_value(json_object_get(f, "path")));
 			status = 1;
 		}
 	}

@@ -50,8 +50,9 @@ static const char *content_of(const json_t *files, const char *suffix)
 {
 	size_t i;
 	json_t *f;
-	json_array_foreach(files, i, f) if (sw__str_has_suffix(json_string_value(json_object_get(f, "path")), suffix))
-	    return json_string_value(json_object_get(f, "content"));
+	json_array_foreach(files, i,
+	                   f) if (sw__str_has_suffix(json_string_value(json_object_get(f, "path")),
+	                                             suffix)) return json_string_value(json_object_get(f, "content"));
 	return NULL;
 }
 
@@ -69,10 +70,13 @@ START_TEST(test_refusals)
 	    {"[{\"kind\":\"key\",\"key\":\"power\"}]", "UNEMITTABLE_STEP", 1},
 	    {"[{\"kind\":\"type\",\"locator\":{\"strategy\":\"id\",\"value\":\"a\"}}]", "UNEMITTABLE_STEP", 1},
 	    {"[{\"kind\":\"tap\",\"locator\":{\"strategy\":\"xpath\",\"value\":\"//a\"}}]", "UNEMITTABLE_STEP", 1},
-	    {"[{\"kind\":\"tap\",\"locator\":{\"strategy\":\"coordinates\",\"x\":\"1\",\"y\":2}}]", "UNEMITTABLE_STEP", 1},
-	    {"[{\"kind\":\"clear\",\"locator\":{\"strategy\":\"coordinates\",\"x\":1,\"y\":2}}]", "UNEMITTABLE_STEP", 1},
+	    {"[{\"kind\":\"tap\",\"locator\":{\"strategy\":\"coordinates\",\"x\":\"1\",\"y\":2}}]", "UNEMITTABLE_STEP",
+	     1},
+	    {"[{\"kind\":\"clear\",\"locator\":{\"strategy\":\"coordinates\",\"x\":1,\"y\":2}}]", "UNEMITTABLE_STEP",
+	     1},
 	    {"[{\"kind\":\"assertText\"}]", "UNEMITTABLE_STEP", 1},
-	    {"[{\"kind\":\"scroll\",\"direction\":\"down\",\"untilVisible\":{\"strategy\":\"coordinates\",\"x\":1,\"y\":2}}]",
+	    {"[{\"kind\":\"scroll\",\"direction\":\"down\",\"untilVisible\":{\"strategy\":\"coordinates\",\"x\":1,"
+	     "\"y\":2}}]",
 	     "UNEMITTABLE_STEP", 1},
 	    {"[\"tap\"]", "UNEMITTABLE_STEP", 0},
 	};
@@ -86,7 +90,8 @@ START_TEST(test_refusals)
 			ck_assert_ptr_null(files);
 			ck_assert_ptr_null(report);
 			ck_assert_str_eq(sw_error_failure_code(err), cases[i].code);
-			ck_assert_int_eq(rc, !strcmp(cases[i].code, "UNEMITTABLE_STEP") ? SW_EUNSUPPORTED : SW_ENOTFOUND);
+			ck_assert_int_eq(rc,
+			                 !strcmp(cases[i].code, "UNEMITTABLE_STEP") ? SW_EUNSUPPORTED : SW_ENOTFOUND);
 			ck_assert_ptr_nonnull(sw_error_hint(err));
 			if (cases[i].step > 0) {
 				json_t *d = sw__error_details(err);
@@ -109,7 +114,8 @@ START_TEST(test_secrets_never_written)
 	    "\"text\":\"${SWIPIUM_TEST_PASSWORD}\",\"secretKind\":\"password\"}]";
 	for (int py = 0; py < 2; py++) {
 		json_t *files, *report;
-		ck_assert_int_eq(run(steps, py ? "{\"language\":\"python\",\"includeCi\":true}" : "{\"includeCi\":true}",
+		ck_assert_int_eq(run(steps,
+		                     py ? "{\"language\":\"python\",\"includeCi\":true}" : "{\"includeCi\":true}",
 		                     &files, &report, NULL),
 		                 SW_OK);
 		char *text = all_text(files);
@@ -120,8 +126,8 @@ START_TEST(test_secrets_never_written)
 		ck_assert_ptr_nonnull(strstr(text, py ? "require_env(\"SWIPIUM_TEST_PASSWORD\")"
 		                                      : "requireEnv('SWIPIUM_TEST_PASSWORD')"));
 		/* The CI example hands every placeholder over from the repository's secrets. */
-		ck_assert_ptr_nonnull(strstr(content_of(files, "ci.example.yml"),
-		                             "SWIPIUM_TEST_PIN: ${{ secrets.SWIPIUM_TEST_PIN }}"));
+		ck_assert_ptr_nonnull(
+		    strstr(content_of(files, "ci.example.yml"), "SWIPIUM_TEST_PIN: ${{ secrets.SWIPIUM_TEST_PIN }}"));
 		size_t secret_notes = 0, n;
 		json_t *note;
 		json_array_foreach(json_object_get(report, "notes"), n, note) secret_notes +=
@@ -138,8 +144,8 @@ static bool path_plain(const char *p)
 {
 	for (; *p; p++) {
 		char c = *p;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-		      c == '/' || c == '-'))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+		      c == '.' || c == '/' || c == '-'))
 			return false;
 	}
 	return true;
@@ -148,7 +154,8 @@ static bool path_plain(const char *p)
 START_TEST(test_paths_and_determinism)
 {
 	const char *steps =
-	    "[{\"kind\":\"tap\",\"screen\":\"../../etc/passwd\\n${x}\",\"locator\":{\"strategy\":\"id\",\"value\":\"a\"}},"
+	    "[{\"kind\":\"tap\",\"screen\":\"../../etc/"
+	    "passwd\\n${x}\",\"locator\":{\"strategy\":\"id\",\"value\":\"a\"}},"
 	    "{\"kind\":\"tap\",\"screen\":\"..\",\"locator\":{\"strategy\":\"text\",\"value\":\"b\"}},"
 	    "{\"kind\":\"tap\",\"screen\":\"\\u00c9cran d'accueil\",\"locator\":{\"strategy\":\"accessibility_id\","
 	    "\"value\":\"c\"}},"
@@ -167,9 +174,11 @@ START_TEST(test_paths_and_determinism)
 		json_array_foreach(f1, i, f)
 		{
 			const char *p = json_string_value(json_object_get(f, "path"));
-			ck_assert_msg(sw__str_has_prefix(p, roots[k]) && path_plain(p) && !strstr(p, ".."), "path %s", p);
+			ck_assert_msg(sw__str_has_prefix(p, roots[k]) && path_plain(p) && !strstr(p, ".."), "path %s",
+			              p);
 		}
-		const char *spec = content_of(f1, k == 2 ? "tests/test_smoke.py" : (k ? "smoke.e2e.js" : "smoke.e2e.ts"));
+		const char *spec =
+		    content_of(f1, k == 2 ? "tests/test_smoke.py" : (k ? "smoke.e2e.js" : "smoke.e2e.ts"));
 		ck_assert_ptr_nonnull(spec);
 		ck_assert_ptr_nonnull(strstr(spec, "TODO(manual visual check, not automated)"));
 		ck_assert_ptr_null(strstr(spec, k == 2 ? "assert_text_visible" : "assertTextVisible"));
@@ -202,7 +211,8 @@ START_TEST(test_bounds_and_platform)
 	ck_assert_str_eq(json_string_value(json_object_get(report, "platformSource")), "argument");
 	ck_assert_str_eq(json_string_value(json_object_get(report, "language")), "typescript"); /* auto, no project */
 	ck_assert_ptr_nonnull(strstr(content_of(files, "support/recorded.ts"), "DEFAULT_PLATFORM = 'ios'"));
-	ck_assert_ptr_nonnull(strstr(content_of(files, "support/recorded.ts"), "RECORDED_PLATFORM: string = 'android'"));
+	ck_assert_ptr_nonnull(
+	    strstr(content_of(files, "support/recorded.ts"), "RECORDED_PLATFORM: string = 'android'"));
 	ck_assert_ptr_null(content_of(files, "ci.example.yml"));
 	json_decref(files);
 	json_decref(report);

@@ -16,7 +16,9 @@ static const char *const hostile[] = {
     "doc \"\"\" __import__('os')",
     "Caf\xc3\xa9 \xe2\x82\xac 5 \xe2\x9c\x93 \xf0\x9f\x98\x80",
     "2FA code",
-    "a\xe2\x80\xa8" "b\xe2\x80\xa9" "c",
+    "a\xe2\x80\xa8"
+    "b\xe2\x80\xa9"
+    "c",
     "bad \xff\xfe utf8 \xc3",
     "rtl \xe2\x80\xae evil",
     "tab\there \x01 \x7f",
@@ -198,8 +200,8 @@ static bool ident_ok(const char *s, bool allow_dollar)
 		return false;
 	for (const char *p = s; *p; p++) {
 		char ch = *p;
-		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-		          (allow_dollar && ch == '$');
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		          ch == '_' || (allow_dollar && ch == '$');
 		if (!ok)
 			return false;
 	}
@@ -235,7 +237,10 @@ START_TEST(test_identifiers)
 	n = sw__cg_ident(ts, "\xe2\x9c\x93 \xf0\x9f\x98\x80", SW_CG_CAMEL, "element"); /* symbols only: fallback */
 	ck_assert_str_eq(n, "element");
 	free(n);
-	n = sw__cg_ident(ts, "Stra\xc3\x9f" "e \xc3\x89t\xc3\xa9", SW_CG_PASCAL, NULL); /* Latin-1 folded */
+	n = sw__cg_ident(ts,
+	                 "Stra\xc3\x9f"
+	                 "e \xc3\x89t\xc3\xa9",
+	                 SW_CG_PASCAL, NULL); /* Latin-1 folded */
 	ck_assert_str_eq(n, "StrasseEte");
 	free(n);
 	n = sw__cg_ident(ts, "${process.exit(1)}\nfoo()", SW_CG_PASCAL, NULL);
@@ -305,7 +310,8 @@ START_TEST(test_identifiers)
 	sw__cg_scope_free(b);
 
 	/* Long labels stop at 48 characters. */
-	n = sw__cg_ident(ts, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", SW_CG_CAMEL, NULL);
+	n = sw__cg_ident(ts, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", SW_CG_CAMEL,
+	                 NULL);
 	ck_assert_uint_eq(strlen(n), 48);
 	free(n);
 	sw__cg_scope_free(py);
