@@ -296,7 +296,78 @@ def check_js_suite(lang, tmp):
         p = subprocess.run([node_tool(), "--check", bad], capture_output=True, text=True, timeout=60)
         check(p.returncode != 0, "javascript: node --check rejects a broken file (control)")
         ran.append("node --check")
+    if lang == "javascript":
+        screens = [p for p in files_under(os.path.join(root, "screens"))]
+        p = subprocess.run([node_tool(), "--input-type=module", "-e", SELECTORS_JS, root] + screens,
+                           capture_output=True, text=True, timeout=120, cwd=root)
+        if check(p.returncode == 0, "javascript: the screens and helpers load and run in node: " + p.stderr[-800:]):
+            check_selectors(json.loads(p.stdout), "javascript")
+            ran.append("javascript selectors at run time")
     check_ci(os.path.join(root, "ci.example.yml"), lang)
+
+
+def quoted_args(selector):
+    """The double-quoted strings of a UiSelector or iOS predicate, unescaped (\\ and \" only)."""
+    out, i = [], 0
+    while True:
+        i = selector.find('"', i)
+        if i < 0:
+            return out
+        j, buf = i + 1, []
+        while j < len(selector) and selector[j] != '"':
+            if selector[j] == "\\" and j + 1 < len(selector):
+                j += 1
+            buf.append(selector[j])
+            j += 1
+        out.append("".join(buf))
+        i = j + 1
+
+
+def check_selectors(pairs, what):
+    """(strategy, value, selector) triples from the suite's own helpers at run time: the value survives intact."""
+    n = 0
+    for strategy, value, selector in pairs:
+        if strategy == "accessibility_id" or (strategy == "id" and not selector.startswith(("android=", "-android"))):
+            ok = selector in ("~" + value, value)
+        else:
+            args = quoted_args(selector)
+            ok = bool(args) and all(a == value for a in args)
+        check(ok, "%s: the selector for %s %r keeps the value as data: %r" % (what, strategy, value, selector))
+        n += 1
+    check(n >= 10, "%s: selectors checked (%d)" % (what, n))
+
+
+SELECTORS_JS = r"""
+const a = await import(process.argv[1] + '/support/actions.js');
+const out = [];
+for (const platform of ['android', 'ios']) {
+  process.env.SWIPIUM_PLATFORM = platform;
+  for (const file of process.argv.slice(2)) {
+    const mod = await import(file);
+    for (const cls of Object.values(mod)) {
+      for (const loc of Object.values(cls)) {
+        if (loc && loc.strategy && loc.strategy !== 'coordinates') out.push([loc.strategy, loc.value, a.selectorFor(loc)]);
+      }
+    }
+  }
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+SELECTORS_PY = r"""
+import importlib, json, os, sys
+from swipium_support import actions
+out = []
+for platform in ("android", "ios"):
+    os.environ["SWIPIUM_PLATFORM"] = platform
+    for name in sys.argv[1:]:
+        mod = importlib.import_module(name)
+        for cls in vars(mod).values():
+            for loc in vars(cls).values() if isinstance(cls, type) else ():
+                if isinstance(loc, actions.Locator) and loc.strategy != "coordinates":
+                    out.append([loc.strategy, loc.value, actions.by(loc)[1]])
+print(json.dumps(out))
+"""
 
 
 # ---- Python ----------------------------------------------------------------------------------------------
@@ -426,6 +497,12 @@ def check_python_suite(tmp, runner):
     p = subprocess.run([sys.executable, "-c", code_ios], capture_output=True, text=True, cwd=root, env=env_ios,
                        timeout=120)
     check(p.returncode == 0, "python: SWIPIUM_PLATFORM=ios gives XCUITest capabilities from IOS_*: " + p.stderr[-600:])
+    screens = [m for m in modules if m.startswith("screens.")]
+    p = subprocess.run([sys.executable, "-c", SELECTORS_PY] + screens, capture_output=True, text=True, cwd=root,
+                       env=env, timeout=120)
+    if check(p.returncode == 0, "python: selectors at run time: " + p.stderr[-800:]):
+        check_selectors(json.loads(p.stdout), "python/" + runner)
+        ran.append("python selectors at run time (%s)" % runner)
     ran.append("python imports with python3-selenium + appium layout (%s)" % runner)
     check_ci(os.path.join(root, "ci.example.yml"), "python/" + runner)
 
