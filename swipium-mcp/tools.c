@@ -58,6 +58,8 @@ extern const struct mcp_tool mcp_tool_qa_explore;
 extern const struct mcp_tool mcp_tool_qa_test_feature;
 /* first-run */
 extern const struct mcp_tool mcp_tool_qa_first_run;
+/* generate */
+extern const struct mcp_tool mcp_tool_qa_generate;
 
 #ifdef MCP_TEST_TOOLS
 /* Test fixtures, only in the test build swipium-mcp-consent-test (tests/integration/mcp/). */
@@ -121,6 +123,8 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_flow_check,
 	&mcp_tool_qa_flow_run,
 	&mcp_tool_qa_flow_repair,
+	/* generate */
+	&mcp_tool_qa_generate,
 	/* issues */
 	&mcp_tool_qa_issue_log,
 	/* first-run */

@@ -32,4 +32,11 @@ void sw__drive_trust_settled(sw_drive *d, bool on);
 /* The raw hierarchy the current snapshot was made from (the autopilot reads descendants' text), or NULL. */
 const char *sw__drive_last_xml(const sw_drive *d, size_t *len);
 
+/*
+ * What the last sw__drive_act() acted on (NULL when it reached no element and knew no screen): {element?:
+ * {resourceId?, id?, accessibilityId?, text?, label?, hint?, class?, secure?, editable?, bounds}, screen?,
+ * point?, secret?, secretKind?, placeholders?}. (transfer full; the drive forgets it)
+ */
+json_t *sw__drive_take_acted(sw_drive *d);
+
 #endif

@@ -40,6 +40,7 @@ struct sw_drive {
 	char *obs_focus;      /* "package/Activity" the last settle saw (gfxinfo), or NULL */
 	bool last_settled;    /* the current snapshot is the one an act settled on (nothing acted since) */
 	bool trust_settled;   /* back-to-back steps (a flow): a selector resolves on that snapshot, no new dump */
+	json_t *acted;        /* what the last act acted on, for the session's recording (sw__drive_take_acted) */
 };
 
 /* A copy of what an action needs from an element, valid across snapshots. */
@@ -173,6 +174,7 @@ void sw_drive_free(sw_drive *d)
 	free(d->obs_log);
 	free(d->obs_focus);
 	json_decref(d->keyboard);
+	json_decref(d->acted);
 	sw_device_free(d->owned_dev);
 	free(d);
 }
@@ -514,6 +516,107 @@ static bool target_is_secret(const target_el *t)
 	const char *id = t->id ? strrchr(t->id, '/') : NULL;
 	return t->secure || secret_name(t->label) || secret_name(t->hint) || secret_name(t->desc) ||
 	       secret_name(id ? id + 1 : t->id);
+}
+
+/* True when @s holds @word as a whole word (letters and digits around it do not count as a match). */
+static bool has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = s ? strcasestr(s, word) : NULL; p; p = strcasestr(p + 1, word)) {
+		bool left = p == s || !isalnum((unsigned char)p[-1]);
+		bool right = !isalnum((unsigned char)p[n]);
+		if (left && right)
+			return true;
+	}
+	return false;
+}
+
+/* The kind of secret a field holds, from its names: what the generated placeholder is called (TOOLS.md §7.4). */
+static const char *secret_kind_of(const char *const names[], size_t n, bool secure)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *s = names[i];
+		if (!s || !s[0])
+			continue;
+		if (has_word(s, "otp") || strcasestr(s, "one-time") || strcasestr(s, "one time") ||
+		    strcasestr(s, "verification") || has_word(s, "2fa") || has_word(s, "mfa"))
+			return "otp";
+		if (has_word(s, "pin") || strcasestr(s, "pincode") || strcasestr(s, "pin_code"))
+			return "pin";
+		if (strcasestr(s, "token"))
+			return "token";
+		if (strcasestr(s, "password") || strcasestr(s, "passcode") || strcasestr(s, "passwd") ||
+		    has_word(s, "pwd") || has_word(s, "pw"))
+			return "password";
+	}
+	return secure ? "password" : "secret";
+}
+
+/*
+ * What an act touched, for the recording (TOOLS.md §7.4): the element's resource-id, accessibility id
+ * (content-desc), text, label, hint, class and bounds, the screen it was on, and whether the value typed
+ * was a secret and of which kind. A secure field's text (bullets) is never copied.
+ */
+static json_t *acted_json(const target_el *t, const char *screen, bool secret, const char *const names[],
+                          size_t n_names)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	if (t && (t->id || t->desc || t->text || t->label || t->b[2] > t->b[0])) {
+		json_t *el = json_object();
+		const char *short_id = t->id ? strrchr(t->id, '/') : NULL;
+		if (t->id && t->id[0]) {
+			json_object_set_new(el, "resourceId", json_string(t->id));
+			json_object_set_new(el, "id", json_string(short_id ? short_id + 1 : t->id));
+		}
+		if (t->desc && t->desc[0])
+			json_object_set_new(el, "accessibilityId", json_string(t->desc));
+		if (t->text && t->text[0] && !t->secure)
+			json_object_set_new(el, "text", json_string(t->text));
+		if (t->label && t->label[0])
+			json_object_set_new(el, "label", json_string(t->label));
+		if (t->hint && t->hint[0])
+			json_object_set_new(el, "hint", json_string(t->hint));
+		if (t->cls && t->cls[0])
+			json_object_set_new(el, "class", json_string(t->cls));
+		if (t->secure)
+			json_object_set_new(el, "secure", json_true());
+		if (t->edit)
+			json_object_set_new(el, "editable", json_true());
+		json_object_set_new(el, "bounds", json_pack("[iiii]", t->b[0], t->b[1], t->b[2], t->b[3]));
+		json_object_set_new(o, "element", el);
+	}
+	if (screen && screen[0])
+		json_object_set_new(o, "screen", json_string(screen));
+	if (secret) {
+		json_object_set_new(o, "secret", json_true());
+		json_object_set_new(o, "secretKind", json_string(secret_kind_of(names, n_names, t && t->secure)));
+	}
+	return o;
+}
+
+/* The screen an act starts on: the focused activity's short name, else the dump's package. (transfer full) */
+static char *screen_name(const sw_drive *d)
+{
+	const char *slash = d->obs_focus ? strchr(d->obs_focus, '/') : NULL;
+	if (slash && slash[1]) {
+		const char *dot = strrchr(slash + 1, '.');
+		return sw__strdup(dot && dot[1] ? dot + 1 : slash + 1);
+	}
+	const sw__screen *scr = sw__snapshot_current(d->t);
+	if (scr && scr->package && scr->package[0])
+		return sw__strdup(scr->package);
+	return NULL;
+}
+
+json_t *sw__drive_take_acted(sw_drive *d)
+{
+	if (!d)
+		return NULL;
+	json_t *a = d->acted;
+	d->acted = NULL;
+	return a;
 }
 
 /* Replaces ${SWIPIUM_*} placeholders: session inputs first, then the environment. */
@@ -906,6 +1009,7 @@ typedef struct act_call {
 	bool keyboard_hidden; /* the obstruction rules hid the keyboard */
 	bool changed_state;   /* something reached the device */
 	bool observed;        /* the handler already settled on the screen after its last input (scroll) */
+	bool secret;          /* type: the value was treated as a secret */
 } act_call;
 
 static void set_ref(json_t *out, unsigned ref)
@@ -924,6 +1028,20 @@ static int act_tap(act_call *c, sw_error **err)
 		y = (int)json_number_value(json_object_get(c->target, "y"));
 		if (!c->had_snapshot && (rc = baseline(d, NULL, err)) < 0)
 			return rc;
+		/* the recording keeps what was under the point: the smallest clickable element there, if any */
+		const sw__screen *scr = sw__snapshot_current(d->t);
+		const sw__element *best = NULL;
+		long best_area = 0;
+		for (size_t i = 0; scr && i < scr->n_els; i++) {
+			const sw__element *e = &scr->els[i];
+			if (!e->has_bounds || !e->clickable || !point_in(e->bounds, x, y))
+				continue;
+			long area = (long)(e->bounds[2] - e->bounds[0]) * (long)(e->bounds[3] - e->bounds[1]);
+			if (!best || area < best_area)
+				best = e, best_area = area;
+		}
+		if (best)
+			target_copy(&c->tgt, best);
 	} else {
 		if ((rc = baseline(d, c->target, err)) < 0 || (rc = resolve(d, c->target, &c->tgt, err)) < 0)
 			return rc;
@@ -991,6 +1109,7 @@ static int act_type(act_call *c, sw_error **err)
 	    (rc = sw_device_press_key(d->dev, "enter", err)) < 0)
 		return rc;
 	set_ref(c->out, c->tgt.ref);
+	c->secret = is_type && secret;
 	if (is_type) {
 		json_object_set_new(c->out, "typedChars", json_integer((json_int_t)strlen(c->typed)));
 		if (json_array_size(c->names) > 0)
@@ -1217,6 +1336,7 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 	int rc = SW_OK;
 	act_call c = {.d = d, .warnings = json_array(), .names = json_array()};
 	json_t *notes = json_array();
+	char *screen = NULL;
 	if (!d || !args_in || !out_res) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "drive, args and out_json must not be NULL");
@@ -1269,6 +1389,17 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 		goto out;
 	}
 	c.had_snapshot = sw_snapshot_tracker_has_snapshot(d->t);
+	if (!d->obs_focus && d->session && c.had_snapshot) {
+		/* the recording names the screen by its activity: learnt once, when no settle has read it yet */
+		const sw__screen *cur = sw__snapshot_current(d->t);
+		sw_observation o = {0};
+		if (cur && cur->package && look(d, cur->package, NULL, &o, NULL) == SW_OK && o.focus)
+			d->obs_focus = sw__strdup(o.focus);
+		sw_observation_clear(&o);
+	}
+	screen = screen_name(d);
+	json_decref(d->acted);
+	d->acted = NULL;
 	if (!observe_mode)
 		observe_mode = c.had_snapshot ? "diff" : "full";
 	c.out = json_pack("{ss}", "action", c.action);
@@ -1280,7 +1411,21 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 		rc = act_fail(err, false, SW_EINVAL, "INVALID_ARGUMENT", NULL, "action %s needs a target", c.action);
 		goto out;
 	}
-	if ((rc = kind->fn(&c, err)) < 0)
+	rc = kind->fn(&c, err);
+	{
+		/* the recording: what was acted on, even when the action failed afterwards */
+		const char *const names[] = {c.tgt.id ? (strrchr(c.tgt.id, '/') ? strrchr(c.tgt.id, '/') + 1 : c.tgt.id) : NULL,
+		                             c.tgt.hint, c.tgt.desc, c.tgt.label};
+		bool have_el = c.tgt.id || c.tgt.desc || c.tgt.text || c.tgt.label || c.tgt.b[2] > c.tgt.b[0];
+		d->acted = acted_json(have_el ? &c.tgt : NULL, screen, c.secret, names, SW_ARRAY_SIZE(names));
+		if (d->acted && json_object_get(c.out, "point"))
+			json_object_set(d->acted, "point", json_object_get(c.out, "point"));
+		if (d->acted && c.names && json_array_size(c.names))
+			json_object_set(d->acted, "placeholders", c.names);
+	}
+	free(screen);
+	screen = NULL;
+	if (rc < 0)
 		goto out;
 
 	/* settle and observe (unless the action already did after its last input) */
@@ -1326,6 +1471,7 @@ out:
 		memset(c.typed, 0, strlen(c.typed));
 		free(c.typed);
 	}
+	free(screen);
 	target_clear(&c.tgt);
 	json_decref(c.args);
 	json_decref(c.out);

@@ -1,11 +1,14 @@
 /* bind.c: a session's device and its books: sw_drive_bind() and the drive calls that keep the session's
  * counters and recorded actions (qa_act, qa_snapshot, qa_screenshot, qa_visual's tap). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actions-internal.h"
+#include <swipium/generate.h>
 #include <swipium/session.h>
+#include <swipium/util.h>
 
 /* ---- redaction hooks ------------------------------------------------------------------ */
 
@@ -181,14 +184,90 @@ static bool verbose_mode(sw_session *s)
 	return v;
 }
 
-/* Appends one recordedActions entry: @rec (borrowed) plus failureCode when the action failed. */
+/*
+ * The sequence number of the next recorded action: one more than the last one kept. The session keeps the
+ * last 300 records; the numbers go on, so a reader tells how many older ones were dropped (seq of the
+ * first kept minus 1).
+ */
+static json_int_t next_seq(sw_session *s)
+{
+	json_t *arr = NULL;
+	json_int_t seq = 1;
+	if (sw__session_get(s, "recordedActions", &arr, NULL) == SW_OK && json_array_size(arr) > 0) {
+		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
+		json_int_t prev = json_integer_value(json_object_get(last, "seq"));
+		seq = prev > 0 ? prev + 1 : (json_int_t)json_array_size(arr) + 1;
+	}
+	json_decref(arr);
+	return seq;
+}
+
+/* Appends one recordedActions entry: @rec (borrowed) plus seq, at, and failureCode when the action failed. */
 static void record_action(sw_session *s, json_t *rec, int rc, sw_error **err)
 {
 	if (!rec)
 		return;
 	if (rc < 0 && err && *err)
 		json_object_set_new(rec, "failureCode", json_string(sw_error_failure_code(*err)));
+	json_object_set_new(rec, "seq", json_integer(next_seq(s)));
+	json_object_set_new(rec, "at", json_integer((json_int_t)sw_wall_ms()));
 	sw__session_append(s, "recordedActions", rec, NULL);
+}
+
+/* The placeholder a secret of @kind is recorded as (TOOLS.md §7.4); NULL for the generic kind, numbered later. */
+static const char *kind_placeholder(const char *kind)
+{
+	if (!kind)
+		return NULL;
+	if (!strcmp(kind, "password"))
+		return "${SWIPIUM_TEST_PASSWORD}";
+	if (!strcmp(kind, "otp"))
+		return "${SWIPIUM_TEST_OTP}";
+	if (!strcmp(kind, "token"))
+		return "${SWIPIUM_TEST_TOKEN}";
+	if (!strcmp(kind, "pin"))
+		return "${SWIPIUM_TEST_PIN}";
+	return NULL;
+}
+
+/* True when @text is a single ${NAME} reference and nothing else. */
+static bool only_placeholder(const char *text)
+{
+	size_t n = text ? strlen(text) : 0;
+	if (n < 4 || text[0] != '$' || text[1] != '{' || text[n - 1] != '}')
+		return false;
+	for (size_t i = 2; i + 1 < n; i++)
+		if (!(isalnum((unsigned char)text[i]) || text[i] == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * Adds what the act touched (sw__drive_take_acted) to the record @rec of its arguments. A secret value is
+ * never recorded: the text becomes the placeholder of its kind, or stays the ${VAR} the caller typed.
+ */
+static void record_acted(sw_drive *d, json_t *rec)
+{
+	json_t *acted = sw__drive_take_acted(d);
+	if (!rec || !acted) {
+		json_decref(acted);
+		return;
+	}
+	static const char *const keys[] = {"element", "screen", "point", "secretKind", "placeholders"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
+		if (json_object_get(acted, keys[i]))
+			json_object_set(rec, keys[i], json_object_get(acted, keys[i]));
+	if (json_is_true(json_object_get(acted, "secret"))) {
+		const char *text = json_string_value(json_object_get(rec, "text"));
+		json_object_set_new(rec, "secret", json_true());
+		if (!only_placeholder(text)) {
+			const char *ph = kind_placeholder(json_string_value(json_object_get(acted, "secretKind")));
+			/* the generic kind is numbered at generation (SWIPIUM_SECRET_<n>); the value is gone either way */
+			json_object_set_new(rec, "text", ph ? json_string(ph) : json_null());
+			json_object_set_new(rec, "textPlaceholder", json_string(ph ? "kind" : "numbered"));
+		}
+	}
+	json_decref(acted);
 }
 
 SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error **err)
@@ -217,6 +296,7 @@ SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_
 		json_t *rec = json_copy(args);
 		if (rec)
 			json_object_set_new(rec, "tool", json_string("qa_act"));
+		record_acted(d, rec);
 		record_action(s, rec, rc, err);
 		json_decref(rec);
 		if (rc == SW_OK) {
@@ -279,6 +359,7 @@ SW_API int sw_drive_tap_point(sw_drive *d, int x, int y, const char *record_json
 	int rc = args ? sw__drive_act(d, args, &res, err) : sw__error_nomem(err);
 	json_decref(args);
 	sw_session *s = sw__drive_session(d);
+	json_decref(sw__drive_take_acted(d));
 	if (s) {
 		record_action(s, rec, rc, err);
 		if (rc == SW_OK)
@@ -338,4 +419,20 @@ SW_API int sw_drive_screenshot_save(sw_drive *d, int force, const char *reason, 
 SW_API sw_device *sw_drive_device(sw_drive *d)
 {
 	return d ? sw__drive_dev(d) : NULL;
+}
+
+SW_API int sw_session_record_checkpoint(sw_session *s, const char *assertion, const char *screenshot_uri, int pass,
+                                        sw_error **err)
+{
+	if (!s || !assertion)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "a session and an assertion are required");
+	json_t *rec = json_pack("{ss,ss,ss,sb}", "tool", "qa_visual", "action", "visualCheck", "assertion", assertion,
+	                        "pass", pass != 0);
+	if (!rec)
+		return sw__error_nomem(err);
+	if (screenshot_uri)
+		json_object_set_new(rec, "screenshotUri", json_string(screenshot_uri));
+	record_action(s, rec, SW_OK, NULL);
+	json_decref(rec);
+	return SW_OK;
 }

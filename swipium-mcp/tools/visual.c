@@ -324,6 +324,8 @@ static void qa_visual(mcp_call *call, json_t *args)
 		free(nj);
 		if (rc != SW_OK)
 			goto fail_err;
+		/* the recording: a manual visual checkpoint for qa_generate */
+		(void)sw_session_record_checkpoint(s, assertion, uri, pass, NULL);
 		json_object_set_new(res, "assertion", json_string(assertion));
 		json_object_set_new(res, "pass", json_boolean(pass));
 		json_object_set_new(res, "screenshotUri", json_string(uri));

@@ -31,5 +31,6 @@
 #include <swipium/autopilot.h>
 #include <swipium/process.h>
 #include <swipium/feature.h>
+#include <swipium/generate.h>
 
 #endif

@@ -1,0 +1,142 @@
+/* generate.c: qa_generate (generate group): parses the call, asks the consents, calls sw_generate, prints. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mcp.h"
+
+static const char *str(json_t *args, const char *k)
+{
+	return json_string_value(json_object_get(args, k));
+}
+
+static void qa_generate(mcp_call *call, json_t *args)
+{
+	const char *target = str(args, "target");
+	const char *mode = str(args, "mode") ? str(args, "mode") : "generate";
+	bool plan = !strcmp(mode, "plan");
+	sw_session *s = NULL;
+	if (json_object_get(args, "sessionId") && mcp_call_session(call, NULL, &s) != 0)
+		return;
+	if (!json_object_get(args, "sessionId") && target && strcmp(target, "appium") != 0) {
+		mcp_fail(call, "INVALID_ARGUMENT",
+		         "qa_generate needs sessionId for this target: the session's recorded actions are what it generates "
+		         "from (only target appium may start without one).",
+		         NULL);
+		return;
+	}
+	char *root = NULL;
+	const char *root_arg = str(args, "projectRoot");
+	if (root_arg || !s) {
+		char *source = NULL;
+		if (mcp_call_project_root(call, root_arg, &root, &source) != 0)
+			return;
+		sw_free(source);
+	}
+	json_t *o = json_deep_copy(args);
+	static const char *const drop[] = {"sessionId", "projectRoot", "consentId", "approve"};
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		json_object_del(o, drop[i]);
+	if (root)
+		json_object_set_new(o, "root", json_string(root));
+	/* appium integrateIntoProject writes into the app's own project: automation_project_write first */
+	if (!plan && target && !strcmp(target, "appium") && json_is_true(json_object_get(args, "integrateIntoProject"))) {
+		const char *where = root ? root : (s ? sw_session_root(s) : "the project");
+		char *cmd = NULL;
+		if (asprintf(&cmd, "write the generated Appium suite into %s (existing files are never overwritten)", where) < 0)
+			cmd = NULL;
+		json_t *affects = json_pack("[s]", where);
+		struct mcp_consent_request req = {
+		    .action = "automation_project_write",
+		    .risk = "medium",
+		    .explain = "qa_generate adds a generated Appium suite to the app's project; it never overwrites a file.",
+		    .exact_command = cmd,
+		    .affects = affects,
+		    .session = s,
+		};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		free(cmd);
+		json_decref(affects);
+		if (oc == MCP_CONSENT_ANSWERED) {
+			json_decref(o);
+			sw_free(root);
+			return;
+		}
+		json_object_set_new(o, "automationWriteApproved", json_true());
+	}
+	/* a same-session replay runs the compiled flows on the session's device now */
+	sw_drive *d = NULL;
+	const char *replay = str(args, "replay");
+	if (!plan && s && target && !strcmp(target, "suite") && replay && !strcmp(replay, "same_session")) {
+		if (!(d = mcp_drive_get(call, s))) {
+			json_decref(o);
+			sw_free(root);
+			return;
+		}
+		sw_drive_set_abort(d, mcp_call_abort, call);
+	}
+	char *oj = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	sw_free(root);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = oj ? sw_generate(mcp_call_ctx(call), s, d, oj, &out, &err) : SW_ENOMEM;
+	if (d)
+		sw_drive_set_abort(d, NULL, NULL);
+	free(oj);
+	if (rc != SW_OK) {
+		if (err)
+			mcp_fail_err(call, err);
+		else
+			mcp_fail(call, "UNKNOWN", "qa_generate ran out of memory.", NULL);
+		sw_error_free(err);
+		return;
+	}
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	size_t nfiles = json_array_size(json_object_get(res, "files"));
+	bool saved = json_is_true(json_object_get(res, "saved"));
+	char summary[400];
+	sw_text_snprintf(summary, sizeof(summary), "qa_generate %s (%s): %lld step(s), %zu file(s) %s%s%s", target, mode,
+	                 (long long)json_integer_value(json_object_get(res, "steps")), nfiles,
+	                 saved ? "written" : (plan ? "planned, nothing written" : "returned, not saved"),
+	                 json_object_get(res, "ciReady") ? (json_is_true(json_object_get(res, "ciReady")) ? "; CI ready" : "; not CI ready") : "",
+	                 json_array_size(json_object_get(res, "skipped")) ? "; some actions skipped (see skipped)" : "");
+	if (target && (!strcmp(target, "flow") || !strcmp(target, "suite")) && saved)
+		mcp_next(call, "qa_flow_check {flow: ...} on the written flow, then qa_flow_run to replay it");
+	else if (plan)
+		mcp_next(call, "qa_generate {mode: \"generate\"} to build the files");
+	mcp_ok(call, res, summary);
+}
+
+#define GEN_STR "{\"type\":\"string\"}"
+#define GEN_BOOL "{\"type\":\"boolean\"}"
+
+const struct mcp_tool mcp_tool_qa_generate = {
+    .name = "qa_generate",
+    .group = "generate",
+    .description = "Turn the session's recorded actions into a Flow V2 flow, page objects with a locator audit, a POM "
+                   "suite with compiled flows and a replay gate, a TC-xxx test-case catalog, or an Appium suite. "
+                   "Secrets become ${SWIPIUM_*} placeholders; mode plan writes and runs nothing.",
+    .schema = "{\"type\":\"object\",\"properties\":{"
+              "\"target\":{\"type\":\"string\",\"enum\":[\"flow\",\"pom\",\"suite\",\"testcases\",\"appium\"]},"
+              "\"mode\":{\"type\":\"string\",\"enum\":[\"plan\",\"generate\"]},"
+              "\"sessionId\":" GEN_STR ",\"name\":" GEN_STR ",\"save\":" GEN_BOOL ","
+              "\"budgetProfile\":{\"type\":\"string\",\"enum\":[\"guardrail\",\"login_smoke\",\"full_smoke\","
+              "\"install_smoke\"]},"
+              "\"compile\":" GEN_BOOL ","
+              "\"replay\":{\"type\":\"string\",\"enum\":[\"none\",\"dry_run\",\"same_session\",\"fresh_state\"]},"
+              "\"stateProfile\":" GEN_STR ","
+              "\"format\":{\"type\":\"string\",\"enum\":[\"yaml\",\"markdown\",\"both\"]},"
+              "\"projectRoot\":" GEN_STR ","
+              "\"bootstrap\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"string\",\"enum\":[\"auto\"]}]},"
+              "\"feature\":" GEN_STR ",\"device\":" GEN_STR ","
+              "\"language\":{\"type\":\"string\",\"enum\":[\"auto\",\"javascript\",\"typescript\",\"python\"]},"
+              "\"platform\":{\"type\":\"string\",\"enum\":[\"auto\",\"android\",\"ios\",\"both\"]},"
+              "\"backend\":{\"type\":\"string\",\"enum\":[\"auto\",\"appium\",\"swipium_flow\"]},"
+              "\"integrateIntoProject\":" GEN_BOOL ",\"includeCi\":" GEN_BOOL ",\"candidateOnly\":" GEN_BOOL ","
+              "\"brittleThreshold\":{\"type\":\"number\"},"
+              "\"consentId\":" GEN_STR ",\"approve\":" GEN_BOOL "},\"required\":[\"target\"]}",
+    .annot = MCP_ANNOT_W,
+    .handler = qa_generate,
+};

@@ -1,0 +1,387 @@
+"""qa_generate end to end (issue 16): a run recorded through swipium-mcp on the virtual device (real adb) against an
+app whose labels are hostile, every target generated from it, the flow checked with qa_flow_check and replayed with
+qa_flow_run (the device's touch log shows the same taps, the form gets the same values), every YAML output loaded
+with PyYAML, and no output carrying the password typed during the run. Run with /usr/bin/python3 via meson test."""
+
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "mcp"))
+from vdevice_env import VDeviceEnv  # noqa: E402
+from mcpclient import Server  # noqa: E402
+
+PKG = "com.example.hostile"
+PASSWORD = "s3cr3t-Pa55"
+VISUAL = 'Logo "looks" ${d} right */ """ \\ done'
+# in a flow a description that would read as ${d} is written "$ {d}": it never becomes a variable reference
+VISUAL_IN_FLOW = VISUAL.replace("${", "$ {")
+
+
+def sc(resp):
+    return resp["result"].get("structuredContent") or {}
+
+
+def is_error(resp):
+    return bool(resp["result"].get("isError"))
+
+
+def code_of(resp):
+    c = sc(resp)
+    return c.get("failureCode") or c.get("code") or (c.get("error") or {}).get("code")
+
+
+class Generate(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="sw-generate-")
+        cls.project = os.path.join(cls.tmp, "app")
+        os.makedirs(cls.project)
+        with open(os.path.join(cls.project, "package.json"), "w") as f:
+            f.write("{}")
+        cls.touch_log = os.path.join(cls.tmp, "touches.jsonl")
+        cls.vd = VDeviceEnv(app="hostile", device_args=["--touch-log", cls.touch_log])
+        cls.env = cls.vd.__enter__()
+        e = dict(cls.env.env)
+        e["HOME"] = cls.env.server.home
+        # the server's own environment holds the test password, as CI would (SWIPIUM_* names only)
+        e["SWIPIUM_TEST_PASSWORD"] = PASSWORD
+        cls.s = Server(env=e)
+        cls.s.initialize()
+        cls.record()
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            cls.s.close()
+        finally:
+            cls.vd.__exit__(None, None, None)
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    # ---- the recording -------------------------------------------------------------------
+
+    @classmethod
+    def tool(cls, name, args, ok=True, timeout=120):
+        r = cls.s.tool(name, args, timeout=timeout)
+        if ok and is_error(r):
+            raise AssertionError("%s failed: %s" % (name, json.dumps(r)[:2000]))
+        return r
+
+    @classmethod
+    def touches(cls):
+        if not os.path.exists(cls.touch_log):
+            return []
+        with open(cls.touch_log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    @classmethod
+    def taps(cls, touches):
+        """(screen, element resource id or label) of every tap that landed on an element."""
+        return [(t["screen"], t["element"]["resourceId"] or t["element"]["label"]) for t in touches
+                if t["kind"] == "tap" and t.get("element")]
+
+    @classmethod
+    def record(cls):
+        cls.env.shell("am start -n %s/.FormActivity" % PKG)
+        r = cls.tool("qa_start_session", {"projectRoot": cls.project,
+                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
+        cls.sid = sc(r)["sessionId"]
+        cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
+        cls.tool("qa_snapshot", {"sessionId": cls.sid})
+        sid = cls.sid
+        start = len(cls.touches())
+        acts = [
+            {"action": "type", "target": {"id": "name"}, "text": "Ann"},
+            {"action": "type", "target": {"id": "password"}, "text": PASSWORD},
+            {"action": "tap", "target": {"text": "Line one"}},
+            {"action": "tap", "target": {"text": "close"}},
+            {"action": "tap", "target": {"text": "Überprüfen"}},
+            {"action": "tap", "target": {"text": "Continue"}},
+            {"action": "tap", "target": {"text": "None"}},
+            {"action": "tap", "target": {"x": 540, "y": 1440}},
+            {"action": "tap", "target": {"text": "Pay the bill"}},
+        ]
+        for a in acts:
+            a["sessionId"] = sid
+            cls.tool("qa_act", a)
+        cls.tool("qa_visual", {"sessionId": sid, "mode": "assert", "assertion": VISUAL})
+        cls.tool("qa_act", {"sessionId": sid, "action": "swipe", "direction": "up"})
+        # the confirm screen shows the password typed on the form; the agent taps the button by that label
+        cls.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "your code " + PASSWORD}})
+        cls.recorded_touches = cls.touches()[start:]
+        cls.recorded_taps = cls.taps(cls.recorded_touches)
+
+    # ---- helpers ---------------------------------------------------------------------------
+
+    def swipium_files(self):
+        out = {}
+        for p in glob.glob(os.path.join(self.project, ".swipium", "**", "*"), recursive=True):
+            if os.path.isfile(p):
+                with open(p, "rb") as f:
+                    out[os.path.relpath(p, self.project)] = f.read()
+        return out
+
+    def assert_no_secret_anywhere(self):
+        for path, data in self.swipium_files().items():
+            self.assertNotIn(PASSWORD.encode(), data, path)
+            self.assertNotIn(PASSWORD, path)
+
+    def generate(self, args, ok=True):
+        a = {"sessionId": self.sid}
+        a.update(args)
+        return self.tool("qa_generate", a, ok=ok, timeout=240)
+
+    # ---- the tests -------------------------------------------------------------------------
+
+    def test_00_recording_holds_what_was_acted_on(self):
+        self.assertEqual(len(self.recorded_taps), 10, self.recorded_touches)
+        home = self.env.server.home
+        states = glob.glob(os.path.join(home, ".swipium", "**", self.sid, "state.json"), recursive=True)
+        self.assertEqual(len(states), 1)
+        # the saver writes state.json shortly after the last change: wait for the 12 records
+        deadline = time.time() + 10
+        while True:
+            with open(states[0], "rb") as f:
+                raw = f.read()
+            rec = json.loads(raw)["recordedActions"]
+            if len(rec) >= 12 or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertNotIn(PASSWORD.encode(), raw)
+        self.assertEqual(len(rec), 12)
+        typed = [a for a in rec if a.get("action") == "type"]
+        self.assertEqual(typed[0]["element"]["resourceId"], "com.example.hostile:id/name")
+        self.assertEqual(typed[0]["text"], "Ann")
+        self.assertTrue(typed[1]["secret"])
+        self.assertEqual(typed[1]["secretKind"], "password")
+        self.assertEqual(typed[1]["text"], "${SWIPIUM_TEST_PASSWORD}")
+        self.assertEqual(typed[0]["screen"], "FormActivity")
+        coords = [a for a in rec if a.get("action") == "tap" and "x" in (a.get("target") or {})]
+        self.assertEqual(len(coords), 1, json.dumps([(a.get("action"), a.get("target")) for a in rec]))
+        self.assertEqual(coords[0]["element"]["bounds"], [60, 1380, 1020, 1500])
+        visual = [a for a in rec if a.get("action") == "visualCheck"]
+        self.assertEqual(len(visual), 1)
+        self.assertEqual(visual[0]["assertion"], VISUAL)
+        self.assertEqual([a["seq"] for a in rec], list(range(1, len(rec) + 1)))
+
+    def test_10_flow_checks_loads_and_replays_the_same_taps(self):
+        r = self.generate({"target": "flow", "name": "hostile run", "save": True})
+        res = sc(r)
+        self.assertTrue(res["saved"])
+        self.assertEqual([f["path"] for f in res["files"]], [".swipium/flows/hostile-run.yaml"])
+        path = os.path.join(self.project, ".swipium", "flows", "hostile-run.yaml")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        doc = yaml.safe_load(text)
+        self.assertEqual(doc["name"], "hostile run")
+        steps = doc["steps"]
+        self.assertEqual(steps[0], "prepareTarget")
+        self.assertIn({"inputText": {"into": "id=com.example.hostile:id/password", "text": "${SWIPIUM_TEST_PASSWORD}",
+                                     "secret": True}}, steps)
+        self.assertIn({"tapAt": [540, 1440]}, steps)
+        self.assertIn({"assertVisual": VISUAL_IN_FLOW}, steps)
+        # a label that reads as ${HOME} is matched by a part of it that holds none
+        self.assertIn({"tap": "Pay the bill"}, steps)
+        self.assertNotIn("${HOME}", text)
+        self.assertNotIn("${", text.replace("${SWIPIUM_TEST_PASSWORD}", ""))
+        # the password shown on the confirm screen: matched by the label's other part, never quoted
+        self.assertIn({"tap": "Hi Ann, your code"}, steps)
+        self.assertNotIn(PASSWORD, text)
+        self.assertTrue(res["check"]["valid"], res["check"])
+        r = self.tool("qa_flow_check", {"projectRoot": self.project, "flow": "hostile-run"})
+        self.assertEqual(sc(r)["errors"], [], sc(r))
+
+        # replay from a fresh start: the same fields typed, the same elements tapped
+        self.env.shell("am force-stop %s" % PKG)
+        start = len(self.touches())
+        r = self.tool("qa_flow_run", {"sessionId": self.sid, "flow": "hostile-run",
+                                      "variables": {"SWIPIUM_TEST_PASSWORD": PASSWORD}}, ok=False, timeout=300)
+        self.assertFalse(is_error(r), json.dumps(r)[:3000])
+        self.assertTrue(sc(r)["passed"], sc(r))
+        replay = self.taps(self.touches()[start:])
+        self.assertEqual(replay, self.recorded_taps)
+        # the swipe replays as a swipe on the same screen
+        self.assertEqual([t["screen"] for t in self.touches()[start:] if t["kind"] == "swipe"],
+                         [t["screen"] for t in self.recorded_touches if t["kind"] == "swipe"])
+        # the form got the same values: the password reached the confirm screen's label (then the done screen)
+        dump = self.env.shell("uiautomator dump /dev/tty")[1]
+        self.assertIn("All done", dump)
+        self.assert_no_secret_anywhere()
+
+    def test_20_pom_pages_and_locator_audit(self):
+        r = self.generate({"target": "pom", "save": True, "name": "hostile"})
+        res = sc(r)
+        paths = sorted(f["path"] for f in res["files"])
+        self.assertIn(".swipium/locators/hostile.yaml", paths)
+        pages = [p for p in paths if p.startswith(".swipium/pages/")]
+        self.assertEqual(sorted(pages), [".swipium/pages/ConfirmActivityPage.yaml", ".swipium/pages/FormActivityPage.yaml"])
+        for p in paths:
+            with open(os.path.join(self.project, p), encoding="utf-8") as f:
+                yaml.safe_load(f)
+        with open(os.path.join(self.project, ".swipium/pages/FormActivityPage.yaml"), encoding="utf-8") as f:
+            form = yaml.safe_load(f)
+        els = form["elements"]
+        self.assertEqual(form["name"], "FormActivityPage")
+        for name in els:
+            self.assertRegex(name, r"^[A-Za-z_][A-Za-z0-9_]*$")
+        self.assertEqual(els["password"]["id"], "com.example.hostile:id/password")
+        self.assertTrue(els["password"]["secret"])
+        self.assertIn("e2faCheck", els)
+        self.assertEqual(els["e2faCheck"]["label"], "Überprüfen ✓ straße")
+        brittle = [e for e in els.values() if e["quality"] == "brittle"]
+        self.assertEqual(len(brittle), 1)
+        self.assertEqual(brittle[0]["coordinates"], [540, 1440])
+        self.assertIn("fix", brittle[0])
+        labels = [e.get("label") for e in els.values()]
+        self.assertIn("Line one\n\");process.exit(1);//", labels)
+        with open(os.path.join(self.project, ".swipium/locators/hostile.yaml"), encoding="utf-8") as f:
+            audit = yaml.safe_load(f)
+        s = audit["summary"]
+        self.assertEqual(s["total"], s["durable"] + s["semi"] + s["brittle"])
+        self.assertEqual(s["brittle"], 1)
+        self.assertEqual(res["locatorAudit"]["brittle"], 1)
+        self.assert_no_secret_anywhere()
+
+    def test_30_testcases_yaml_and_markdown(self):
+        r = self.generate({"target": "testcases", "name": "hostile", "save": True, "budgetProfile": "guardrail"})
+        res = sc(r)
+        self.assertEqual(res["ignoredParameters"], ["budgetProfile"])
+        self.assertTrue(any("budgetProfile" in n for n in res["notes"]))
+        paths = sorted(f["path"] for f in res["files"])
+        self.assertEqual(paths, [".swipium/testcases/hostile.md", ".swipium/testcases/hostile/TC-001.yaml",
+                                 ".swipium/testcases/hostile/TC-002.yaml"])
+        with open(os.path.join(self.project, ".swipium/testcases/hostile/TC-002.yaml"), encoding="utf-8") as f:
+            tc2 = yaml.safe_load(f)
+        self.assertEqual(tc2["title"], "MANUAL visual check: " + VISUAL)
+        self.assertEqual(tc2["automation"]["status"], "manual")
+        with open(os.path.join(self.project, ".swipium/testcases/hostile/TC-001.yaml"), encoding="utf-8") as f:
+            tc1 = yaml.safe_load(f)
+        for k in ("purpose", "priority", "preconditions", "steps", "expected", "actual", "automation",
+                  "replayStatus", "evidence"):
+            self.assertIn(k, tc1)
+        self.assertTrue(any("${SWIPIUM_TEST_PASSWORD}" in p for p in tc1["preconditions"]))
+        with open(os.path.join(self.project, ".swipium/testcases/hostile.md"), encoding="utf-8") as f:
+            md = f.read()
+        # Markdown: the label's specials are escaped, the line break is gone, nothing becomes a heading or code
+        self.assertIn("\\*/ close", md)
+        self.assertNotIn("\n\");process", md)
+        self.assertIn("Überprüfen", md)
+        self.assert_no_secret_anywhere()
+
+    def test_40_suite_compiles_checks_and_replays(self):
+        r = self.generate({"target": "suite", "name": "hostile suite", "replay": "dry_run", "format": "yaml"})
+        res = sc(r)
+        self.assertTrue(res["saved"])  # the suite target saves by default
+        self.assertEqual(res["ignoredParameters"], ["format"])
+        paths = sorted(f["path"] for f in res["files"])
+        for want in (".swipium/suites/smoke.yaml", ".swipium/tests/hostile-suite.yaml",
+                     ".swipium/flows/hostile-suite.yaml", ".swipium/compiled/hostile-suite.flow.yaml",
+                     ".swipium/locators/hostile-suite.yaml", ".swipium/testcases/hostile-suite.md"):
+            self.assertIn(want, paths)
+        for p in paths:
+            with open(os.path.join(self.project, p), encoding="utf-8") as f:
+                if p.endswith(".yaml"):
+                    yaml.safe_load(f)
+        with open(os.path.join(self.project, ".swipium/tests/hostile-suite.yaml"), encoding="utf-8") as f:
+            test = yaml.safe_load(f)
+        self.assertIn({"type": {"into": "FormActivityPage.password", "text": "${SWIPIUM_TEST_PASSWORD}",
+                                "secret": True}}, test["steps"])
+        self.assertIn({"visualCheck": VISUAL_IN_FLOW}, test["steps"])
+        with open(os.path.join(self.project, ".swipium/suites/smoke.yaml"), encoding="utf-8") as f:
+            suite = yaml.safe_load(f)
+        self.assertEqual(suite["tests"], ["tests/hostile-suite.yaml"])
+        self.assertEqual(res["replay"]["status"], "validated")
+        self.assertFalse(res["ciReady"])
+        self.assertIn("compiled", res["readiness"])
+        r = self.tool("qa_flow_check", {"projectRoot": self.project, "flow": "hostile-suite"})
+        self.assertEqual(sc(r)["errors"], [])
+
+        # fresh_state without a state profile: blocked, nothing run, never CI ready
+        before = len(self.touches())
+        r = self.generate({"target": "suite", "name": "hostile suite", "replay": "fresh_state"})
+        self.assertEqual(sc(r)["replay"]["status"], "blocked")
+        self.assertFalse(sc(r)["ciReady"])
+        self.assertEqual(len(self.touches()), before)
+
+        # same_session: the compiled flow replays on the device now
+        self.env.shell("am force-stop %s" % PKG)
+        start = len(self.touches())
+        r = self.generate({"target": "suite", "name": "hostile suite", "replay": "same_session"}, ok=False)
+        self.assertFalse(is_error(r), json.dumps(r)[:3000])
+        res = sc(r)
+        rep = res["replay"]
+        self.assertEqual(rep["status"], "passed", rep)
+        self.assertEqual(self.taps(self.touches()[start:]), self.recorded_taps)
+        self.assertIn("replayed", res["readiness"])
+        # one coordinate locator of ten is under the 40 % brittle threshold; SWIPIUM_* variables resolve in CI
+        self.assertTrue(res["ciReady"], (res.get("ciReadyBlockers"), rep["check"].get("ci")))
+        self.assertIn("ci_ready", res["readiness"])
+        self.assert_no_secret_anywhere()
+
+    def test_50_plan_writes_nothing(self):
+        before = self.swipium_files()
+        for target in ("flow", "pom", "suite", "testcases"):
+            r = self.generate({"target": target, "mode": "plan", "name": "planned", "save": True})
+            res = sc(r)
+            self.assertFalse(res["saved"], target)
+            self.assertTrue(res["files"], target)
+        self.assertEqual(self.swipium_files(), before)
+
+    def test_60_secret_in_a_name_is_refused_and_nothing_written(self):
+        before = self.swipium_files()
+        for target in ("flow", "suite", "testcases"):
+            r = self.generate({"target": target, "name": "run " + PASSWORD, "save": True}, ok=False)
+            self.assertTrue(is_error(r), target)
+            self.assertEqual(code_of(r), "SECRET_IN_GENERATED_OUTPUT", json.dumps(r)[:1500])
+            self.assertNotIn(PASSWORD, json.dumps(r))
+        self.assertEqual(self.swipium_files(), before)
+
+    def test_70_nothing_recorded(self):
+        r = self.tool("qa_start_session", {"projectRoot": self.project})
+        fresh = sc(r)["sessionId"]
+        before = self.swipium_files()
+        for target in ("flow", "pom", "suite", "testcases", "appium"):
+            r = self.tool("qa_generate", {"sessionId": fresh, "target": target}, ok=False)
+            self.assertTrue(is_error(r), target)
+            self.assertEqual(code_of(r), "NO_RECORDED_ACTIONS", json.dumps(r)[:1500])
+        self.assertEqual(self.swipium_files(), before)
+
+    def test_80_appium(self):
+        before = self.swipium_files()
+        r = self.generate({"target": "appium", "language": "python"}, ok=False)
+        if is_error(r):
+            # until the Appium emitter is merged: refused, nothing written
+            self.assertEqual(code_of(r), "UNEMITTABLE_STEP", json.dumps(r)[:1500])
+            self.assertEqual(self.swipium_files(), before)
+        else:
+            self.assertTrue(sc(r)["files"])
+            self.assert_no_secret_anywhere()
+
+    def test_90_symlinked_output_folder_is_refused(self):
+        outside = os.path.join(self.tmp, "outside")
+        os.makedirs(outside, exist_ok=True)
+        flows = os.path.join(self.project, ".swipium", "flows")
+        moved = flows + ".real"
+        os.rename(flows, moved)
+        os.symlink(outside, flows)
+        try:
+            r = self.generate({"target": "flow", "name": "escape", "save": True}, ok=False)
+            self.assertTrue(is_error(r))
+            self.assertEqual(code_of(r), "UNSAFE_ACTION_REFUSED", json.dumps(r)[:1500])
+            self.assertEqual(os.listdir(outside), [])
+        finally:
+            os.remove(flows)
+            os.rename(moved, flows)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
