@@ -32,5 +32,6 @@
 #include <swipium/process.h>
 #include <swipium/feature.h>
 #include <swipium/generate.h>
+#include <swipium/suite.h>
 
 #endif
