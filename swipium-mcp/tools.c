@@ -45,6 +45,7 @@ extern const struct mcp_tool mcp_tool_qa_flow_run;
 extern const struct mcp_tool mcp_tool_qa_flow_repair;
 /* issues */
 extern const struct mcp_tool mcp_tool_qa_issue_log;
+extern const struct mcp_tool mcp_tool_qa_mobile_audit;
 /* run */
 extern const struct mcp_tool mcp_tool_qa_report;
 /* app-map */
@@ -119,6 +120,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_flow_repair,
 	/* issues */
 	&mcp_tool_qa_issue_log,
+	&mcp_tool_qa_mobile_audit,
 	/* first-run */
 	&mcp_tool_qa_first_run,
 #ifdef MCP_TEST_TOOLS

@@ -29,5 +29,6 @@
 #include <swipium/appmap.h>
 #include <swipium/explore.h>
 #include <swipium/autopilot.h>
+#include <swipium/audit.h>
 
 #endif
