@@ -1,0 +1,422 @@
+"""qa_mobile_audit through swipium-mcp, the real adb and the virtual device (tests/vdevice/apps/audit.yaml):
+plan runs no device command, execute of each profile with evidence, the airplane state put back as found (on
+or off) at the end, after a failure midway and on cancellation, a refused consent touching nothing, the
+account cycle without allowGeneratedData typing and tapping nothing, failed and blocked checks in the issue
+ledger with their evidence, and issue recurrence read from the ledger."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "mcp"))
+from vdevice_env import VDeviceEnv, SOURCE_ROOT  # noqa: E402
+from mcpclient import Server  # noqa: E402
+
+APP = "com.example.audit"
+APP_MODEL = os.path.join(SOURCE_ROOT, "tests", "vdevice", "apps", "audit.yaml")
+ARM_CRASH = (540, 1110)  # the "Arm crash" button: every later launch crashes natively
+
+
+def sc(resp):
+    return resp["result"]["structuredContent"]
+
+
+def is_error(resp):
+    return bool(resp["result"].get("isError"))
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sw-audit-")
+        self.project = os.path.join(self.tmp, "app")
+        os.makedirs(self.project)
+        with open(os.path.join(self.project, "package.json"), "w") as f:
+            f.write('{"name": "notes"}')
+        self.stats = os.path.join(self.tmp, "stats.jsonl")
+        self.touch = os.path.join(self.tmp, "touch.jsonl")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def device(self):
+        return VDeviceEnv(app=APP_MODEL, device_args=["--stats", self.stats, "--touch-log", self.touch])
+
+    def server(self, env, extra=None):
+        e = dict(env.env)
+        e["HOME"] = env.server.home
+        e.update(extra or {})
+        s = Server(env=e)
+        s.initialize()
+        return s
+
+    def session(self, s):
+        sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
+        r = s.tool("qa_prepare_target", {"sessionId": sid, "appId": APP, "bindOnly": True})
+        self.assertFalse(is_error(r), r)
+        return sid
+
+    def commands(self):
+        """Every adb invocation the device served so far (its --stats log)."""
+        if not os.path.exists(self.stats):
+            return []
+        with open(self.stats) as f:
+            return [json.loads(line)["cmd"] for line in f if line.strip()]
+
+    def touches(self):
+        if not os.path.exists(self.touch):
+            return []
+        with open(self.touch) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def airplane(self, env):
+        rc, out, _ = env.shell("settings get global airplane_mode_on")
+        self.assertEqual(rc, 0)
+        return out.strip()
+
+    def set_airplane(self, env, on):
+        rc, _, err = env.shell("cmd connectivity airplane-mode %s" % ("enable" if on else "disable"))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.airplane(env), "1" if on else "0")
+
+    def launch(self, env):
+        rc, _, err = env.shell("monkey -p %s -c android.intent.category.LAUNCHER 1" % APP)
+        self.assertEqual(rc, 0, err)
+
+    def rotation(self, env):
+        rc, out, _ = env.shell("settings get system user_rotation")
+        return out.strip()
+
+    def ledger(self, s, sid):
+        r = s.tool("qa_issue_log", {"sessionId": sid, "mode": "history"})
+        self.assertFalse(is_error(r), r)
+        return sc(r)["issues"]
+
+    def audit_issues(self, s, sid):
+        return [i for i in self.ledger(s, sid) if i["title"].startswith("Mobile audit")]
+
+    def assert_evidence_rule(self, result):
+        for c in result["checks"]:
+            if c["status"] == "pass":
+                self.assertTrue(c["evidence"], c)  # never a pass without evidence
+            self.assertIn(c["status"], ("pass", "fail", "blocked", "not_evaluated"), c)
+
+
+class Arguments(Base):
+    def test_listed_and_argument_errors(self):
+        with self.device() as env:
+            s = self.server(env)
+            tools = {t["name"]: t for t in s.call("tools/list")["result"]["tools"]}
+            self.assertIn("qa_mobile_audit", tools)
+            ann = tools["qa_mobile_audit"]["annotations"]
+            self.assertFalse(ann["readOnlyHint"])
+            self.assertFalse(ann["destructiveHint"])
+            self.assertFalse(ann["idempotentHint"])
+            sid = self.session(s)
+            # waitForCompletion was removed: INVALID_ARGUMENT (not STALE_CLIENT), nothing runs
+            before = len(self.commands())
+            r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "smoke", "mode": "execute",
+                                           "waitForCompletion": True})
+            self.assertTrue(is_error(r))
+            self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT", r)
+            self.assertIn("waitForCompletion", json.dumps(sc(r)))
+            for bad in ({"profile": "everything"}, {"profile": "smoke", "mode": "run"},
+                        {"profile": "smoke", "sourceRevision": {"commit": 3}},
+                        {"profile": "smoke", "sourceRevision": {"tag": "v1"}}, {}):
+                r = s.tool("qa_mobile_audit", dict(bad, sessionId=sid))
+                self.assertTrue(is_error(r), (bad, r))
+                self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT", (bad, r))
+            # execute needs a prepared session
+            r = s.tool("qa_mobile_audit", {"projectRoot": self.project, "profile": "smoke", "mode": "execute"})
+            self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT", r)
+            self.assertIn("sessionId", sc(r)["what"] if "what" in sc(r) else json.dumps(sc(r)))
+            self.assertEqual(len(self.commands()), before, "an argument error ran a device command")
+            s.close()
+
+
+class Plan(Base):
+    def test_plan_runs_no_device_command(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            before = self.commands()
+            plans = {}
+            for profile in ("smoke", "account_cycle", "store_compliance", "resilience", "release_gate"):
+                r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": profile,
+                                               "sourceRevision": {"commit": "abc123", "branch": "main"},
+                                               "targetApp": "Notes"})
+                self.assertFalse(is_error(r), r)
+                plans[profile] = sc(r)
+            # without a session too
+            r = s.tool("qa_mobile_audit", {"projectRoot": self.project, "profile": "release_gate"})
+            self.assertFalse(is_error(r), r)
+            self.assertEqual(self.commands(), before, "a plan ran a device command")
+            self.assertEqual(self.touches(), [])
+            self.assertEqual(self.airplane(env), "0")
+            # the checklist and the safety contract
+            ids = lambda p: [c["id"] for c in plans[p]["checks"]]  # noqa: E731
+            self.assertEqual(plans["smoke"]["mode"], "plan")
+            self.assertEqual(ids("smoke"), ["smoke.launch", "smoke.health", "smoke.screen"])
+            gate = ids("release_gate")
+            for p in ("smoke", "account_cycle", "store_compliance", "resilience"):
+                for i in ids(p):
+                    self.assertIn(i, gate)
+            self.assertIn("release.locator_readiness", gate)
+            self.assertIn("release.issue_recurrence", gate)
+            for p in ("resilience", "release_gate"):
+                self.assertEqual(plans[p]["consent"]["action"], "network_change")
+                self.assertEqual(plans[p]["consent"]["risk"], "medium")
+                self.assertIn("network", plans[p]["safetyContract"])
+            for p in ("smoke", "account_cycle", "store_compliance"):
+                self.assertFalse(plans[p]["consent"]["required"])
+            acc = plans["account_cycle"]
+            self.assertTrue(all("allowGeneratedData" in c["blockedBecause"] for c in acc["checks"]), acc)
+            self.assertIn("never deleted", acc["safetyContract"]["deletion"])
+            self.assertEqual(plans["smoke"]["audited"]["sourceRevision"], {"commit": "abc123", "branch": "main"})
+            self.assertEqual(plans["smoke"]["audited"]["targetApp"], "Notes")
+            s.close()
+
+
+class Execute(Base):
+    def test_smoke_passes_with_evidence(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "smoke", "mode": "execute"}, timeout=120)
+            self.assertFalse(is_error(r), r)
+            res = sc(r)
+            self.assert_evidence_rule(res)
+            self.assertEqual([c["status"] for c in res["checks"]], ["pass", "pass", "pass"], res)
+            self.assertEqual(res["releaseImpact"]["verdict"], "ship")
+            self.assertFalse(res["network"]["managed"])
+            kinds = {e["kind"] for c in res["checks"] for e in c["evidence"]}
+            self.assertTrue({"screenshot", "ui_dump", "log"} <= kinds, kinds)
+            # the evidence exists: the screenshot is a PNG, the dump is the app's hierarchy
+            shot = [e["uri"] for c in res["checks"] for e in c["evidence"] if e["kind"] == "screenshot"][0]
+            a = sc(s.tool("qa_get_artifact", {"uri": shot}))
+            self.assertEqual(a.get("mime") or a.get("mimeType"), "image/png", a)
+            dump = [e["uri"] for c in res["checks"] for e in c["evidence"] if e["kind"] == "ui_dump"][0]
+            d = s.call("resources/read", {"uri": dump})
+            self.assertIn("Privacy policy", json.dumps(d))
+            self.assertTrue(res.get("reportUri", "").startswith("swipium://"), res)
+            # smoke changes no network: no airplane command at all
+            self.assertFalse([c for c in self.commands() if "airplane" in c], self.commands())
+            self.assertEqual(self.audit_issues(s, sid), [])
+            s.close()
+
+    def test_store_compliance_and_release_build_not_faked(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "store_compliance",
+                                                "mode": "execute"}, timeout=120))
+            self.assert_evidence_rule(res)
+            st = {c["id"]: c for c in res["checks"]}
+            for i in ("store.privacy_policy", "store.terms", "store.account_deletion", "store.paywall"):
+                self.assertEqual(st[i]["status"], "pass", st[i])
+            self.assertEqual(st["store.build_metadata"]["status"], "blocked")  # no APK in the project
+            self.assertEqual(st["store.release_build"]["status"], "not_evaluated")
+            self.assertNotEqual(res["releaseImpact"]["verdict"], "ship")
+            # nothing was tapped to find them (Delete account above all)
+            self.assertEqual(self.touches(), [])
+            s.close()
+
+
+class Network(Base):
+    def run_resilience(self, found_on, arm_crash=False):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            if arm_crash:
+                rc, _, err = env.shell("input tap %d %d" % ARM_CRASH)
+                self.assertEqual(rc, 0, err)
+            self.set_airplane(env, found_on)
+            rot_before = self.rotation(env)
+            n0 = len(self.commands())
+            r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "resilience", "mode": "execute"},
+                       timeout=120)
+            self.assertFalse(is_error(r), r)
+            res = sc(r)
+            self.assert_evidence_rule(res)
+            # the state found first is the state at the end
+            self.assertEqual(self.airplane(env), "1" if found_on else "0")
+            self.assertEqual(res["network"]["found"], "on" if found_on else "off")
+            self.assertTrue(res["network"]["restored"], res["network"])
+            self.assertEqual(self.rotation(env), rot_before)
+            self.assertTrue(res["orientation"]["restored"])
+            cmds = self.commands()[n0:]
+            # the state was read before the first toggle, and the toggles did happen
+            first_read = next(i for i, c in enumerate(cmds) if "airplane_mode_on" in c)
+            toggles = [i for i, c in enumerate(cmds) if "airplane-mode enable" in c or "airplane-mode disable" in c]
+            self.assertTrue(toggles, cmds)
+            self.assertLess(first_read, toggles[0])
+            self.assertTrue(any("airplane-mode disable" in cmds[i] for i in toggles), cmds)
+            if not found_on:
+                self.assertTrue(any("airplane-mode enable" in cmds[i] for i in toggles), cmds)
+            else:
+                # already on: not toggled on first; turned off for the reconnect check, then on again at the end
+                last = cmds[toggles[-1]]
+                self.assertIn("enable", last)
+            st = self.state(env, sid)
+            s_network = st.get("network") or {}
+            statuses = [(m["action"], m["status"]) for m in st["mutations"]]
+            self.assertIn(("network_change", "approved"), statuses)
+            self.assertIn(("network_change", "executed"), statuses)
+            self.assertFalse(s_network.get("changed") and not s_network.get("restored"), s_network)
+            self.assertTrue(any("airplane mode found" in c for c in st["envChanges"]), st["envChanges"])
+            return s, sid, res, env
+
+    def state(self, env, sid):
+        runs = os.path.join(env.server.home, ".swipium", "runs")
+        for root, dirs, files in os.walk(runs):
+            if os.path.basename(root) == sid and "state.json" in files:
+                with open(os.path.join(root, "state.json")) as f:
+                    return json.load(f)
+        raise AssertionError("no state.json for " + sid)
+
+    def test_airplane_already_on_is_restored_to_on(self):
+        s, sid, res, env = self.run_resilience(True)
+        st = {c["id"]: c["status"] for c in res["checks"]}
+        self.assertEqual(st, {"resilience.offline": "pass", "resilience.reconnect": "pass",
+                              "resilience.relaunch": "pass", "resilience.rotation": "pass"}, res)
+        off = [c for c in res["checks"] if c["id"] == "resilience.offline"][0]
+        self.assertIn("already on", json.dumps(off["evidence"]))
+        s.close()
+
+    def test_airplane_off_is_restored_to_off(self):
+        s, sid, res, env = self.run_resilience(False)
+        self.assertEqual(res["releaseImpact"]["verdict"], "ship", res)
+        s.close()
+
+    def test_failure_midway_restores_on_and_logs_evidence(self):
+        for found_on in (True, False):
+            with self.subTest(found_on=found_on):
+                s, sid, res, env = self.run_resilience(found_on, arm_crash=True)
+                st = {c["id"]: c for c in res["checks"]}
+                self.assertEqual(st["resilience.offline"]["status"], "pass")
+                self.assertEqual(st["resilience.relaunch"]["status"], "fail", st["resilience.relaunch"])
+                self.assertEqual(st["resilience.relaunch"]["failureCode"], "NATIVE_CRASH")
+                self.assertEqual(st["resilience.rotation"]["status"], "fail")
+                self.assertEqual(res["releaseImpact"]["verdict"], "block")
+                self.assertIn("resilience.relaunch", res["releaseImpact"]["blockingChecks"])
+                # the ledger has the failed checks with their evidence
+                issues = {i["title"]: i for i in self.audit_issues(s, sid)}
+                relaunch = [i for t, i in issues.items() if "(resilience.relaunch)" in t]
+                self.assertEqual(len(relaunch), 1, issues)
+                self.assertEqual(relaunch[0]["failureCode"], "NATIVE_CRASH")
+                self.assertTrue(relaunch[0]["evidenceUris"], relaunch[0])
+                self.assertTrue(all(u.startswith("swipium://") for u in relaunch[0]["evidenceUris"]))
+                self.assertIn("native_crash", relaunch[0]["summary"])
+                self.assertEqual(st["resilience.relaunch"]["issueId"], relaunch[0]["issueId"])
+                self.assertEqual(res["ledger"]["logged"], 2, res["ledger"])
+                s.close()
+
+    def test_consent_refused_runs_nothing_on_the_device(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            self.set_airplane(env, True)
+            before = self.commands()
+            args = {"sessionId": sid, "profile": "release_gate", "mode": "execute"}
+            r = s.tool("qa_mobile_audit", args)
+            env_ = sc(r)
+            self.assertTrue(env_.get("requiresConsent"), r)
+            self.assertEqual(env_["action"], "network_change")
+            self.assertEqual(env_["risk"], "medium")
+            self.assertIn("airplane-mode enable", env_["exactCommand"])
+            r = s.tool("qa_mobile_audit", dict(args, consentId=env_["consentId"], approve=False))
+            self.assertEqual(sc(r)["failureCode"], "CONSENT_DECLINED", r)
+            self.assertEqual(self.commands(), before, "a refused consent ran a device command")
+            self.assertEqual(self.touches(), [])
+            self.assertEqual(self.airplane(env), "1")
+            self.assertEqual(self.audit_issues(s, sid), [])
+            s.close()
+
+    def test_cancel_restores_the_airplane_state(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            rid = s.request("tools/call", {"name": "qa_mobile_audit", "arguments": {
+                "sessionId": sid, "profile": "resilience", "mode": "execute"}})
+            deadline = time.monotonic() + 20
+            while self.airplane(env) != "1":  # the offline check is under way
+                self.assertLess(time.monotonic(), deadline, "airplane mode never went on")
+                time.sleep(0.05)
+            s.notify("notifications/cancelled", {"requestId": rid})
+            # the cancelled call gets no answer; the next one shows the worker is free and the state is back
+            r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "smoke"}, timeout=60)
+            self.assertFalse(is_error(r), r)
+            self.assertEqual(self.airplane(env), "0")
+            # an interrupted check is not evidence: nothing is logged for it
+            self.assertEqual(self.audit_issues(s, sid), [])
+            st = Network.state(self, env, sid)
+            self.assertTrue(st["network"]["restored"], st["network"])
+            s.close()
+
+
+class Accounts(Base):
+    def test_account_cycle_without_generated_data_types_and_taps_nothing(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            n0 = len(self.commands())
+            res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "account_cycle", "mode": "execute",
+                                                "allowTestAccountDeletion": True}, timeout=120))
+            self.assertEqual([c["status"] for c in res["checks"]], ["blocked"] * 4, res)
+            for c in res["checks"]:
+                self.assertIn("allowGeneratedData", c["reason"])
+            self.assertEqual(self.touches(), [])
+            self.assertFalse([c for c in self.commands()[n0:] if c.startswith("input ") or " input " in c],
+                             self.commands()[n0:])
+            self.assertTrue(any("deletes no account" in n for n in res["notes"]), res["notes"])
+            # blocked checks are in the ledger, as gates
+            issues = self.audit_issues(s, sid)
+            self.assertEqual(len(issues), 4, issues)
+            self.assertTrue(all(i["category"] == "expected_gate" for i in issues), issues)
+            self.assertEqual(res["releaseImpact"]["verdict"], "caution")
+            s.close()
+
+
+class ReleaseGate(Base):
+    def test_release_gate_reads_recurrence_and_keeps_not_evaluated_honest(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            # a fixed issue that came back
+            r = sc(s.tool("qa_issue_log", {"sessionId": sid, "mode": "log", "title": "Checkout button crashes",
+                                           "failureCode": "NATIVE_CRASH"}))
+            iid = r["issue"]["issueId"]
+            sc(s.tool("qa_issue_log", {"sessionId": sid, "mode": "mark_fixed", "issueId": iid,
+                                       "fixedInCommit": "deadbeef"}))
+            r = sc(s.tool("qa_issue_log", {"sessionId": sid, "mode": "log", "title": "Checkout button crashes",
+                                           "failureCode": "NATIVE_CRASH"}))
+            self.assertEqual(r["outcome"], "reopened")
+            res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "release_gate", "mode": "execute",
+                                                "sourceRevision": {"commit": "abc123"}}, timeout=180))
+            self.assert_evidence_rule(res)
+            st = {c["id"]: c for c in res["checks"]}
+            self.assertEqual(st["release.issue_recurrence"]["status"], "fail")
+            self.assertIn(iid, st["release.issue_recurrence"]["reason"])
+            self.assertEqual(st["release.locator_readiness"]["status"], "not_evaluated")
+            self.assertIn("not evaluated", st["release.locator_readiness"]["reason"])
+            self.assertEqual(res["releaseImpact"]["verdict"], "block")
+            self.assertEqual(res["audited"]["sourceRevision"], {"commit": "abc123"})
+            self.assertEqual(self.airplane(env), "0")
+            self.assertEqual(res["counts"]["total"], len(res["checks"]))
+            s.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
