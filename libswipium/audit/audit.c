@@ -26,9 +26,9 @@ const sw__audit_check_def sw__audit_checks[] = {
 	 "the UI dump", "high", "app_bug", true, false},
 	/* account_cycle */
 	{"account.create", SW__AUDIT_ACCOUNT, "disposable account can be created",
-	 "Walks the sign-up form with generated data (qa_first_run continue, allowGeneratedAccount): a "
-	 "generated e-mail and a random password registered as a secret. Refused in production-like "
-	 "environments.", "the first-run steps as log lines; screenshot", "high", "app_bug", true, true},
+	 "Only in a test or staging environment (a disposable fixture or .swipium/test-data-policy.json): fills "
+	 "the sign-up form with a generated e-mail and a random password registered as a secret (session inputs "
+	 "SWIPIUM_TEST_USERNAME / SWIPIUM_TEST_PASSWORD, typed as placeholders) and taps Sign up.", "the environment as a log line; UI dumps before and after; screenshot", "high", "app_bug", true, true},
 	{"account.logout", SW__AUDIT_ACCOUNT, "generated account can log out",
 	 "Taps a visible Log out / Sign out control (never a destructive one) and looks for the login screen.",
 	 "UI dumps before and after; screenshot", "high", "app_bug", true, false},
@@ -235,8 +235,8 @@ static json_t *safety_contract(const sw__audit_opts *o)
 		    c, "accounts",
 		    json_string(o->allow_generated
 		                    ? "allowGeneratedData: the account cycle uses a disposable generated account (a "
-		                      "generated e-mail, a random password kept as a secret); sign-up is refused in "
-		                      "production-like environments."
+		                      "generated e-mail, a random password kept as a secret), and only in a test or "
+		                      "staging environment (a disposable fixture or .swipium/test-data-policy.json)."
 		                    : "Without allowGeneratedData the account cycle is blocked: nothing is typed or "
 		                      "tapped for it."));
 	json_object_set_new(c, "deletion",

@@ -4,13 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/random.h>
+
 #include "audit-internal.h"
+#include "../autopilot/autopilot-internal.h"
 #include <swipium/artifacts.h>
-#include <swipium/autopilot.h>
 #include <swipium/device.h>
 #include <swipium/explore.h>
 #include <swipium/health.h>
 #include <swipium/issues.h>
+#include <swipium/redact.h>
 
 typedef struct run {
 	sw_ctx *ctx;
@@ -421,50 +424,157 @@ static void account_blocked_all(run *r, const char *reason)
 		check_done(r, check_new(ids[i]), "blocked", reason, NULL, "expected_gate");
 }
 
+static const char *const SIGNUP_KW[] = {"sign up", "signup", "create account", "create an account", "register",
+                                        "get started", NULL};
+
+/* A random password of 20 characters: letters, digits and a symbol, every class present (transfer full). */
+static char *generated_password(void)
+{
+	static const char set[] = "ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz3456789";
+	unsigned char raw[20];
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return NULL;
+	char *p = malloc(sizeof(raw) + 1);
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < 16; i++)
+		p[i] = set[raw[i] % (sizeof(set) - 1)];
+	p[16] = (char)('A' + raw[16] % 26);
+	p[17] = (char)('a' + raw[17] % 26);
+	p[18] = (char)('2' + raw[18] % 8);
+	p[19] = "!#%+-_=@"[raw[19] % 8];
+	p[20] = '\0';
+	return p;
+}
+
+/* The sign-up form on @nodes: an e-mail or user field, at least one password field and a sign-up button. */
+static bool signup_form(json_t *nodes, json_t **user, json_t **btn)
+{
+	*user = NULL;
+	*btn = find_label(nodes, SIGNUP_KW, true);
+	bool pw = false;
+	size_t i;
+	json_t *n;
+	json_array_foreach(nodes, i, n) {
+		const char *idv = json_string_value(json_object_get(n, "id"));
+		const char *l = json_string_value(json_object_get(n, "label"));
+		if (json_is_true(json_object_get(n, "password")))
+			pw = true;
+		else if (!*user && ((idv && (strstr(idv, "email") || strstr(idv, "user"))) ||
+		                    (l && (strstr(l, "email") || strstr(l, "username")))))
+			*user = n;
+	}
+	return pw && *user && *btn;
+}
+
+static int type_into(run *r, json_t *field, const char *text);
+
 static void account_create(run *r)
 {
 	json_t *c = check_new("account.create");
-	char *out = NULL, *reason = NULL;
-	sw_error *e = NULL;
-	const char *args = "{\"mode\":\"continue\",\"until\":\"until_home\",\"allowGeneratedAccount\":true}";
-	if (sw_first_run(r->ctx, r->s, args, &out, &e) != SW_OK) {
-		reason = REASON("the sign-up walk did not run: %s", sw_error_message(e));
-		ev_line(c, "log", reason);
-		check_done(r, c, "blocked", reason, sw_error_failure_code(e), "missing_test_data");
-		sw_error_free(e);
+	char *why = NULL, *reason = NULL;
+	/* the environment first: sign-up only in a test or staging environment, before anything is typed */
+	bool disposable = false;
+	json_t *envev = json_array();
+	const char *env = ap_environment(r->s, NULL, &disposable, envev);
+	char *line = REASON("environment: %s (from %zu source(s): a disposable fixture or .swipium/test-data-policy.json)",
+	                    env, json_array_size(envev));
+	ev_line(c, "log", line);
+	free(line);
+	json_decref(envev);
+	if (strcmp(env, "test") && strcmp(env, "staging")) {
+		reason = REASON("sign-up is refused: the environment is %s, not test or staging (declare it in "
+		                ".swipium/test-data-policy.json {\"environment\": \"test\"} or with a disposable fixture); "
+		                "nothing was typed",
+		                env);
+		check_done(r, c, "blocked", reason, NULL, "expected_gate");
 		free(reason);
 		return;
 	}
-	json_t *fr = json_loads(out, 0, NULL);
-	sw_free(out);
-	json_t *now = json_object_get(fr, "now");
-	const char *cls = json_string_value(json_object_get(now, "screenClass"));
-	const char *state = json_string_value(json_object_get(fr, "state"));
-	const char *stopped = json_string_value(json_object_get(fr, "stoppedReason"));
-	json_t *gen = json_object_get(fr, "generated");
-	char *line = REASON("first run: %zu step(s), stopped: %s, now on a %s screen, generated account: %s",
-	                    json_array_size(json_object_get(fr, "steps")), stopped ? stopped : "?", cls ? cls : "?",
-	                    json_is_object(gen) ? "yes" : "no");
-	ev_line(c, "log", line);
-	free(line);
-	ev_screenshot(r, c, "qa_mobile_audit account.create");
-	if (json_is_object(gen) && cls && !strcmp(cls, "home")) {
-		r->account_created = true;
-		check_done(r, c, "pass", "a disposable account was created and the app reached its home screen", NULL,
-		           NULL);
-	} else if (state && !strcmp(state, "needs_input")) {
-		const char *q = json_string_value(json_object_get(json_object_get(fr, "needsInput"), "question"));
-		reason = REASON("sign-up needs input the audit cannot give: %s", q ? q : "a question");
-		check_done(r, c, "blocked", reason, "MISSING_TEST_DATA", "missing_test_data");
-	} else if (!json_is_object(gen)) {
-		reason = REASON("no sign-up form was reached (the screen is a %s screen)", cls ? cls : "unknown");
-		check_done(r, c, "blocked", reason, NULL, "missing_test_data");
-	} else {
-		reason = REASON("sign-up with the generated account did not reach home (now a %s screen)", cls ? cls : "?");
-		check_done(r, c, "fail", reason, NULL, NULL);
+	json_t *nodes = ev_dump(r, c, "audit-signup-before", &why);
+	json_t *user = NULL, *btn = NULL;
+	if (nodes && !signup_form(nodes, &user, &btn)) {
+		/* a login-or-create screen: one tap on its sign-up control, when the risk rules call it safe */
+		json_t *open = find_label(nodes, SIGNUP_KW, true);
+		const char *risk = open ? sw_risk_classify(json_string_value(json_object_get(open, "text")),
+		                                           json_string_value(json_object_get(open, "id")), NULL, NULL)
+		                        : NULL;
+		if (open && risk && strcmp(risk, "destructive") && tap_node(r, open, "account.create", NULL) == SW_OK &&
+		    nap(r, 800)) {
+			json_decref(nodes);
+			nodes = ev_dump(r, c, "audit-signup-form", &why);
+			if (nodes && !signup_form(nodes, &user, &btn))
+				user = btn = NULL;
+		}
 	}
-	free(reason);
-	json_decref(fr);
+	if (aborted(r)) {
+		json_decref(nodes);
+		free(why);
+		check_drop(c);
+		return;
+	}
+	if (!nodes) {
+		check_done(r, c, "blocked", why, "SNAPSHOT_FAILED", "environment_noise");
+		free(why);
+		return;
+	}
+	if (!user || !btn) {
+		check_done(r, c, "blocked", "no sign-up form (an e-mail field, a password field and a Sign up button) on "
+		           "the current screen; open it and run the audit again",
+		           NULL, "missing_test_data");
+		json_decref(nodes);
+		free(why);
+		return;
+	}
+	/* the disposable account: a generated e-mail and a random password, a secret before it goes anywhere */
+	char *pw = generated_password();
+	char *email = REASON("swipium_%lld@yopmail.com", (long long)sw_wall_ms());
+	if (!pw || !email || sw_redactor_add_secret(sw_session_redactor(r->s), pw, NULL) != SW_OK ||
+	    sw_session_input_set(r->s, "SWIPIUM_TEST_USERNAME", email, NULL) != SW_OK ||
+	    sw_session_input_set(r->s, "SWIPIUM_TEST_PASSWORD", pw, NULL) != SW_OK) {
+		check_done(r, c, "blocked", "the generated account could not be prepared", NULL, "mcp_limitation");
+		free(pw);
+		free(email);
+		json_decref(nodes);
+		free(why);
+		return;
+	}
+	free(pw);
+	int rc = type_into(r, user, "${SWIPIUM_TEST_USERNAME}");
+	size_t i;
+	json_t *n;
+	json_array_foreach(nodes, i, n)
+		if (rc == SW_OK && json_is_true(json_object_get(n, "password")))
+			rc = type_into(r, n, "${SWIPIUM_TEST_PASSWORD}");
+	if (rc == SW_OK)
+		rc = tap_node(r, btn, "account.create", NULL);
+	if (rc != SW_OK || !nap(r, 1200)) {
+		if (aborted(r))
+			check_drop(c);
+		else
+			check_done(r, c, "blocked", "the sign-up form could not be filled in or sent", NULL,
+			           "environment_noise");
+	} else {
+		json_decref(nodes);
+		nodes = ev_dump(r, c, "audit-signup-after", &why);
+		ev_screenshot(r, c, "qa_mobile_audit account.create");
+		line = REASON("generated account %s (password kept as a secret: SWIPIUM_TEST_PASSWORD)", email);
+		ev_line(c, "log", line);
+		free(line);
+		bool still = false;
+		json_array_foreach(nodes, i, n)
+			if (json_is_true(json_object_get(n, "password")))
+				still = true;
+		if (nodes && !still) {
+			r->account_created = true;
+			check_done(r, c, "pass", "a disposable account was created: the sign-up form is gone", NULL, NULL);
+		} else {
+			check_done(r, c, "fail", "after Sign up the sign-up form is still shown", NULL, NULL);
+		}
+	}
+	free(email);
+	json_decref(nodes);
+	free(why);
 }
 
 static void account_logout(run *r)

@@ -388,6 +388,72 @@ class Accounts(Base):
             s.close()
 
 
+class GeneratedAccount(Base):
+    MODEL = os.path.join(SOURCE_ROOT, "tests", "vdevice", "apps", "audit-accounts.yaml")
+
+    def run_cycle(self, policy):
+        if policy is not None:
+            os.makedirs(os.path.join(self.project, ".swipium"), exist_ok=True)
+            with open(os.path.join(self.project, ".swipium", "test-data-policy.json"), "w") as f:
+                json.dump(policy, f)
+        env = VDeviceEnv(app=self.MODEL, device_args=["--stats", self.stats, "--touch-log", self.touch])
+        env.__enter__()
+        self.addCleanup(env.__exit__, None, None, None)
+        s = self.server(env)
+        sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
+        self.assertFalse(is_error(s.tool("qa_prepare_target", {"sessionId": sid, "appId": "com.example.accounts",
+                                                              "bindOnly": True})))
+        rc, _, err = env.shell("monkey -p com.example.accounts -c android.intent.category.LAUNCHER 1")
+        self.assertEqual(rc, 0, err)
+        r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "account_cycle", "mode": "execute",
+                                       "allowGeneratedData": True}, timeout=120)
+        self.assertFalse(is_error(r), r)
+        return env, s, sid, sc(r)
+
+    def test_cycle_with_a_disposable_account(self):
+        env, s, sid, res = self.run_cycle({"environment": "test"})
+        self.assert_evidence_rule(res)
+        self.assertEqual([(c["id"], c["status"]) for c in res["checks"]],
+                         [("account.create", "pass"), ("account.logout", "pass"),
+                          ("account.forgot_password", "pass"), ("account.login", "pass")], res)
+        _, log, _ = env.shell("logcat -d")
+        created = [l.split("account created for ")[1] for l in log.splitlines() if "account created for" in l]
+        self.assertEqual(len(created), 1, log)
+        email, password = created[0].split(" with password ")
+        self.assertRegex(email, r"^swipium_\d+@yopmail\.com$")
+        self.assertGreaterEqual(len(password), 16)
+        # the login reused the account sign-up created
+        self.assertIn("signed in as " + email, log)
+        # never tapped: account deletion and the reset submission
+        labels = [t["element"]["label"] for t in self.touches() if t.get("element")]
+        self.assertNotIn("Delete account", labels)
+        self.assertNotIn("Send reset link", labels)
+        self.assertNotIn("DELETE ACCOUNT TAPPED", log)
+        self.assertNotIn("RESET SENT", log)
+        # the generated password is a secret: not in the result, the ledger, the session or its artifacts
+        s.tool("qa_report", {"sessionId": sid})
+        s.close()
+        self.assertNotIn(password, json.dumps(res))
+        for root, dirs, files in os.walk(os.path.join(env.server.home, ".swipium")):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as f:
+                    self.assertNotIn(password.encode(), f.read(), os.path.join(root, name))
+        for root, dirs, files in os.walk(os.path.join(self.project, ".swipium")):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as f:
+                    self.assertNotIn(password.encode(), f.read(), name)
+
+    def test_no_test_environment_refuses_sign_up_and_types_nothing(self):
+        env, s, sid, res = self.run_cycle(None)
+        st = {c["id"]: c for c in res["checks"]}
+        self.assertEqual(st["account.create"]["status"], "blocked")
+        self.assertIn("not test or staging", st["account.create"]["reason"])
+        self.assertTrue(all(c["status"] == "blocked" for c in res["checks"]), res)
+        self.assertEqual(self.touches(), [])
+        self.assertFalse([c for c in self.commands() if c.startswith("input ")])
+        s.close()
+
+
 class ReleaseGate(Base):
     def test_release_gate_reads_recurrence_and_keeps_not_evaluated_honest(self):
         with self.device() as env:
