@@ -69,4 +69,14 @@ int sw__audit_log_issue(sw_session *s, const char *profile, json_t *check, sw_er
 /* The lower-cased labels of a UI dump's nodes (text and content-desc), for keyword checks (transfer full). */
 json_t *sw__audit_dump_nodes(const char *xml, size_t len);
 
+/*
+ * The release facts of an APK's manifest (transfer full): {targetSdk: int|null, debuggable?: bool (absent when
+ * the manifest has no <application>), permissions[], warnings[]}. Never fails: what could not be read is a
+ * warning.
+ */
+json_t *sw__audit_apk_facts(const char *path);
+
+/* The lowest targetSdkVersion Google Play takes for new apps and updates (API 35 since 31 August 2025). */
+#define SW__AUDIT_MIN_TARGET_SDK 35
+
 #endif

@@ -42,6 +42,8 @@ typedef struct run {
 	char *history_error;
 	/* account cycle */
 	bool account_created, logged_out;
+	/* store compliance: the project's build, found by store.build_metadata */
+	char *apk;
 } run;
 
 static bool aborted(run *r)
@@ -793,6 +795,73 @@ static void store_label_check(run *r, json_t *nodes, const char *evidence_uri, c
 	}
 }
 
+/* Permissions Google Play restricts: each needs a declaration in the Play Console (or must go). */
+static const char *const RESTRICTED[] = {
+    "android.permission.READ_SMS", "android.permission.RECEIVE_SMS", "android.permission.SEND_SMS",
+    "android.permission.RECEIVE_MMS", "android.permission.RECEIVE_WAP_PUSH", "android.permission.READ_CALL_LOG",
+    "android.permission.WRITE_CALL_LOG", "android.permission.PROCESS_OUTGOING_CALLS",
+    "android.permission.ACCESS_BACKGROUND_LOCATION", "android.permission.MANAGE_EXTERNAL_STORAGE",
+    "android.permission.QUERY_ALL_PACKAGES", "android.permission.REQUEST_INSTALL_PACKAGES",
+    "android.permission.USE_FULL_SCREEN_INTENT", "android.permission.READ_MEDIA_IMAGES",
+    "android.permission.READ_MEDIA_VIDEO", NULL};
+
+static void store_release_build(run *r)
+{
+	json_t *c = check_new("store.release_build");
+	if (!r->apk) {
+		check_done(r, c, "blocked", "no APK of the app in the project to read (build one, or see "
+		           "store.build_metadata)", "NO_BUILD_ARTIFACT", "missing_test_data");
+		return;
+	}
+	json_t *f = sw__audit_apk_facts(r->apk);
+	json_t *tsdk = json_object_get(f, "targetSdk");
+	json_t *dbg = json_object_get(f, "debuggable");
+	json_t *restricted = json_array();
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(f, "permissions"), i, p) {
+		for (const char *const *k = RESTRICTED; *k; k++)
+			if (!strcmp(json_string_value(p), *k))
+				json_array_append(restricted, p);
+	}
+	char *perms = json_dumps(json_object_get(f, "permissions"), JSON_COMPACT);
+	char *warn = json_dumps(json_object_get(f, "warnings"), JSON_COMPACT);
+	char *line = REASON("%s: targetSdk %lld, debuggable %s, permissions %s%s%s", r->apk,
+	                    json_is_integer(tsdk) ? (long long)json_integer_value(tsdk) : -1LL,
+	                    json_is_true(dbg) ? "true" : json_is_false(dbg) ? "false" : "unknown", perms ? perms : "[]",
+	                    json_array_size(json_object_get(f, "warnings")) ? ", warnings " : "",
+	                    json_array_size(json_object_get(f, "warnings")) ? warn : "");
+	ev_line(c, "facts", line);
+	free(line);
+	free(perms);
+	free(warn);
+	json_object_set(c, "facts", f);
+	char *reason = NULL;
+	if (json_is_true(dbg)) {
+		check_done(r, c, "fail", "the build is debuggable (android:debuggable=\"true\"): stores reject it; ship "
+		           "a release build", NULL, NULL);
+	} else if (json_is_integer(tsdk) && json_integer_value(tsdk) < SW__AUDIT_MIN_TARGET_SDK) {
+		reason = REASON("targetSdkVersion %lld is below %d, the lowest Google Play takes for new apps and updates",
+		                (long long)json_integer_value(tsdk), SW__AUDIT_MIN_TARGET_SDK);
+		check_done(r, c, "fail", reason, NULL, NULL);
+	} else if (!json_is_integer(tsdk) || !json_is_boolean(dbg)) {
+		check_done(r, c, "blocked", "the manifest's target SDK or debuggable flag could not be read (see the "
+		           "warnings)", NULL, "mcp_limitation");
+	} else if (json_array_size(restricted)) {
+		char *list = json_dumps(restricted, JSON_COMPACT);
+		reason = REASON("restricted permission(s) %s need a Play Console declaration (or must be removed)",
+		                list ? list : "?");
+		free(list);
+		json_object_set_new(c, "severity", json_string("medium"));
+		check_done(r, c, "fail", reason, NULL, NULL);
+	} else {
+		check_done(r, c, "pass", "not debuggable, a current target SDK, no restricted permission", NULL, NULL);
+	}
+	free(reason);
+	json_decref(restricted);
+	json_decref(f);
+}
+
 static void store(run *r)
 {
 	/* one dump of the current screen serves the label checks */
@@ -875,7 +944,10 @@ static void store(run *r)
 		if (!json_is_object(best))
 			best = json_array_get(json_object_get(res, "candidates"), 0);
 		const char *path = json_string_value(json_object_get(best, "path"));
+		const char *type = json_string_value(json_object_get(best, "type"));
 		const char *appid = json_string_value(json_object_get(best, "appId"));
+		if (path && type && !strcmp(type, "apk") && appid && !strcmp(appid, r->app))
+			r->apk = sw__strdup(path); /* store.release_build reads only the audited app's APK */
 		json_t *vn = json_object_get(best, "versionName"), *vc = json_object_get(best, "versionCode");
 		char *vcs = json_is_null(vc) || !vc ? NULL : json_dumps(vc, JSON_ENCODE_ANY);
 		char *line = REASON("artifact %s: appId %s, versionName %s, versionCode %s, minSdk %lld",
@@ -900,12 +972,7 @@ static void store(run *r)
 	}
 	sw_free(out);
 	sw_error_free(e);
-	c = check_new("store.release_build");
-	json_object_set_new(c, "status", json_string("not_evaluated"));
-	json_object_set_new(c, "reason",
-	                    json_string("not evaluated: the artifact reader (sw_artifact_inspect) does not read the "
-	                                "debuggable flag, the target SDK or the permissions yet"));
-	json_array_append_new(r->checks, c);
+	store_release_build(r);
 }
 
 /* ---- resilience ------------------------------------------------------------------------------ */
@@ -1324,6 +1391,7 @@ int sw_audit_execute(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *op
 	json_decref(r.orientation);
 	json_decref(r.history);
 	free(r.history_error);
+	free(r.apk);
 	free(r.app);
 	sw__audit_opts_clear(&o);
 	return rc;

@@ -5,8 +5,11 @@ account cycle without allowGeneratedData typing and tapping nothing, failed and 
 ledger with their evidence, and issue recurrence read from the ledger."""
 
 import json
+import re
 import os
 import shutil
+import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,10 +20,50 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "mcp"))
 from vdevice_env import VDeviceEnv, SOURCE_ROOT  # noqa: E402
 from mcpclient import Server  # noqa: E402
+import apkgen  # noqa: E402
+import test_artifacts as real_apks  # noqa: E402  (fetch_real_apks: the APKs of tests/data/apks/real-apks.json)
 
 APP = "com.example.audit"
 APP_MODEL = os.path.join(SOURCE_ROOT, "tests", "vdevice", "apps", "audit.yaml")
 ARM_CRASH = (540, 1110)  # the "Arm crash" button: every later launch crashes natively
+
+
+def release_manifest(package, target_sdk, debuggable, permissions):
+    """A binary AndroidManifest.xml with <uses-sdk>, <application android:debuggable> and <uses-permission>s,
+    from apkgen's pieces (aapt dump badging judges what it says)."""
+    ids = {"name": 0x01010003, "debuggable": 0x0101000F, "versionCode": 0x0101021B, "versionName": 0x0101021C,
+           "minSdkVersion": 0x0101020C, "targetSdkVersion": 0x01010270}
+    pool = apkgen.Pool(list(ids))
+    resmap = list(ids.values())
+    ns_prefix, ns_uri = pool.idx("android"), pool.idx(apkgen.ANDROID_NS)
+
+    def attr(ns, name, typ, val):
+        raw = pool.idx(val) if typ == apkgen.T_STRING else 0xFFFFFFFF
+        data = raw if typ == apkgen.T_STRING else val
+        return struct.pack("<IIIHBBI", ns, pool.idx(name), raw, 8, 0, typ, data & 0xFFFFFFFF)
+
+    def start(name, alist):
+        body = struct.pack("<IIHHHHHH", 0xFFFFFFFF, pool.idx(name), 20, 20, len(alist), 0, 0, 0) + b"".join(alist)
+        return struct.pack("<HHIII", 0x0102, 16, 16 + len(body), 1, 0xFFFFFFFF) + body
+
+    def end(name):
+        return struct.pack("<HHIIIII", 0x0103, 16, 24, 1, 0xFFFFFFFF, 0xFFFFFFFF, pool.idx(name))
+
+    nodes = start("manifest", [attr(ns_uri, "versionCode", apkgen.T_INT_DEC, 14),
+                               attr(ns_uri, "versionName", apkgen.T_STRING, "1.4.0"),
+                               attr(0xFFFFFFFF, "package", apkgen.T_STRING, package)])
+    nodes += start("uses-sdk", [attr(ns_uri, "minSdkVersion", apkgen.T_INT_DEC, 24),
+                                attr(ns_uri, "targetSdkVersion", apkgen.T_INT_DEC, target_sdk)]) + end("uses-sdk")
+    for p in permissions:
+        nodes += start("uses-permission", [attr(ns_uri, "name", apkgen.T_STRING, p)]) + end("uses-permission")
+    nodes += start("application", [attr(ns_uri, "debuggable", 0x12, 0xFFFFFFFF if debuggable else 0)])
+    nodes += end("application") + end("manifest")
+    ns_start = struct.pack("<HHIIIII", 0x0100, 16, 24, 1, 0xFFFFFFFF, ns_prefix, ns_uri)
+    ns_end = struct.pack("<HHIIIII", 0x0101, 16, 24, 1, 0xFFFFFFFF, ns_prefix, ns_uri)
+    sp = apkgen.string_pool(pool.strings)
+    rm = struct.pack("<HHI", 0x0180, 8, 8 + 4 * len(resmap)) + b"".join(struct.pack("<I", r) for r in resmap)
+    body = sp + rm + ns_start + nodes + ns_end
+    return struct.pack("<HHI", 0x0003, 8, 8 + len(body)) + body
 
 
 def sc(resp):
@@ -222,10 +265,110 @@ class Execute(Base):
             for i in ("store.privacy_policy", "store.terms", "store.account_deletion", "store.paywall"):
                 self.assertEqual(st[i]["status"], "pass", st[i])
             self.assertEqual(st["store.build_metadata"]["status"], "blocked")  # no APK in the project
-            self.assertEqual(st["store.release_build"]["status"], "not_evaluated")
+            self.assertEqual(st["store.release_build"]["status"], "blocked")
+            self.assertEqual(st["store.release_build"]["failureCode"], "NO_BUILD_ARTIFACT")
             self.assertNotEqual(res["releaseImpact"]["verdict"], "ship")
             # nothing was tapped to find them (Delete account above all)
             self.assertEqual(self.touches(), [])
+            s.close()
+
+
+class ReleaseBuild(Base):
+    def audit_with_apk(self, target_sdk, debuggable, permissions):
+        out = os.path.join(self.project, "android", "app", "build", "outputs", "apk", "debug")
+        os.makedirs(out, exist_ok=True)
+        apk = os.path.join(out, "app-debug.apk")
+        apkgen.write_apk(apk, release_manifest(APP, target_sdk, debuggable, permissions))
+        # the judge: aapt reads the same facts from the same file
+        badging = subprocess.run(["aapt", "dump", "badging", apk], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 universal_newlines=True)
+        self.assertIn("package: name='%s'" % APP, badging.stdout, badging.stderr)
+        self.assertIn("targetSdkVersion:'%d'" % target_sdk, badging.stdout)
+        self.assertEqual("application-debuggable" in badging.stdout, debuggable, badging.stdout)
+        for p in permissions:
+            self.assertIn("uses-permission: name='%s'" % p, badging.stdout)
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "store_compliance",
+                                                "mode": "execute"}, timeout=120))
+            s.close()
+        self.assert_evidence_rule(res)
+        return {c["id"]: c for c in res["checks"]}, res
+
+    def test_debuggable_old_target_and_restricted_permission_fail(self):
+        st, res = self.audit_with_apk(30, True, ["android.permission.INTERNET", "android.permission.READ_SMS"])
+        self.assertEqual(st["store.build_metadata"]["status"], "pass", st["store.build_metadata"])
+        rb = st["store.release_build"]
+        self.assertEqual(rb["status"], "fail", rb)
+        self.assertIn("debuggable", rb["reason"])
+        self.assertEqual(rb["facts"]["targetSdk"], 30)
+        self.assertTrue(rb["facts"]["debuggable"])
+        self.assertEqual(rb["facts"]["permissions"], ["android.permission.INTERNET", "android.permission.READ_SMS"])
+        self.assertEqual(res["releaseImpact"]["verdict"], "block")
+
+    def test_old_target_fails_then_restricted_permission_then_pass(self):
+        st, _ = self.audit_with_apk(30, False, [])
+        self.assertEqual(st["store.release_build"]["status"], "fail")
+        self.assertIn("targetSdkVersion 30", st["store.release_build"]["reason"])
+        st, _ = self.audit_with_apk(35, False, ["android.permission.ACCESS_BACKGROUND_LOCATION"])
+        self.assertEqual(st["store.release_build"]["status"], "fail")
+        self.assertEqual(st["store.release_build"]["severity"], "medium")
+        self.assertIn("ACCESS_BACKGROUND_LOCATION", st["store.release_build"]["reason"])
+        st, _ = self.audit_with_apk(35, False, ["android.permission.INTERNET"])
+        self.assertEqual(st["store.release_build"]["status"], "pass", st["store.release_build"])
+        self.assertTrue([e for e in st["store.release_build"]["evidence"] if e["kind"] == "facts"])
+
+
+def aapt_release_facts(apk):
+    """What `aapt dump badging` says of the facts store.release_build reads."""
+    out = subprocess.run(["aapt", "dump", "badging", apk], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    pkg = re.search(r"^package: name='([^']*)'", out, re.M).group(1)
+    target = re.search(r"^targetSdkVersion:'(\d+)'", out, re.M)
+    sdk = re.search(r"^sdkVersion:'(\d+)'", out, re.M)
+    # aapt also lists permissions it infers (uses-implied-permission); the manifest's own are the others
+    implied = set(re.findall(r"^uses-implied-permission: name='([^']*)'", out, re.M))
+    perms = [p for p in re.findall(r"^uses-permission: name='([^']*)'", out, re.M) if p not in implied]
+    return {"appId": pkg, "targetSdk": int(target.group(1)) if target else (int(sdk.group(1)) if sdk else None),
+            "targetDeclared": bool(target), "debuggable": "application-debuggable" in out.splitlines(),
+            "permissions": perms}
+
+
+class RealApks(Base):
+    def test_release_facts_of_real_apks_match_aapt(self):
+        got, skipped = real_apks.fetch_real_apks()
+        apks = [a for paths in got.values() for a in paths]
+        if not apks:
+            self.skipTest("no real APK could be fetched: %s" % skipped)
+        with self.device() as env:
+            s = self.server(env)
+            for apk in apks:
+                with self.subTest(apk=os.path.basename(apk)):
+                    judge = aapt_release_facts(apk)
+                    project = tempfile.mkdtemp(dir=self.tmp)
+                    with open(os.path.join(project, "package.json"), "w") as f:
+                        f.write("{}")
+                    out = os.path.join(project, "android", "app", "build", "outputs", "apk", "debug")
+                    os.makedirs(out)
+                    shutil.copy(apk, out)
+                    sid = sc(s.tool("qa_start_session", {"projectRoot": project}))["sessionId"]
+                    r = s.tool("qa_prepare_target", {"sessionId": sid, "appId": judge["appId"], "bindOnly": True})
+                    self.assertFalse(is_error(r), r)
+                    res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "store_compliance",
+                                                        "mode": "execute"}, timeout=120))
+                    self.assert_evidence_rule(res)
+                    rb = [c for c in res["checks"] if c["id"] == "store.release_build"][0]
+                    facts = rb["facts"]
+                    self.assertEqual(facts["targetSdk"], judge["targetSdk"], (facts, judge))
+                    self.assertEqual(facts["debuggable"], judge["debuggable"], (facts, judge))
+                    self.assertEqual(facts["permissions"], judge["permissions"], (facts, judge))
+                    if not judge["targetDeclared"]:
+                        self.assertTrue(any("minSdkVersion" in w for w in facts["warnings"]), facts)
+                    # the verdict follows from the facts
+                    if judge["debuggable"] or (judge["targetSdk"] or 0) < 35:
+                        self.assertEqual(rb["status"], "fail", rb)
             s.close()
 
 
