@@ -125,7 +125,9 @@ static void walk(const uint8_t *x, size_t len, json_t *facts, long *min_sdk)
 	const uint8_t *resmap = NULL;
 	uint32_t nres = 0;
 	json_t *perms = json_object_get(facts, "permissions");
-	size_t dropped = 0;
+	size_t dropped = 0, elements = 0;
+	if (u32(x + 4) > len)
+		json_array_append_new(warnings, json_string("AndroidManifest.xml is truncated"));
 	size_t off = u16(x + 2);
 	while (off + 8 <= len) {
 		uint16_t type = u16(x + off);
@@ -150,6 +152,7 @@ static void walk(const uint8_t *x, size_t len, json_t *facts, long *min_sdk)
 			nres = (size - 8) / 4;
 		} else if (type == 0x0102 && size >= 36) {
 			char *el = pool_string(&p, u32(c + 20));
+			elements++;
 			uint16_t astart = u16(c + 24), asize = u16(c + 26), acount = u16(c + 28);
 			size_t base = 16 + (size_t)astart;
 			if (el && asize >= 20 && base + (size_t)acount * asize <= size) {
@@ -190,6 +193,8 @@ static void walk(const uint8_t *x, size_t len, json_t *facts, long *min_sdk)
 		}
 		off += size;
 	}
+	if (!elements)
+		json_array_append_new(warnings, json_string("AndroidManifest.xml holds no element"));
 	if (dropped) {
 		char *t = sw__asprintf("%zu more permission(s) not listed (cap %d)", dropped, MAX_PERMISSIONS);
 		json_array_append_new(warnings, json_string(t ? t : "permissions capped"));
