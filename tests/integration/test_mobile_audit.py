@@ -253,6 +253,25 @@ class Execute(Base):
             self.assertEqual(self.audit_issues(s, sid), [])
             s.close()
 
+    def test_sensitive_session_keeps_no_pixels_and_still_needs_evidence(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = sc(s.tool("qa_start_session", {"projectRoot": self.project, "sensitive": True}))["sessionId"]
+            self.assertFalse(is_error(s.tool("qa_prepare_target", {"sessionId": sid, "appId": APP,
+                                                                  "bindOnly": True})))
+            res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "smoke", "mode": "execute"},
+                            timeout=120))
+            self.assert_evidence_rule(res)
+            kinds = {e["kind"] for c in res["checks"] for e in c["evidence"]}
+            self.assertNotIn("screenshot", kinds)
+            self.assertNotIn("ui_dump", kinds)
+            self.assertEqual([c["status"] for c in res["checks"]], ["pass", "pass", "pass"], res)
+            launch = res["checks"][0]
+            self.assertTrue(any("sensitive" in n for n in launch.get("notes", [])), launch)
+            screen = res["checks"][2]
+            self.assertIn("not kept", screen["evidence"][0]["line"])
+            s.close()
+
     def test_store_compliance_and_release_build_not_faked(self):
         with self.device() as env:
             s = self.server(env)
@@ -459,6 +478,8 @@ class Network(Base):
                 self.assertTrue(all(u.startswith("swipium://") for u in relaunch[0]["evidenceUris"]))
                 self.assertIn("native_crash", relaunch[0]["summary"])
                 self.assertEqual(st["resilience.relaunch"]["issueId"], relaunch[0]["issueId"])
+                # the same project's ledger: the second run counts an occurrence of the same issue
+                self.assertEqual(st["resilience.relaunch"]["issueOutcome"], "created" if found_on else "observed_again")
                 self.assertEqual(res["ledger"]["logged"], 2, res["ledger"])
                 s.close()
 
