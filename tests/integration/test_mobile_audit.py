@@ -483,6 +483,25 @@ class Network(Base):
                 self.assertEqual(res["ledger"]["logged"], 2, res["ledger"])
                 s.close()
 
+    def test_offline_mode_false_toggles_nothing(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            n0 = len(self.commands())
+            res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "resilience", "mode": "execute",
+                                                "offlineMode": False}, timeout=120))
+            self.assert_evidence_rule(res)
+            st = {c["id"]: c for c in res["checks"]}
+            for i in ("resilience.offline", "resilience.reconnect"):
+                self.assertEqual(st[i]["status"], "not_evaluated", st[i])
+                self.assertIn("offlineMode", st[i]["reason"])
+            self.assertEqual(st["resilience.relaunch"]["status"], "pass")
+            self.assertFalse([c for c in self.commands()[n0:] if "airplane-mode" in c], self.commands()[n0:])
+            self.assertTrue(res["network"]["restored"])
+            self.assertEqual(self.airplane(env), "0")
+            s.close()
+
     def test_consent_refused_runs_nothing_on_the_device(self):
         with self.device() as env:
             s = self.server(env)
