@@ -480,12 +480,15 @@ static void collect(xmlNode *n, json_t *out, size_t depth)
 			int x1 = 0, y1 = 0, x2 = 0, y2 = 0;
 			if (bounds)
 				(void)sscanf((const char *)bounds, "[%d,%d][%d,%d]", &x1, &y1, &x2, &y2);
+			/* what a screen shows is untrusted: the text quoted in evidence is cut on a character boundary */
+			char *shown = sw__cap(tx ? tx : (ds ? ds : ""), 200);
 			json_t *o = json_pack("{s:s,s:s,s:s,s:b,s:b,s:[i,i,i,i]}", "label", label ? label : "", "text",
-			                      tx ? tx : (ds ? ds : ""), "id", rid ? (const char *)rid : "", "clickable",
+			                      shown ? shown : "", "id", rid ? (const char *)rid : "", "clickable",
 			                      click && !strcmp((const char *)click, "true"), "password",
 			                      pw && !strcmp((const char *)pw, "true"), "bounds", x1, y1, x2, y2);
 			if (o)
 				json_array_append_new(out, o);
+			free(shown);
 			free(label);
 		}
 		xmlFree(text);
