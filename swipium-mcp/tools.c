@@ -52,6 +52,7 @@ extern const struct mcp_tool mcp_tool_qa_suite_export;
 extern const struct mcp_tool mcp_tool_qa_suite_lint;
 /* issues */
 extern const struct mcp_tool mcp_tool_qa_issue_log;
+extern const struct mcp_tool mcp_tool_qa_mobile_audit;
 /* run */
 extern const struct mcp_tool mcp_tool_qa_report;
 /* app-map */
@@ -141,6 +142,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_suite_lint,
 	/* issues */
 	&mcp_tool_qa_issue_log,
+	&mcp_tool_qa_mobile_audit,
 	/* first-run */
 	&mcp_tool_qa_first_run,
 #ifdef MCP_TEST_TOOLS

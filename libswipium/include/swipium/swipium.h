@@ -33,5 +33,6 @@
 #include <swipium/feature.h>
 #include <swipium/generate.h>
 #include <swipium/suite.h>
+#include <swipium/audit.h>
 
 #endif
