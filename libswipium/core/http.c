@@ -26,6 +26,8 @@ typedef CURLcode (*easy_perform_fn)(CURL *c);
 typedef CURLcode (*easy_getinfo_fn)(CURL *c, CURLINFO info, ...);
 typedef void (*easy_cleanup_fn)(CURL *c);
 typedef const char *(*easy_strerror_fn)(CURLcode code);
+typedef struct curl_slist *(*slist_append_fn)(struct curl_slist *l, const char *s);
+typedef void (*slist_free_fn)(struct curl_slist *l);
 
 static struct {
 	global_init_fn global_init;
@@ -35,6 +37,8 @@ static struct {
 	easy_getinfo_fn easy_getinfo;
 	easy_cleanup_fn easy_cleanup;
 	easy_strerror_fn easy_strerror;
+	slist_append_fn slist_append;
+	slist_free_fn slist_free;
 	bool ready;
 	char why[256]; /* why loading failed, when !ready */
 } curl;
@@ -52,7 +56,7 @@ static void curl_load(void)
 	}
 	static const char *const names[] = {"curl_global_init",  "curl_easy_init",    "curl_easy_setopt",
 	                                    "curl_easy_perform", "curl_easy_getinfo", "curl_easy_cleanup",
-	                                    "curl_easy_strerror"};
+	                                    "curl_easy_strerror", "curl_slist_append", "curl_slist_free_all"};
 	void *syms[SW_ARRAY_SIZE(names)];
 	for (size_t i = 0; i < SW_ARRAY_SIZE(names); i++) {
 		syms[i] = dlsym(h, names[i]);
@@ -69,6 +73,8 @@ static void curl_load(void)
 	memcpy(&curl.easy_getinfo, &syms[4], sizeof(void *));
 	memcpy(&curl.easy_cleanup, &syms[5], sizeof(void *));
 	memcpy(&curl.easy_strerror, &syms[6], sizeof(void *));
+	memcpy(&curl.slist_append, &syms[7], sizeof(void *));
+	memcpy(&curl.slist_free, &syms[8], sizeof(void *));
 	/* Done here, once, because curl_global_init() is not thread-safe in every libcurl still shipped. */
 	CURLcode rc = curl.global_init(CURL_GLOBAL_DEFAULT);
 	if (rc != CURLE_OK) {
@@ -162,6 +168,82 @@ int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body
 		*status_out = status;
 out:
 	sw__buf_free(&s.buf);
+	curl.easy_cleanup(c);
+	return rc;
+}
+
+int sw__http_request(const sw__http_req *req, sw__http_resp *resp, sw_error **err)
+{
+	memset(resp, 0, sizeof(*resp));
+	const char *url = req ? req->url : NULL;
+	const char *method = req && req->method ? req->method : "GET";
+	if (!url || (!sw__str_has_prefix(url, "http://") && !sw__str_has_prefix(url, "https://")))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "HTTP %s needs an http:// or https:// URL, got \"%s\"", method, url ? url : "(null)");
+	if (req->timeout_ms <= 0)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "HTTP %s %s: timeout must be > 0 ms", method,
+		                     url);
+	pthread_once(&curl_once, curl_load);
+	if (!curl.ready)
+		return sw__error_set(err, SW_EUNSUPPORTED, NULL,
+		                     "Install libcurl (Debian: apt-get install libcurl4) to enable HTTP requests.",
+		                     "HTTP %s %s: libcurl could not be loaded: %s", method, url, curl.why);
+	CURL *c = curl.easy_init();
+	if (!c)
+		return sw__error_nomem(err);
+	int rc = SW_OK;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	sink s = {SW_BUF_INIT, req->max_body ? req->max_body : ((size_t)64 << 20), true, false};
+	struct curl_slist *hdrs = NULL;
+	if (req->body) {
+		hdrs = curl.slist_append(NULL, "Content-Type: application/json");
+		if (!hdrs) {
+			curl.easy_cleanup(c);
+			return sw__error_nomem(err);
+		}
+	}
+	CURLcode cc = CURLE_OK;
+	if ((cc = curl.easy_setopt(c, CURLOPT_URL, url)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, req->timeout_ms)) != CURLE_OK ||
+	    /* never through a proxy: the caller decided which host it may reach */
+	    (cc = curl.easy_setopt(c, CURLOPT_NOPROXY, "*")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEDATA, &s)) != CURLE_OK ||
+	    (req->body && ((cc = curl.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len)) != CURLE_OK ||
+	                   (cc = curl.easy_setopt(c, CURLOPT_POSTFIELDS, req->body)) != CURLE_OK ||
+	                   (cc = curl.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs)) != CURLE_OK)) ||
+	    (strcmp(method, "GET") != 0 && (cc = curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method)) != CURLE_OK)) {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install libcurl 7.85 or later.",
+		                   "HTTP %s %s: the loaded libcurl rejects an option: %s", method, url, curl.easy_strerror(cc));
+		goto out;
+	}
+	cc = curl.easy_perform(c);
+	if (s.buf.failed) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.capped)) {
+		resp->timed_out = cc == CURLE_OPERATION_TIMEDOUT;
+		rc = sw__error_set(err, resp->timed_out ? SW_ETIMEOUT : SW_EIO, NULL, NULL, "HTTP %s %s failed: %s", method,
+		                   url, errbuf[0] ? errbuf : curl.easy_strerror(cc));
+		goto out;
+	}
+	curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	sw__buf_append(&s.buf, "", 0);
+	if (s.buf.failed || !s.buf.data) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	resp->body = sw__buf_steal(&s.buf, &resp->body_len);
+	resp->capped = s.capped;
+out:
+	sw__buf_free(&s.buf);
+	if (hdrs)
+		curl.slist_free(hdrs);
 	curl.easy_cleanup(c);
 	return rc;
 }
