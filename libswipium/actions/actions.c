@@ -1504,8 +1504,10 @@ int sw_drive_screenshot(sw_drive *d, int force, unsigned char **png, size_t *png
 	int rc = snapshot_now(d, NULL, &res, &e);
 	json_decref(res);
 	if (rc < 0) {
+		/* BACKEND_UNSUPPORTED: a driver without a tree (an iOS simulator without WebDriverAgent) */
 		if (strcmp(sw_error_failure_code(e), "SNAPSHOT_FAILED") &&
-		    strcmp(sw_error_failure_code(e), "VISUAL_ONLY_SCREEN")) {
+		    strcmp(sw_error_failure_code(e), "VISUAL_ONLY_SCREEN") &&
+		    strcmp(sw_error_failure_code(e), "BACKEND_UNSUPPORTED")) {
 			sw__error_propagate(err, e);
 			return rc;
 		}

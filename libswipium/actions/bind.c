@@ -7,6 +7,7 @@
 
 #include "actions-internal.h"
 #include <swipium/generate.h>
+#include <swipium/ios.h>
 #include <swipium/session.h>
 #include <swipium/util.h>
 
@@ -64,8 +65,11 @@ static void record_device(sw_session *s, sw_device *dev)
 		return;
 	json_t *d = json_loads(desc, 0, NULL);
 	sw_free(desc);
-	json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
-	json_t *kind = json_string("adb");
+	bool ios = sw_device_ops(dev) == sw_driver_ios();
+	json_t *rec = ios ? json_pack("{s:s,s:O,s:O*,s:O*}", "platform", "ios", "serial", json_object_get(d, "serial"), "name",
+	                              json_object_get(d, "name"), "runtime", json_object_get(d, "runtime"))
+	                  : json_pack("{s:s,s:O}", "platform", "android", "serial", json_object_get(d, "serial"));
+	json_t *kind = json_string(ios ? "simctl" : "adb");
 	if (rec && kind) {
 		sw__session_set(s, "device", rec, NULL);
 		sw__session_set(s, "driverKind", kind, NULL);
@@ -73,6 +77,34 @@ static void record_device(sw_session *s, sw_device *dev)
 	json_decref(kind);
 	json_decref(rec);
 	json_decref(d);
+}
+
+/* The session's recorded platform ("android" when none is recorded). */
+static bool session_is_ios(sw_session *s)
+{
+	json_t *dev = NULL;
+	if (sw__session_get(s, "device", &dev, NULL) < 0)
+		return false;
+	const char *p = json_string_value(json_object_get(dev, "platform"));
+	bool ios = p && !strcmp(p, "ios");
+	json_decref(dev);
+	return ios;
+}
+
+/* The iOS driver's bind options beyond the serial: the session's app and its attached WebDriverAgent. */
+static void ios_bind_options(sw_session *s, json_t *dopts)
+{
+	json_t *v = NULL;
+	if (sw__session_get(s, "appId", &v, NULL) == SW_OK && json_is_string(v))
+		json_object_set(dopts, "appId", v);
+	json_decref(v);
+	v = NULL;
+	if (sw__session_get(s, "wdaUrl", &v, NULL) == SW_OK && json_is_string(v)) {
+		json_t *w = json_pack("{s:O}", "url", v);
+		if (w)
+			json_object_set_new(dopts, "wda", w);
+	}
+	json_decref(v);
 }
 
 /* Applies the session's budget.maxSnapshotFailures to the drive's tracker (when dumps go visual-only). */
@@ -127,6 +159,9 @@ SW_API int sw_drive_bind(sw_ctx *ctx, sw_session *s, const char *options_json, s
 	json_t *dopts = json_object();
 	if (dopts && serial)
 		json_object_set_new(dopts, "serial", json_string(serial));
+	bool ios = session_is_ios(s);
+	if (dopts && ios)
+		ios_bind_options(s, dopts);
 	char *doj = dopts ? sw__json_compact(dopts) : NULL;
 	json_decref(dopts);
 	json_decref(opts);
@@ -136,7 +171,7 @@ SW_API int sw_drive_bind(sw_ctx *ctx, sw_session *s, const char *options_json, s
 	}
 	sw_device *dev = NULL;
 	sw_drive *drive = NULL;
-	rc = sw_device_open(ctx, sw_driver_android(), doj, &dev, err);
+	rc = sw_device_open(ctx, ios ? sw_driver_ios() : sw_driver_android(), doj, &dev, err);
 	free(doj);
 	if (rc == SW_OK)
 		rc = sw_drive_new(dev, &drive, err);

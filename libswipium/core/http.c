@@ -268,3 +268,85 @@ out:
 	curl.easy_cleanup(c);
 	return rc;
 }
+
+/* A JSON request for the WebDriverAgent client (sw-internal.h). */
+int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **err)
+{
+	memset(resp, 0, sizeof(*resp));
+	const char *url = req ? req->url : NULL;
+	const char *method = req && req->method ? req->method : "GET";
+	if (!url || (!sw__str_has_prefix(url, "http://") && !sw__str_has_prefix(url, "https://")))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "HTTP %s needs an http:// or https:// URL, got \"%s\"", method, url ? url : "(null)");
+	if (req->timeout_ms <= 0)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "HTTP %s %s: timeout must be > 0 ms", method,
+		                     url);
+	pthread_once(&curl_once, curl_load);
+	if (!curl.ready)
+		return sw__error_set(err, SW_EUNSUPPORTED, NULL,
+		                     "Install libcurl (Debian: apt-get install libcurl4) to enable HTTP requests.",
+		                     "HTTP %s %s: libcurl could not be loaded: %s", method, url, curl.why);
+	CURL *c = curl.easy_init();
+	if (!c)
+		return sw__error_nomem(err);
+	int rc = SW_OK;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	sink s = {SW_BUF_INIT, req->max_body ? req->max_body : ((size_t)64 << 20), true, false};
+	struct curl_slist *hdrs = NULL;
+	if (req->body && (!curl.slist_append || !curl.slist_free_all)) {
+		curl.easy_cleanup(c);
+		return sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install a complete libcurl 7.85 or later.",
+		                     "HTTP %s %s: the loaded libcurl has no header lists", method, url);
+	}
+	if (req->body) {
+		hdrs = curl.slist_append(NULL, "Content-Type: application/json");
+		if (!hdrs) {
+			curl.easy_cleanup(c);
+			return sw__error_nomem(err);
+		}
+	}
+	CURLcode cc = CURLE_OK;
+	if ((cc = curl.easy_setopt(c, CURLOPT_URL, url)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_NOSIGNAL, 1L)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_TIMEOUT_MS, req->timeout_ms)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, req->timeout_ms)) != CURLE_OK ||
+	    /* never through a proxy: the caller decided which host it may reach */
+	    (cc = curl.easy_setopt(c, CURLOPT_NOPROXY, "*")) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body)) != CURLE_OK ||
+	    (cc = curl.easy_setopt(c, CURLOPT_WRITEDATA, &s)) != CURLE_OK ||
+	    (req->body && ((cc = curl.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len)) != CURLE_OK ||
+	                   (cc = curl.easy_setopt(c, CURLOPT_POSTFIELDS, req->body)) != CURLE_OK ||
+	                   (cc = curl.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs)) != CURLE_OK)) ||
+	    (strcmp(method, "GET") != 0 && (cc = curl.easy_setopt(c, CURLOPT_CUSTOMREQUEST, method)) != CURLE_OK)) {
+		rc = sw__error_set(err, SW_EUNSUPPORTED, NULL, "Install libcurl 7.85 or later.",
+		                   "HTTP %s %s: the loaded libcurl rejects an option: %s", method, url, curl.easy_strerror(cc));
+		goto out;
+	}
+	cc = curl.easy_perform(c);
+	if (s.buf.failed) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	if (cc != CURLE_OK && !(cc == CURLE_WRITE_ERROR && s.capped)) {
+		resp->timed_out = cc == CURLE_OPERATION_TIMEDOUT;
+		rc = sw__error_set(err, resp->timed_out ? SW_ETIMEOUT : SW_EIO, NULL, NULL, "HTTP %s %s failed: %s", method,
+		                   url, errbuf[0] ? errbuf : curl.easy_strerror(cc));
+		goto out;
+	}
+	curl.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	sw__buf_append(&s.buf, "", 0);
+	if (s.buf.failed || !s.buf.data) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	resp->body = sw__buf_steal(&s.buf, &resp->body_len);
+	resp->capped = s.capped;
+out:
+	sw__buf_free(&s.buf);
+	if (hdrs)
+		curl.slist_free_all(hdrs);
+	curl.easy_cleanup(c);
+	return rc;
+}

@@ -244,6 +244,26 @@ int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body
 int sw__http_request(const char *method, const char *url, const json_t *headers, const char *body, long timeout_ms,
                      long *status_out, char **body_out, size_t max_body, sw_error **err);
 
+/* One HTTP request for a client that speaks JSON (the WebDriverAgent client): @method GET, POST or DELETE, an
+ * optional JSON @body (sent as application/json), never through a proxy, within @timeout_ms (> 0). */
+typedef struct sw__http_req {
+	const char *method; /* NULL: GET */
+	const char *url;
+	const char *body; /* nullable */
+	size_t body_len;
+	long timeout_ms;
+	size_t max_body; /* 0: 64 MiB; a longer body is cut there and resp.capped set */
+} sw__http_req;
+typedef struct sw__http_resp {
+	long status;
+	char *body; /* NUL-terminated, "" when empty (transfer full: free()) */
+	size_t body_len;
+	bool capped, timed_out;
+} sw__http_resp;
+/* Any HTTP status is a success (read resp->status); a transport failure is SW_EIO (SW_ETIMEOUT with
+ * resp->timed_out) with curl's reason, and no failure code: the caller names it. */
+int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **err);
+
 /* ---- drivers (drivers/driver.c) ------------------------------------------ */
 
 struct sw_driver_ops;

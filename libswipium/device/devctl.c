@@ -55,15 +55,50 @@ static json_t *rotation_fields(json_t *o, int rotation, int auto_rotate)
 	return o;
 }
 
+/* qa_device_info's iOS shape: the simulator, its runtime and screen in points; what simctl cannot tell is listed. */
+static int ios_info(sw_device *dev, json_t **out, sw_error **err)
+{
+	char *desc = NULL, *pj = NULL;
+	int rc = sw_device_describe(dev, &desc, err);
+	if (rc == SW_OK)
+		rc = sw_device_properties(dev, &pj, err);
+	if (rc != SW_OK) {
+		sw_free(desc);
+		return rc;
+	}
+	json_t *d = json_loads(desc, 0, NULL), *p = json_loads(pj, 0, NULL);
+	sw_free(desc);
+	sw_free(pj);
+	json_t *scr = json_object_get(p, "screen");
+	json_t *res = json_pack("{s:s,s:O,s:b,s:O*,s:O*,s:s,s:O*,s:{s:O*,s:O*,s:s},s:s,s:n,s:n,s:O*,s:[s,s,s,s,s,s]}",
+	                        "platform", "ios", "serial", json_object_get(d, "serial"), "emulator", 1, "name",
+	                        json_object_get(d, "name"), "runtime", json_object_get(d, "runtime"), "state", "Booted",
+	                        "deviceType", json_object_get(d, "deviceType"), "screen", "width",
+	                        json_object_get(scr, "width"), "height", json_object_get(scr, "height"), "unit", "points",
+	                        "orientation", "unknown", "rotation", "autoRotate", "mode", json_object_get(d, "mode"),
+	                        "unsupported", "orientation", "rotation", "autoRotate", "abis", "packages", "density");
+	json_decref(d);
+	json_decref(p);
+	if (!res)
+		return sw__error_nomem(err);
+	*out = res;
+	return SW_OK;
+}
+
 int sw_devctl_info(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *options_json, char **out_json,
                    sw_error **err)
 {
 	(void)ctx;
 	(void)s;
-	json_t *opts;
+	json_t *opts, *res_ios = NULL;
 	int rc = bad_options(options_json, &opts, err);
 	if (rc != SW_OK)
 		return rc;
+	if (sw_device_ops(dev) == sw_driver_ios()) {
+		rc = ios_info(dev, &res_ios, err);
+		json_decref(opts);
+		return rc == SW_OK ? finish(res_ios, out_json, err) : rc;
+	}
 	char *desc = NULL, *pj = NULL, *pk = NULL;
 	json_t *d = NULL, *p = NULL, *pkgs = NULL, *res = NULL;
 	int rotation = -1, auto_rotate = -1;

@@ -4,6 +4,7 @@
 
 #include "sw-internal.h"
 #include <swipium/driver.h>
+#include <swipium/ios.h>
 
 struct sw_device {
 	const struct sw_driver_ops *ops;
@@ -332,7 +333,7 @@ void sw__driver_register(const struct sw_driver_ops *ops)
 
 const struct sw_driver_ops *sw_driver_find(const char *name)
 {
-	const struct sw_driver_ops *known[] = {sw_driver_android()};
+	const struct sw_driver_ops *known[] = {sw_driver_android(), sw_driver_ios()};
 	for (size_t i = 0; name && i < SW_ARRAY_SIZE(known); i++)
 		if (known[i]->name && !strcmp(known[i]->name, name))
 			return known[i];
@@ -344,7 +345,7 @@ const struct sw_driver_ops *sw_driver_find(const char *name)
 
 void sw_drivers_shutdown(sw_ctx *ctx)
 {
-	const struct sw_driver_ops *known[] = {sw_driver_android()};
+	const struct sw_driver_ops *known[] = {sw_driver_android(), sw_driver_ios()};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(known); i++)
 		if (known[i]->version >= 2 && known[i]->shutdown)
 			known[i]->shutdown(ctx);

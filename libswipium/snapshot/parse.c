@@ -167,7 +167,10 @@ static bool ci_contains(const char *hay, const char *needle)
 static bool is_edit_class(const char *cls)
 {
 	return strstr(cls, "EditText") != NULL || !strcmp(cls, "android.widget.AutoCompleteTextView") ||
-	       !strcmp(cls, "android.widget.MultiAutoCompleteTextView");
+	       !strcmp(cls, "android.widget.MultiAutoCompleteTextView") ||
+	       /* iOS (WebDriverAgent) text inputs: docs/ios.md */
+	       !strcmp(cls, "XCUIElementTypeTextField") || !strcmp(cls, "XCUIElementTypeSecureTextField") ||
+	       !strcmp(cls, "XCUIElementTypeSearchField") || !strcmp(cls, "XCUIElementTypeTextView");
 }
 
 static void assign_role(sw__element *e)

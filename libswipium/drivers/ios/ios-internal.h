@@ -71,4 +71,66 @@ int sw__simctl_pick(json_t *list, const char *device, const char *bound_udid, bo
  */
 int sw__ios_app_check(const char *path, json_t **out, sw_error **err);
 
+/* ---- WebDriverAgent (wda.c, wda-source.c) --------------------------------------------------- */
+
+#define SW__WDA_STATUS_MS 1500     /* a /status probe */
+#define SW__WDA_COMMAND_MS 30000   /* every other request (less when the caller's deadline is nearer) */
+#define SW__WDA_BODY_MAX ((size_t)64 << 20)
+#define SW__WDA_NODE_LIMIT 200000  /* elements converted from one source */
+#define SW__WDA_MAX_DEPTH 256
+#define SW__WDA_DEFAULT_URL "http://127.0.0.1:8100"
+
+/*
+ * Parses a WDA URL: *base_out (transfer full) is scheme://host[:port][/path] without a trailing '/';
+ * *loopback is true only for localhost, 127.0.0.0/8 and [::1] read from the URL's host (never with a
+ * user-info part). INVALID_ARGUMENT for anything that is not an http(s) URL with a host.
+ */
+int sw__wda_url_parse(const char *url, char **base_out, bool *loopback, sw_error **err);
+/* Whether SWIPIUM_ALLOW_REMOTE_WDA (comma-separated exact base URLs, trailing '/' ignored) names @base. */
+bool sw__wda_remote_allowed(const char *base);
+
+/* A WDA endpoint and its session. */
+typedef struct sw__wda {
+	char *base;        /* no trailing '/' */
+	char *sid;         /* the WDA session, NULL until created */
+	char *bundle_id;   /* capabilities.alwaysMatch.bundleId (nullable) */
+	json_t *extra_caps; /* merged into alwaysMatch (ios.wda.capabilities), nullable */
+	json_t *warnings;  /* strings the caller reports (a recreated session) */
+} sw__wda;
+sw__wda *sw__wda_new(const char *base, const char *sid, const char *bundle_id);
+void sw__wda_free(sw__wda *w);
+/* POST /session with alwaysMatch {bundleId, shouldTerminateApp:false[, forceAppLaunch:false]}. */
+int sw__wda_session_new(sw__wda *w, bool recovering, sw_error **err);
+/*
+ * One request: @path after the base (or after /session/<sid> with @in_session, creating the session
+ * first). *out gets WDA's "value" (transfer full; nullable @out). W3C errors map to ELEMENT_NOT_FOUND,
+ * STALE_REF, INVALID_SELECTOR, WDA_SESSION_FAILED or UNKNOWN; no answer to WDA_UNREACHABLE (a slow
+ * /source to WDA_SOURCE_SLOW); a body that is not a JSON object to WDA_UNREACHABLE. "invalid session id"
+ * recreates the session once (forceAppLaunch:false), retries, and adds a warning.
+ */
+int sw__wda_call(sw__wda *w, const char *method, const char *path, bool in_session, json_t *body, long timeout_ms,
+                 json_t **out, sw_error **err);
+/* GET /status within @timeout_ms (0: 1.5 s). */
+int sw__wda_status(const char *base, long timeout_ms, json_t **out, sw_error **err);
+/* GET /session/<sid>/source: the XML text. */
+int sw__wda_source(sw__wda *w, long timeout_ms, char **xml, size_t *len, sw_error **err);
+
+typedef struct sw__wda_source_stats {
+	size_t nodes, hidden, bad_frames, empty_frames;
+} sw__wda_source_stats;
+/*
+ * WDA source XML (root XCUIElementTypeApplication, an <AppiumAUT> wrapper accepted) to the uiautomator-
+ * shaped hierarchy the snapshot parser reads (class = the XCUIElementType). Streaming; more than
+ * @node_limit (0: SW__WDA_NODE_LIMIT) elements fail with WDA_HIERARCHY_TOO_LARGE, malformed XML with
+ * SNAPSHOT_FAILED. (transfer full)
+ */
+int sw__wda_source_convert(const char *xml, size_t len, const char *package, size_t node_limit, char **out,
+                           size_t *out_len, sw__wda_source_stats *stats, sw_error **err);
+bool sw__wda_type_is_field(const char *type);
+
+/* The simulator driver (driver-ios.c). */
+const struct sw_driver_ops *sw__driver_ios(void);
+/* The WDA warnings (a recreated session) of a bound iOS device since the last call; NULL when none. (transfer full) */
+json_t *sw__ios_take_warnings(sw_device *dev);
+
 #endif

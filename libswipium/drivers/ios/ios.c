@@ -281,6 +281,14 @@ static void bind_session(sw_session *s, json_t *sim)
 	}
 	json_decref(rec);
 	json_decref(kind);
+	/* a simulator without an attached WebDriverAgent is driven visual-only (qa_wda attach changes it) */
+	json_t *url = NULL;
+	bool wda = sw__session_get(s, "wdaUrl", &url, NULL) == SW_OK && json_is_string(url);
+	json_decref(url);
+	json_t *mode = json_string(wda ? "structured" : "visual-only");
+	if (mode)
+		sw__session_set(s, "mode", mode, NULL);
+	json_decref(mode);
 }
 
 static long boot_wait_ms(const plan *p)
@@ -388,7 +396,7 @@ static int do_logs(plan *p, sw_session *s, int (*abort_fn)(void *), void *ud, js
 	if (rc != SW_OK)
 		return rc;
 	if (r.status != 0) {
-		rc = sw__simctl_fail("spawn log show", &r, "BACKEND_ERROR", NULL, err);
+		rc = sw__simctl_fail("spawn log show", &r, "DEVICE_NOT_READY", NULL, err);
 		sw__proc_result_clear(&r);
 		return rc;
 	}
@@ -470,11 +478,11 @@ int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort
 			sw__proc_result r;
 			rc = run_step(&p, 0, SW__SIMCTL_BOOT_MS, abort_fn, abort_ud, &r, err);
 			if (rc == SW_OK && r.status != 0 && !says(&r, "current state: Shutdown"))
-				rc = sw__simctl_fail("shutdown", &r, "BACKEND_ERROR", NULL, err);
+				rc = sw__simctl_fail("shutdown", &r, "DEVICE_NOT_READY", NULL, err);
 			sw__proc_result_clear(&r);
 		}
 		if (rc == SW_OK)
-			rc = do_simple(&p, SW__SIMCTL_BOOT_MS, "BACKEND_ERROR", "Shut the simulator down first, then erase it",
+			rc = do_simple(&p, SW__SIMCTL_BOOT_MS, "DEVICE_NOT_READY", "Shut the simulator down first, then erase it",
 			               abort_fn, abort_ud, NULL, err);
 		if (rc == SW_OK) {
 			json_object_set_new(o, "erased", json_true());
@@ -500,6 +508,16 @@ int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort
 		} else if (rc == SW_OK) {
 			json_object_set_new(o, "launched", json_true());
 			json_object_set_new(o, "bundleId", json_string(p.bid));
+			/* the first app launched becomes the session's app (qa_app_control, WDA sessions) */
+			json_t *cur = NULL;
+			if (s && sw__session_get(s, "appId", &cur, NULL) == SW_OK && !json_is_string(cur)) {
+				json_t *v = json_string(p.bid);
+				if (v)
+					sw__session_set(s, "appId", v, NULL);
+				json_decref(v);
+				json_object_set_new(o, "sessionApp", json_true());
+			}
+			json_decref(cur);
 			const char *colon = r.out ? strrchr(r.out, ':') : NULL;
 			long pid = colon ? strtol(colon + 1, NULL, 10) : 0;
 			if (pid > 0)
@@ -510,7 +528,7 @@ int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort
 		sw__proc_result r;
 		rc = run_step(&p, 0, SW__SIMCTL_QUICK_MS, abort_fn, abort_ud, &r, err);
 		if (rc == SW_OK && r.status != 0 && !says(&r, "found nothing to terminate"))
-			rc = sw__simctl_fail("terminate", &r, "BACKEND_ERROR", NULL, err);
+			rc = sw__simctl_fail("terminate", &r, "DEVICE_NOT_READY", NULL, err);
 		else if (rc == SW_OK) {
 			json_object_set_new(o, "terminated", json_boolean(r.status == 0));
 			json_object_set_new(o, "wasRunning", json_boolean(r.status == 0));
@@ -518,7 +536,7 @@ int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort
 		}
 		sw__proc_result_clear(&r);
 	} else if (!strcmp(a, "openurl")) {
-		rc = do_simple(&p, SW__SIMCTL_QUICK_MS, "BACKEND_ERROR",
+		rc = do_simple(&p, SW__SIMCTL_QUICK_MS, "DEVICE_NOT_READY",
 		               "Check that an installed app handles the URL's scheme", abort_fn, abort_ud, NULL, err);
 		if (rc == SW_OK) {
 			json_object_set_new(o, "opened", json_true());
@@ -527,7 +545,7 @@ int sw_ios_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort
 	} else if (!strcmp(a, "logs")) {
 		rc = do_logs(&p, s, abort_fn, abort_ud, o, err);
 	} else if (!strcmp(a, "privacy_reset")) {
-		rc = do_simple(&p, SW__SIMCTL_QUICK_MS, "BACKEND_ERROR", NULL, abort_fn, abort_ud, NULL, err);
+		rc = do_simple(&p, SW__SIMCTL_QUICK_MS, "DEVICE_NOT_READY", NULL, abort_fn, abort_ud, NULL, err);
 		if (rc == SW_OK) {
 			json_object_set_new(o, "reset", json_string(opt(&p, "service") ? opt(&p, "service") : "all"));
 			json_object_set_new(o, "bundleId", p.bid ? json_string(p.bid) : json_null());

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../catalog/catalog-internal.h"
 #include "ios-internal.h"
 
 #define LIST_MAX_OUT ((size_t)16 << 20)
@@ -38,7 +39,7 @@ int sw__simctl(const char *const *args, int timeout_ms, int (*abort_fn)(void *),
 	free(xcrun);
 	const char *sub = args[0] ? args[0] : "";
 	if (rc != SW_OK) {
-		rc = sw__error_set(err, SW_ESTATE, "BACKEND_ERROR", "Check that `xcrun simctl help` works, then retry",
+		rc = sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", "Check that `xcrun simctl help` works, then retry",
 		                   "xcrun simctl %s could not be started: %s", sub, e ? sw_error_message(e) : "?");
 		sw_error_free(e);
 		return rc;
@@ -49,7 +50,7 @@ int sw__simctl(const char *const *args, int timeout_ms, int (*abort_fn)(void *),
 	}
 	if (res->timed_out) {
 		sw__proc_result_clear(res);
-		return sw__error_set(err, SW_ESTATE, "BACKEND_ERROR",
+		return sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY",
 		                     "CoreSimulator may be stuck: quit Simulator.app (or run `xcrun simctl shutdown all`) "
 		                     "and retry",
 		                     "xcrun simctl %s did not answer within %d s and was stopped", sub,
@@ -139,10 +140,10 @@ int sw__simctl_fail(const char *sub, const sw__proc_result *res, const char *fai
 		snprintf(status, sizeof(status), "exit status %d", res->status);
 	int rc;
 	if (e.domain)
-		rc = sw__error_set(err, SW_EIO, failure_code, hint, "simctl %s failed: %s (domain=%s, code=%ld, %s)", sub,
+		rc = sw__error_set(err, sw__catalog_result(failure_code, SW_EIO), failure_code, hint, "simctl %s failed: %s (domain=%s, code=%ld, %s)", sub,
 		                   e.reason ? e.reason : "no reason given", e.domain, e.code, status);
 	else
-		rc = sw__error_set(err, SW_EIO, failure_code, hint, "simctl %s failed: %s (%s)", sub,
+		rc = sw__error_set(err, sw__catalog_result(failure_code, SW_EIO), failure_code, hint, "simctl %s failed: %s (%s)", sub,
 		                   e.reason ? e.reason : "no output", status);
 	if (err && *err) {
 		json_t *d = json_pack("{s:s,s:i,s:s?,s:s?}", "subcommand", sub, "exitStatus", res->status, "domain",
@@ -190,7 +191,7 @@ json_t *sw__simctl_parse_list(const char *text, size_t len, sw_error **err)
 	if (!json_is_object(devices)) {
 		json_decref(root);
 		char *shown = len ? sw__utf8_cap(text, len, 120, SW_CAP_HEAD) : NULL;
-		sw__error_set(err, SW_ESTATE, "BACKEND_ERROR",
+		sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY",
 		              "Run `xcrun simctl list devices -j` in a terminal; restart CoreSimulator (quit Simulator.app) "
 		              "if it prints anything but JSON",
 		              "xcrun simctl list devices -j printed %s, not the JSON device list%s%s%s",
@@ -237,9 +238,12 @@ json_t *sw__simctl_parse_list(const char *text, size_t len, sw_error **err)
 				continue;
 			}
 			bool is_booted = state && !strcmp(state, "Booted");
-			json_array_append_new(sims, json_pack("{s:s,s:s,s:s,s:s?,s:s,s:b}", "udid", udid, "name", name, "state",
-			                                      state ? state : "Unknown", "runtime", rname, "runtimeId", key,
-			                                      "booted", is_booted));
+			json_t *sim = json_pack("{s:s,s:s,s:s,s:s?,s:s,s:b}", "udid", udid, "name", name, "state",
+			                        state ? state : "Unknown", "runtime", rname, "runtimeId", key, "booted", is_booted);
+			const char *dtype = json_string_value(json_object_get(d, "deviceTypeIdentifier"));
+			if (sim && dtype)
+				json_object_set_new(sim, "deviceType", json_string(dtype));
+			json_array_append_new(sims, sim);
 			if (is_booted)
 				json_array_append_new(booted, json_string(udid));
 			n_ok++;
@@ -262,19 +266,19 @@ int sw__simctl_list(json_t **out, sw_error **err)
 	if (rc != SW_OK)
 		return rc;
 	if (r.status != 0) {
-		rc = sw__simctl_fail("list", &r, "BACKEND_ERROR", "Run `xcrun simctl list devices -j` in a terminal", err);
+		rc = sw__simctl_fail("list", &r, "DEVICE_NOT_READY", "Run `xcrun simctl list devices -j` in a terminal", err);
 		sw__proc_result_clear(&r);
 		return rc;
 	}
 	if (r.truncated) {
 		sw__proc_result_clear(&r);
-		return sw__error_set(err, SW_ESTATE, "BACKEND_ERROR", NULL,
+		return sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", NULL,
 		                     "xcrun simctl list devices -j printed more than 16 MiB; not read");
 	}
 	json_t *l = sw__simctl_parse_list(r.out, r.out_len, err);
 	sw__proc_result_clear(&r);
 	if (!l)
-		return SW_EIO;
+		return SW_EDEVICE;
 	*out = l;
 	return SW_OK;
 }

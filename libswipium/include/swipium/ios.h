@@ -80,6 +80,14 @@ SW_API int sw_ios_wait_booted(sw_ctx *ctx, sw_session *s, long timeout_ms, int (
 SW_API int sw_ios_resolve_target(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json,
                                  sw_error **err);
 
+/**
+ * The iOS Simulator driver: simctl for screenshots, recordings, apps and URLs; WebDriverAgent (when the
+ * bind options carry {"wda": {"url", "sessionId"?}}) for the UI tree and input; without it visual-only
+ * (taps through idb when it is on PATH). @options_json of sw_device_open: {serial? (UDID), appId?, wda?}.
+ * (transfer none)
+ */
+SW_API const struct sw_driver_ops *sw_driver_ios(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,10 +134,10 @@ class TestIosList(IosCase):
         s, sid = self.start()
         for mode, word in (("garbage", "not JSON"), ("empty", "nothing"), ("truncated", "not JSON")):
             self.knobs({"list": mode})
-            sc = self.fails(s, sid, "BACKEND_ERROR", action="list")
+            sc = self.fails(s, sid, "DEVICE_NOT_READY", action="list")
             self.assertIn(word, sc["what"])
         self.knobs({"fail": {"list": [1, "CoreSimulatorService connection interrupted"]}})
-        sc = self.fails(s, sid, "BACKEND_ERROR", action="list")
+        sc = self.fails(s, sid, "DEVICE_NOT_READY", action="list")
         self.assertIn("CoreSimulatorService connection interrupted", sc["what"])
         self.knobs({})
         self.ok(s, sid, action="list")  # the session still works
@@ -349,7 +349,7 @@ class TestIosDeviceActions(IosCase):
         self.knobs({"hang": {"openurl": 30}})
         t0 = time.monotonic()
         # a hung simctl is stopped by its timeout (15 s), never waited on forever
-        sc = self.fails(s, sid, "BACKEND_ERROR", action="openurl", url="shop://slow")
+        sc = self.fails(s, sid, "DEVICE_NOT_READY", action="openurl", url="shop://slow")
         self.assertIn("did not answer", sc["what"])
         self.assertLess(time.monotonic() - t0, 25)
         self.knobs({})

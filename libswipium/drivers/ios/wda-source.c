@@ -1,0 +1,262 @@
+/* wda-source.c: a WebDriverAgent page source (XML) turned into the hierarchy the snapshot parser reads.
+ *
+ * WDA's `GET /source` is an XML tree of XCUIElementType* elements with type, name, label, value,
+ * placeholderValue, enabled, visible, x, y, width, height (points). The snapshot module reads
+ * uiautomator-shaped dumps (<hierarchy><node class= bounds= ...>), so each WDA element becomes one
+ * <node> whose class keeps the XCUIElementType name; the roles follow docs/ios.md (text fields, buttons,
+ * text, images, scroll containers). The document is read with libxml2's streaming reader, never as a
+ * whole tree, and at most SW__WDA_NODE_LIMIT elements are converted.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlreader.h>
+
+#include "ios-internal.h"
+
+static bool type_is(const char *t, const char *const *list)
+{
+	if (!t)
+		return false;
+	if (!strncmp(t, "XCUIElementType", 15))
+		t += 15;
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(t, list[i]))
+			return true;
+	return false;
+}
+
+static const char *const FIELDS[] = {"TextField", "SecureTextField", "SearchField", "TextView", NULL};
+static const char *const PRESSABLE[] = {"Button", "Cell", "Link", "Switch", "Key", "MenuItem", "Tab", NULL};
+static const char *const SCROLLERS[] = {"ScrollView", "Table", "CollectionView", "WebView", NULL};
+
+bool sw__wda_type_is_field(const char *type)
+{
+	return type_is(type, FIELDS);
+}
+
+static void put_escaped(sw_buf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sw__buf_puts(b, "&amp;"); break;
+		case '<': sw__buf_puts(b, "&lt;"); break;
+		case '>': sw__buf_puts(b, "&gt;"); break;
+		case '"': sw__buf_puts(b, "&quot;"); break;
+		case '\n': sw__buf_puts(b, "&#10;"); break;
+		case '\r': sw__buf_puts(b, "&#13;"); break;
+		case '\t': sw__buf_puts(b, "&#9;"); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				sw__buf_putc(b, *s);
+		}
+	}
+}
+
+static void put_attr(sw_buf *b, const char *name, const char *value)
+{
+	sw__buf_putc(b, ' ');
+	sw__buf_puts(b, name);
+	sw__buf_puts(b, "=\"");
+	put_escaped(b, value);
+	sw__buf_putc(b, '"');
+}
+
+/* A WDA number attribute; false when missing or not finite (inf, nan). */
+static bool num_attr(xmlTextReaderPtr r, const char *name, double *out)
+{
+	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
+	if (!v)
+		return false;
+	char *end = NULL;
+	double d = strtod((const char *)v, &end);
+	bool ok = end && end != (char *)v && *end == '\0' && isfinite(d);
+	xmlFree(v);
+	if (ok)
+		*out = d;
+	return ok;
+}
+
+static char *str_attr(xmlTextReaderPtr r, const char *name)
+{
+	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
+	if (!v)
+		return NULL;
+	char *s = sw__strdup((const char *)v);
+	xmlFree(v);
+	return s;
+}
+
+static bool bool_attr(xmlTextReaderPtr r, const char *name, bool dflt)
+{
+	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
+	if (!v)
+		return dflt;
+	bool t = !strcmp((const char *)v, "true") || !strcmp((const char *)v, "1");
+	xmlFree(v);
+	return t;
+}
+
+/* One element's <node ...> opening tag. @hidden: inside a visible="false" subtree. */
+static void put_node(sw_buf *b, xmlTextReaderPtr r, const char *type, const char *package, bool hidden, bool *out_hidden,
+                     sw__wda_source_stats *st)
+{
+	char *name = str_attr(r, "name"), *label = str_attr(r, "label"), *value = str_attr(r, "value"),
+	     *ph = str_attr(r, "placeholderValue");
+	bool visible = !hidden && bool_attr(r, "visible", true);
+	*out_hidden = !visible;
+	double x = 0, y = 0, w = 0, h = 0;
+	bool geo = num_attr(r, "x", &x) && num_attr(r, "y", &y) && num_attr(r, "width", &w) && num_attr(r, "height", &h);
+	if (!geo)
+		st->bad_frames++;
+	bool field = type_is(type, FIELDS);
+	bool secure = type_is(type, (const char *const[]){"SecureTextField", NULL});
+	bool pressable = type_is(type, PRESSABLE);
+	bool scroller = type_is(type, SCROLLERS);
+	bool is_switch = type_is(type, (const char *const[]){"Switch", NULL});
+	bool statictext = type_is(type, (const char *const[]){"StaticText", NULL});
+	const char *lab = label && *label ? label : NULL;
+	/* #id: the accessibility identifier, which WDA reports as name when it differs from the label */
+	const char *id = name && *name && (!lab || strcmp(name, lab) != 0) ? name : "";
+	const char *text = "", *desc = lab ? lab : "";
+	if (statictext) {
+		text = value && *value ? value : (lab ? lab : "");
+		desc = "";
+	} else if (field) {
+		/* a field's value is what was typed; WDA reports the placeholder as the value of an empty one */
+		if (value && *value && !(ph && !strcmp(value, ph)))
+			text = value;
+	} else if (!is_switch && value && *value && (!lab || strcmp(value, lab) != 0))
+		text = value;
+	sw__buf_puts(b, "<node");
+	put_attr(b, "index", "0");
+	put_attr(b, "text", text);
+	put_attr(b, "resource-id", id);
+	put_attr(b, "class", type);
+	put_attr(b, "package", package ? package : "");
+	put_attr(b, "content-desc", desc);
+	put_attr(b, "hint", ph ? ph : "");
+	put_attr(b, "checkable", is_switch ? "true" : "false");
+	put_attr(b, "checked", is_switch && value && !strcmp(value, "1") ? "true" : "false");
+	put_attr(b, "clickable", pressable ? "true" : "false");
+	put_attr(b, "enabled", bool_attr(r, "enabled", true) ? "true" : "false");
+	put_attr(b, "focusable", field ? "true" : "false");
+	put_attr(b, "focused", bool_attr(r, "focused", false) ? "true" : "false");
+	put_attr(b, "scrollable", scroller ? "true" : "false");
+	put_attr(b, "long-clickable", "false");
+	put_attr(b, "password", secure ? "true" : "false");
+	put_attr(b, "selected", bool_attr(r, "selected", false) ? "true" : "false");
+	put_attr(b, "visible-to-user", visible ? "true" : "false");
+	if (geo && w > 0 && h > 0) {
+		char bounds[128];
+		snprintf(bounds, sizeof(bounds), "[%ld,%ld][%ld,%ld]", lround(x), lround(y), lround(x + w), lround(y + h));
+		put_attr(b, "bounds", bounds);
+	} else {
+		if (geo)
+			st->empty_frames++;
+		put_attr(b, "bounds", "");
+	}
+	sw__buf_putc(b, '>');
+	free(name);
+	free(label);
+	free(value);
+	free(ph);
+}
+
+int sw__wda_source_convert(const char *xml, size_t len, const char *package, size_t node_limit, char **out,
+                           size_t *out_len, sw__wda_source_stats *stats, sw_error **err)
+{
+	sw__wda_source_stats st = {0};
+	if (!node_limit)
+		node_limit = SW__WDA_NODE_LIMIT;
+	if (len > INT32_MAX)
+		return sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE", "Narrow the screen (fewer rows) and retry",
+		                     "The WebDriverAgent source is %zu bytes, too large to read", len);
+	xmlTextReaderPtr r = xmlReaderForMemory(xml, (int)len, NULL, "UTF-8", XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	if (!r)
+		return sw__error_nomem(err);
+	sw_buf b = SW_BUF_INIT;
+	sw__buf_puts(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">");
+	/* hidden state per depth: a visible="false" element hides its whole subtree */
+	bool hidden_at[SW__WDA_MAX_DEPTH + 2] = {false};
+	int open = 0, ret, rc = SW_OK;
+	bool root_seen = false;
+	while ((ret = xmlTextReaderRead(r)) == 1) {
+		int kind = xmlTextReaderNodeType(r);
+		const char *nm = (const char *)xmlTextReaderConstLocalName(r);
+		if (!nm)
+			continue;
+		bool wrapper = !strcmp(nm, "AppiumAUT");
+		if (kind == XML_READER_TYPE_ELEMENT) {
+			if (wrapper)
+				continue;
+			int depth = open;
+			if (!root_seen) {
+				root_seen = true;
+				if (strcmp(nm, "XCUIElementTypeApplication") != 0) {
+					rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
+					                   "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
+					                   "The WebDriverAgent source starts with <%s>, not <XCUIElementTypeApplication>",
+					                   nm);
+					break;
+				}
+			}
+			if (depth >= SW__WDA_MAX_DEPTH) {
+				rc = sw__error_set(err, SW_ELIMIT, "SNAPSHOT_TOO_DEEP", "Simplify the screen's view nesting",
+				                   "The WebDriverAgent source nests deeper than %d elements", SW__WDA_MAX_DEPTH);
+				break;
+			}
+			if (++st.nodes > node_limit) {
+				rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
+				                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
+				                   "The WebDriverAgent source has more than %zu elements; it was not read further",
+				                   node_limit);
+				break;
+			}
+			const char *type = nm;
+			xmlChar *t = xmlTextReaderGetAttribute(r, (const xmlChar *)"type");
+			bool hidden = false;
+			put_node(&b, r, t ? (const char *)t : type, package, hidden_at[depth], &hidden, &st);
+			if (t)
+				xmlFree(t);
+			if (hidden)
+				st.hidden++;
+			if (xmlTextReaderIsEmptyElement(r))
+				sw__buf_puts(&b, "</node>");
+			else {
+				open++;
+				hidden_at[open] = hidden;
+			}
+		} else if (kind == XML_READER_TYPE_END_ELEMENT) {
+			if (wrapper)
+				continue;
+			if (open > 0) {
+				open--;
+				sw__buf_puts(&b, "</node>");
+			}
+		}
+	}
+	if (rc == SW_OK && ret != 0)
+		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+		                   "The WebDriverAgent source is not well-formed XML (read %zu element(s) before the error)",
+		                   st.nodes);
+	if (rc == SW_OK && !root_seen)
+		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+		                   "The WebDriverAgent source has no elements");
+	xmlFreeTextReader(r);
+	if (rc != SW_OK) {
+		sw__buf_free(&b);
+		return rc;
+	}
+	sw__buf_puts(&b, "</hierarchy>");
+	if (b.failed) {
+		sw__buf_free(&b);
+		return sw__error_nomem(err);
+	}
+	*out = sw__buf_steal(&b, out_len);
+	if (stats)
+		*stats = st;
+	return SW_OK;
+}
