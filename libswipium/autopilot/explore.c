@@ -1624,6 +1624,21 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 	    "appMap", appmap, "notes", r.o.notes);
 	if (res)
 		json_object_set(res, "typedFields", r.typed);
+	if (res && r.n_nodes > 0) {
+		/* what the first screen offered, by risk: a caller tells "nothing safe to touch" from "nothing to do" */
+		int counts[3] = {0, 0, 0};
+		size_t k;
+		json_t *el;
+		json_array_foreach(r.nodes[0].elements, k, el)
+		{
+			const char *risk = json_string_value(json_object_get(el, "risk"));
+			counts[risk && !strcmp(risk, "safe") ? 0 : risk && !strcmp(risk, "destructive") ? 2 : 1]++;
+		}
+		json_object_set_new(res, "startScreen",
+		                    json_pack("{s:s,s:s*,s:i,s:i,s:i}", "signature", r.nodes[0].sig, "blocked",
+		                              r.nodes[0].blocked, "safe", counts[0], "unknown", counts[1], "destructive",
+		                              counts[2]));
+	}
 	if (res && r.approved_sig)
 		json_object_set_new(res, "approvedCandidateUsed", json_boolean(r.approved_done));
 	free(graph_uri);
