@@ -359,6 +359,21 @@ class TextEntry(Base):
                         with open(os.path.join(dirpath, name), "rb") as fh:
                             self.assertNotIn(self.PROMO.encode(), fh.read(), os.path.join(dirpath, name))
 
+    def test_an_answered_value_reaches_text_entry(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".SearchActivity")
+            r = s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                                    "values": {"SWIPIUM_TEST_SEARCH": "latte"}})
+            self.assertFalse(r["result"].get("isError"), r)
+            job, st = self.explore(s, sid, maxActions=4, depth=1, includeTextEntry=True)
+            typed = {t["field"]: t for t in st["result"]["typedFields"]}
+            self.assertEqual(typed["Search receipts"]["source"], "answered", st["result"])
+            self.assertEqual(typed["Search receipts"]["input"], "SWIPIUM_TEST_SEARCH")
+            env.shell("am start -n %s/.SearchActivity" % PKG)
+            self.assertIn("Results for latte", json.dumps(sc(s.tool("qa_snapshot", {"sessionId": sid}))))
+            s.close()
+
     def test_no_value_source_types_nothing(self):
         with self.env() as env:
             s = self.server(env)
