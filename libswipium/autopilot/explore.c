@@ -790,7 +790,7 @@ static void fold_key(const char *in, char *out, size_t cap)
 /* The key a field is typed once by: its resource id, else its locator. */
 static void field_key(const ap_control *c, char *out, size_t cap)
 {
-	snprintf(out, cap, "%s", c->res_id && *c->res_id ? c->res_id : c->loc_value ? c->loc_value : c->sig);
+	sw_text_snprintf(out, cap, "%s", c->res_id && *c->res_id ? c->res_id : c->loc_value ? c->loc_value : c->sig);
 }
 
 typedef struct ex_value {
