@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include "actions-internal.h"
 #include "autopilot-internal.h"
+#include <swipium/appmap.h>
 #include <swipium/driver.h>
 #include <swipium/redact.h>
 #include <swipium/util.h>
@@ -286,6 +288,11 @@ static char *hook_redact(const char *text, void *ud)
 	return out;
 }
 
+static char *hook_input(const char *name, void *ud)
+{
+	return sw_session_input_get(ud, name);
+}
+
 static void hook_secret(const char *value, void *ud)
 {
 	sw_redactor *r = sw_session_redactor(ud);
@@ -315,7 +322,7 @@ int ap_drive_open(sw_ctx *ctx, sw_session *s, sw_drive **out, sw_error **err)
 		return rc;
 	}
 	sw__drive_own_device(drive, d);
-	sw_drive_hooks hooks = {hook_secret, NULL, hook_redact, s};
+	sw_drive_hooks hooks = {hook_secret, hook_input, hook_redact, s};
 	sw_drive_set_hooks(drive, &hooks);
 	sw_drive_set_session(drive, ctx, s);
 	*out = drive;
@@ -363,6 +370,10 @@ typedef struct ex_run {
 	char *approved_sig, *approved_screen;
 	char *last_activity;
 	sw_job *progress; /* nullable: the job whose progress the crawl reports after each action */
+	json_t *fixtures; /* the session's fixtures (text entry values) */
+	json_t *typed;    /* [{screenSignature, field, source, input?, secret}]: what was typed (never the value) */
+	json_t *typed_keys; /* {field key: true}: each field is typed once per crawl */
+	const char *env;  /* test | staging | production | unknown (generated data only in test/staging) */
 } ex_run;
 
 static bool cancelled(ex_run *r)
@@ -751,22 +762,264 @@ static const char *field_input(const ap_control *c)
 	return NULL;
 }
 
+/* Payment and identity fields: never typed into, whatever value there is. */
+static bool risky_field(const ap_control *c)
+{
+	if (!strcmp(c->risk, "destructive"))
+		return true;
+	static const char *const words[] = {"card", "cvv", "cvc", "iban", "routing", "account number", "social security",
+	                                    "ssn", "expiry", "expiration", "billing", "tax id", NULL};
+	for (size_t i = 0; words[i]; i++)
+		if (has_w(c->risk_text, words[i]) || has_w(c->name, words[i]) || has_w(c->res_id, words[i]))
+			return true;
+	return false;
+}
+
+/* Lower-case letters and digits of @in, the rest dropped ("Promo code" -> "promocode"). */
+static void fold_key(const char *in, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (const char *p = in ? in : ""; *p && n + 1 < cap; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+			out[n++] = *p;
+		else if (*p >= 'A' && *p <= 'Z')
+			out[n++] = (char)(*p - 'A' + 'a');
+	out[n] = '\0';
+}
+
+/* The key a field is typed once by: its resource id, else its locator. */
+static void field_key(const ap_control *c, char *out, size_t cap)
+{
+	sw_text_snprintf(out, cap, "%s", c->res_id && *c->res_id ? c->res_id : c->loc_value ? c->loc_value : c->sig);
+}
+
+typedef struct ex_value {
+	char *text;         /* what is typed: "${NAME}" (resolved by the drive) or a plain non-secret value */
+	const char *source; /* fixture | answered | environment | generated */
+	char *input;        /* the variable name, or NULL */
+	bool secret;
+} ex_value;
+
+static void value_free(ex_value *v)
+{
+	free(v->text);
+	free(v->input);
+	memset(v, 0, sizeof(*v));
+}
+
+/* A SWIPIUM_* name made from a fixture field's key ("promo code" -> SWIPIUM_FIXTURE_PROMO_CODE). */
+static char *fixture_var(const char *key)
+{
+	sw_buf b = SW_BUF_INIT;
+	sw__buf_puts(&b, "SWIPIUM_FIXTURE_");
+	bool us = false;
+	for (const char *p = key; *p && b.len < 64; p++) {
+		char ch = *p;
+		if (ch >= 'a' && ch <= 'z')
+			ch = (char)(ch - 'a' + 'A');
+		if ((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) {
+			sw__buf_putc(&b, ch);
+			us = false;
+		} else if (!us) {
+			sw__buf_putc(&b, '_');
+			us = true;
+		}
+	}
+	return sw__buf_steal(&b, NULL);
+}
+
+static bool valid_var(const char *v)
+{
+	if (!v || !sw__str_has_prefix(v, "SWIPIUM_") || !v[8])
+		return false;
+	for (const char *p = v; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/* A field of a session fixture that matches @c (its key found in the field's name or resource id). */
+static bool fixture_value(ex_run *r, const ap_control *c, ex_value *out)
+{
+	char name[256], rid[256];
+	fold_key(c->name, name, sizeof(name));
+	fold_key(c->res_id, rid, sizeof(rid));
+	size_t i;
+	json_t *f;
+	json_array_foreach(r->fixtures, i, f)
+	{
+		const char *k;
+		json_t *fld;
+		json_object_foreach(json_object_get(f, "fields"), k, fld)
+		{
+			char key[128];
+			fold_key(k, key, sizeof(key));
+			if (!*key || (!strstr(name, key) && !strstr(rid, key)))
+				continue;
+			const char *value = json_string_value(json_object_get(fld, "value"));
+			const char *var = json_string_value(json_object_get(fld, "var"));
+			bool secret = json_is_true(json_object_get(fld, "secret")) || sw_redact_is_secret_name(k) ||
+			              (var && sw_redact_is_secret_name(var)) || c->secure;
+			if (var && !valid_var(var))
+				var = NULL;
+			if (value && *value) {
+				if (!secret) {
+					out->text = sw__strdup(value);
+				} else {
+					/* a secret is typed through a placeholder: the value lives in the session's memory only */
+					out->input = var ? sw__strdup(var) : fixture_var(k);
+					sw_redactor_add_secret(sw_session_redactor(r->s), value, NULL);
+					if (out->input && sw_session_input_set(r->s, out->input, value, NULL) == SW_OK)
+						out->text = sw__asprintf("${%s}", out->input);
+				}
+			} else if (var) {
+				char *have = sw_session_input_get(r->s, var);
+				if (have || getenv(var)) {
+					out->input = sw__strdup(var);
+					out->text = sw__asprintf("${%s}", var);
+				}
+				free(have);
+			}
+			if (out->text) {
+				out->source = "fixture";
+				out->secret = secret;
+				return true;
+			}
+			value_free(out);
+		}
+	}
+	return false;
+}
+
+static char *random_secret(void)
+{
+	static const char set[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+	unsigned char raw[20];
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return NULL;
+	char *p = malloc(sizeof(raw) + 1);
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < sizeof(raw); i++)
+		p[i] = set[raw[i] % (sizeof(set) - 1)];
+	p[sizeof(raw) - 2] = '7';
+	p[sizeof(raw) - 1] = '#';
+	p[sizeof(raw)] = '\0';
+	return p;
+}
+
+/* Generated disposable data (allowGeneratedData, and only in a test or staging environment). */
+static bool generated_value(ex_run *r, const char *input, ex_value *out)
+{
+	if (!r->o.allow_generated || !r->env || (strcmp(r->env, "test") != 0 && strcmp(r->env, "staging") != 0))
+		return false;
+	const char *name = NULL;
+	char *value = NULL;
+	bool secret = false;
+	if (!strcmp(input, "SWIPIUM_TEST_PASSWORD")) {
+		name = "SWIPIUM_TEST_PASSWORD";
+		value = random_secret();
+		secret = true;
+	} else if (!strcmp(input, "SWIPIUM_TEST_EMAIL")) {
+		name = "SWIPIUM_TEST_EMAIL";
+		value = sw__asprintf("swipium.explore.%lld@example.com", (long long)sw_wall_ms());
+	} else if (!strcmp(input, "SWIPIUM_TEST_USERNAME")) {
+		name = "SWIPIUM_GEN_USERNAME";
+		value = sw__asprintf("swipium_%lld", (long long)(sw_wall_ms() % 1000000000LL));
+	} else if (!strcmp(input, "SWIPIUM_TEST_SEARCH")) {
+		name = "SWIPIUM_GEN_SEARCH";
+		value = sw__strdup("test");
+	} else if (!strcmp(input, "SWIPIUM_TEST_PHONE")) {
+		name = "SWIPIUM_GEN_PHONE";
+		value = sw__strdup("5550100");
+	}
+	if (!name || !value) {
+		free(value);
+		return false;
+	}
+	if (secret)
+		sw_redactor_add_secret(sw_session_redactor(r->s), value, NULL);
+	int rc = sw_session_input_set(r->s, name, value, NULL);
+	json_t *gen = secret ? json_pack("{s:s,s:b,s:s}", "name", name, "secret", 1, "source", "qa_explore")
+	                     : json_pack("{s:s,s:s,s:s}", "name", name, "value", value, "source", "qa_explore");
+	(void)sw__session_append(r->s, "generatedValues", gen, NULL);
+	json_decref(gen);
+	explicit_bzero(value, strlen(value));
+	free(value);
+	if (rc != SW_OK)
+		return false;
+	out->input = sw__strdup(name);
+	out->text = sw__asprintf("${%s}", name);
+	out->source = "generated";
+	out->secret = secret;
+	return out->text != NULL;
+}
+
+/* The value @c may be typed with, or NULL and why not (static text). */
+static const char *value_for(ex_run *r, const ap_control *c, ex_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!r->o.include_text)
+		return "includeTextEntry is false";
+	if (risky_field(c))
+		return "risky field (payment or identity data): never typed";
+	if (fixture_value(r, c, out))
+		return NULL;
+	const char *input = field_input(c);
+	if (input) {
+		char *answered = sw_session_input_get(r->s, input);
+		bool env = !answered && getenv(input) && *getenv(input);
+		free(answered);
+		if (answered || env) {
+			out->input = sw__strdup(input);
+			out->text = sw__asprintf("${%s}", input);
+			out->source = answered ? "answered" : "environment";
+			out->secret = sw_redact_is_secret_name(input) || c->secure;
+			return NULL;
+		}
+		if (!strcmp(input, "SWIPIUM_TEST_SEARCH")) {
+			/* a fixture's plain `value` is the non-secret input for exploration (a search term) */
+			size_t i;
+			json_t *f;
+			json_array_foreach(r->fixtures, i, f)
+			{
+				const char *v = json_string_value(json_object_get(f, "value"));
+				if (v && *v) {
+					out->text = sw__strdup(v);
+					out->source = "fixture";
+					return NULL;
+				}
+			}
+		}
+		if (generated_value(r, input, out))
+			return NULL;
+		return "no value source: the input is not set";
+	}
+	return "no value source for this field";
+}
+
+/* On arrival: every field judged once; those without a value are listed in skippedFields with the reason. */
 static void note_fields(ex_run *r, const ex_node *n, const ap_screen *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		const ap_control *c = &v->c[i];
 		if (!c->edit || json_object_get(n->tried, c->sig))
 			continue;
-		json_object_set_new(n->tried, c->sig, json_true());
-		const char *input = field_input(c);
-		const char *val = input ? getenv(input) : NULL;
-		const char *why = !r->o.include_text ? "includeTextEntry is false"
-		                  : !input           ? "no value source for this field"
-		                  : !val || !*val    ? "no value source: the input is not set"
-		                                     : NULL;
-		if (why || !r->o.include_text)
+		char key[300];
+		field_key(c, key, sizeof(key));
+		if (json_object_get(r->typed_keys, key))
+			continue;
+		ex_value val;
+		const char *why = n->blocked ? "the screen is a sign-in wall or a prompt: nothing is typed there"
+		                             : value_for(r, c, &val);
+		if (why) {
+			json_object_set_new(n->tried, c->sig, json_true());
 			json_array_append_new(r->skipped, json_pack("{s:s,s:s,s:s,s:s*}", "screenSignature", v->sig, "field",
-			                                            c->name, "reason", why ? why : "skipped", "input", input));
+			                                            c->name, "reason", why, "input", field_input(c)));
+		} else {
+			json_object_set_new(n->tried, c->sig, json_string("fill"));
+			value_free(&val);
+		}
 	}
 }
 
@@ -886,6 +1139,80 @@ static int crawl(ex_run *r, sw_error **err)
 		const ap_control *pick = NULL;
 		bool at_limit = n->depth >= r->o.depth;
 		bool wall = n->blocked != NULL; /* login walls (stopOnAuth false) and prompts: nothing is touched */
+		/* includeTextEntry: a field with a value source is typed first (once per field and crawl) */
+		const ap_control *field = NULL;
+		for (size_t i = 0; i < v.n && !at_limit && !wall && r->o.include_text; i++) {
+			const char *mark = json_string_value(json_object_get(n->tried, v.c[i].sig));
+			if (v.c[i].edit && mark && !strcmp(mark, "fill")) {
+				field = &v.c[i];
+				break;
+			}
+		}
+		if (field) {
+			json_object_set_new(n->tried, field->sig, json_true());
+			char key[300];
+			field_key(field, key, sizeof(key));
+			json_object_set_new(r->typed_keys, key, json_true());
+			ex_value val;
+			const char *why = value_for(r, field, &val);
+			if (why) {
+				json_array_append_new(r->skipped, json_pack("{s:s,s:s,s:s}", "screenSignature", v.sig, "field",
+				                                            field->name, "reason", why));
+				continue;
+			}
+			json_t *target = json_object();
+			if (!strcmp(field->loc_strategy, "id"))
+				json_object_set_new(target, "id", json_string(field->loc_value));
+			else if (!strcmp(field->loc_strategy, "text"))
+				json_object_set_new(target, "text", json_string(field->loc_value));
+			else
+				json_object_set_new(target, "ref", json_string(field->loc_value));
+			json_t *args = json_pack("{s:s,s:o,s:s,s:s}", "action", "type", "target", target, "text", val.text,
+			                         "observe", "none");
+			ap_control copy = *field;
+			copy.name = sw__strdup(field->name);
+			copy.loc_strategy = sw__strdup(field->loc_strategy);
+			copy.loc_value = sw__strdup(field->loc_value);
+			json_t *tres = NULL;
+			sw_error *e = NULL;
+			rc = act(r, args, &tres, &e);
+			json_decref(args);
+			json_decref(tres);
+			r->actions++;
+			report_progress(r);
+			long from = r->cur;
+			if (rc < 0) {
+				const char *code = e ? sw_error_failure_code(e) : "UNKNOWN";
+				bool stop = !strcmp(code, "CANCELLED") || cancelled(r);
+				if (!stop) {
+					json_array_append_new(r->warnings, json_pack("{s:s,s:s,s:s}", "label", copy.name, "failureCode",
+					                                             code, "message", e ? sw_error_message(e) : ""));
+					edge_add(r, from, -1, "type", &copy, "error", NULL);
+				}
+				sw_error_free(e);
+			} else {
+				json_array_append_new(r->typed, json_pack("{s:s,s:s,s:s,s:s*,s:b}", "screenSignature", v.sig, "field",
+				                                          copy.name, "source", val.source, "input", val.input,
+				                                          "secret", val.secret));
+				edge_add(r, from, from, "type", &copy, "same_screen", NULL);
+			}
+			free(copy.name);
+			free(copy.loc_strategy);
+			free(copy.loc_value);
+			value_free(&val);
+			if (rc < 0) {
+				if (cancelled(r) || r->stopped) {
+					r->stopped = "cancelled";
+					break;
+				}
+				continue;
+			}
+			/* the field now shows what was typed: the same screen, read again (its controls keep their marks) */
+			ap_screen_free(&v);
+			if ((rc = ap_screen_read(r->d, r->app_id, &v, err)) < 0)
+				return rc;
+			continue;
+		}
 		for (size_t i = 0; i < v.n && !at_limit && !wall; i++) {
 			const ap_control *c = &v.c[i];
 			if (json_object_get(n->tried, c->sig) || !allowed(r, n, c))
@@ -1143,6 +1470,37 @@ static void save_exploration_state(ex_run *r, const char *job_id, const char *gr
 	json_decref(ex);
 }
 
+/* The project's app map gets this crawl's screens and transitions (the graph just written, merged by the app map's
+ * runtime_merge); a failure is said in the result, the crawl still counts. */
+static json_t *update_app_map(ex_run *r, sw_ctx *ctx)
+{
+	if (r->n_nodes == 0 || !strcmp(r->stopped, "cancelled"))
+		return json_pack("{s:b,s:s}", "updated", 0, "note",
+		                 r->n_nodes ? "the crawl was cancelled: the app map was left as it was"
+		                            : "no screen was seen: the app map was left as it was");
+	json_t *req = json_pack("{s:s,s:s,s:s}", "mode", "runtime_merge", "sessionId", sw_session_id(r->s), "sessionDir",
+	                        sw_session_dir(r->s));
+	char *rj = req ? sw__json_compact(req) : NULL;
+	json_decref(req);
+	char *out = NULL;
+	sw_error *e = NULL;
+	int rc = rj ? sw_appmap_build(ctx, sw_session_root(r->s), rj, &out, &e) : sw__error_nomem(&e);
+	free(rj);
+	json_t *res;
+	if (rc == SW_OK) {
+		json_t *a = json_loads(out, 0, NULL);
+		res = json_pack("{s:b,s:O*,s:O*}", "updated", 1, "uri", json_object_get(a, "uri"), "merged",
+		                json_object_get(a, "merged"));
+		json_decref(a);
+	} else {
+		res = json_pack("{s:b,s:s*,s:s}", "updated", 0, "failureCode", sw_error_failure_code(e), "note",
+		                e ? sw_error_message(e) : "the app map could not be updated");
+	}
+	sw_free(out);
+	sw_error_free(e);
+	return res;
+}
+
 SW_API int sw_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_fn cancel, void *cancel_ud,
                           const char *job_id, char **result_json, sw_error **err)
 {
@@ -1189,6 +1547,15 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 	r.candidates = json_array();
 	r.skipped = json_array();
 	r.warnings = json_array();
+	r.typed = json_array();
+	r.typed_keys = json_object();
+	r.fixtures = sw__fixtures_load(s, sw_session_root(s), r.warnings);
+	if (r.o.include_text && r.o.allow_generated) {
+		bool disposable = false;
+		json_t *ev = json_array();
+		r.env = ap_environment(s, NULL, &disposable, ev);
+		json_decref(ev);
+	}
 	r.t0 = sw_monotonic_ms();
 	sw_iso_time(sw_wall_ms(), r.started);
 	rc = ap_drive_open(ctx, s, &r.d, err);
@@ -1229,9 +1596,24 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 	                 json_array_size(r.findings), json_array_size(r.findings) == 1 ? "" : "s",
 	                 json_array_size(r.candidates) ? "; destructive candidates listed" : "",
 	                 r.needs_input ? "; stopped at a login wall, credentials needed" : "");
-	json_t *appmap = json_pack("{s:b,s:s}", "updated", 0, "note",
-	                           "the app map is not updated by this build: its library (qa_app_map_build) is not part of "
-	                           "it yet; the graph is written in the shared format it reads");
+	json_t *appmap = update_app_map(&r, ctx);
+	/* options this build does not act on are said, never dropped in silence */
+	if (strcmp(r.o.strategy, "crawl") != 0) {
+		char *n = sw__asprintf("strategy %s is not implemented by this build: the crawl strategy was used",
+		                       r.o.strategy);
+		if (n)
+			json_array_append_new(r.o.notes, json_string(n));
+		free(n);
+	}
+	if (r.o.generate_suite)
+		json_array_append_new(r.o.notes,
+		                      json_string("generateSuite was not done: this build writes no POM suite from a crawl; "
+		                                  "suitePromotion scores the crawl, and the recorded taps are in the session "
+		                                  "for qa_generate"));
+	if (r.o.account_cycle)
+		json_array_append_new(r.o.notes,
+		                      json_string("accountCycle was not done: this build never logs out, not even a disposable "
+		                                  "generated account; logout controls stayed untouched"));
 	json_t *res = json_pack(
 	    "{s:s,s:s,s:s,s:O,s:O,s:o,s:s?,s:s?,s:O,s:i,s:i,s:i,s:O,s:O,s:s,s:o,s:O}", "state", r.state, "stoppedReason",
 	    r.stopped, "summary", summary, "destructiveCandidates",
@@ -1240,6 +1622,23 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 	    "graphMarkdownUri", md_uri, "findings", r.findings, "screens", (int)r.n_nodes, "actions", (int)r.actions,
 	    "relaunches", (int)r.relaunches, "skippedFields", r.skipped, "warnings", r.warnings, "safeMode", r.o.safe_mode,
 	    "appMap", appmap, "notes", r.o.notes);
+	if (res)
+		json_object_set(res, "typedFields", r.typed);
+	if (res && r.n_nodes > 0) {
+		/* what the first screen offered, by risk: a caller tells "nothing safe to touch" from "nothing to do" */
+		int counts[3] = {0, 0, 0};
+		size_t k;
+		json_t *el;
+		json_array_foreach(r.nodes[0].elements, k, el)
+		{
+			const char *risk = json_string_value(json_object_get(el, "risk"));
+			counts[risk && !strcmp(risk, "safe") ? 0 : risk && !strcmp(risk, "destructive") ? 2 : 1]++;
+		}
+		json_object_set_new(res, "startScreen",
+		                    json_pack("{s:s,s:s*,s:i,s:i,s:i}", "signature", r.nodes[0].sig, "blocked",
+		                              r.nodes[0].blocked, "safe", counts[0], "unknown", counts[1], "destructive",
+		                              counts[2]));
+	}
 	if (res && r.approved_sig)
 		json_object_set_new(res, "approvedCandidateUsed", json_boolean(r.approved_done));
 	free(graph_uri);
@@ -1262,6 +1661,9 @@ out:
 	json_decref(r.candidates);
 	json_decref(r.skipped);
 	json_decref(r.warnings);
+	json_decref(r.typed);
+	json_decref(r.typed_keys);
+	json_decref(r.fixtures);
 	json_decref(r.needs_input);
 	json_decref(r.o.notes);
 	json_decref(a);

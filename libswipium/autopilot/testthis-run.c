@@ -214,6 +214,15 @@ static int step_smoke(struct run *r)
 	return SW_OK;
 }
 
+/* The crawl touched nothing because its first screen held only destructive controls (and something to touch). */
+static bool refused_everything(const json_t *ex)
+{
+	json_t *st = json_object_get(ex, "startScreen");
+	return json_integer_value(json_object_get(ex, "actions")) == 0 && json_is_object(st) &&
+	       !json_object_get(st, "blocked") && json_integer_value(json_object_get(st, "safe")) == 0 &&
+	       json_integer_value(json_object_get(st, "destructive")) > 0;
+}
+
 /* The explore step: the same crawl as qa_explore, run inside this job (its cancel, its progress, its id: the graph
  * is <session dir>/explore/<this jobId>/graph.json). Its findings are the session's (the health check after each
  * tap records them), so the report carries them; the crawl's own summary goes into the result. */
@@ -303,6 +312,17 @@ static int step_explore(struct run *r, json_t *step)
 			                                                         "account was given; nothing was typed there."));
 			r->state = "needs_input";
 		}
+	} else if (refused_everything(ex)) {
+		/* the app opens on controls the safety rules refuse (a paywall, a purchase, a delete): nothing was touched */
+		char *d = sw__asprintf("every control of the first screen is destructive (%lld of them: payment, delete, "
+		                       "logout...) and none is safe; the crawl touched nothing",
+		                       (long long)json_integer_value(
+		                           json_object_get(json_object_get(ex, "startScreen"), "destructive")));
+		json_array_append_new(r->blockers, sw__tt_blocker("DESTRUCTIVE_REFUSED", d));
+		attempt(r->attempted, "explore", "refused", d, "DESTRUCTIVE_REFUSED");
+		add_note(r->s, "qa_test_this: explore", "blocked", "destructive_refused", d, "DESTRUCTIVE_REFUSED");
+		free(d);
+		r->state = "unsafe";
 	} else {
 		attempt(r->attempted, "explore", "done", summary, NULL);
 		if (stopped && !strcmp(stopped, "auth_wall"))

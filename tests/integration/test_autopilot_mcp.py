@@ -306,6 +306,89 @@ class HugeScreens(Base):
             s.close()
 
 
+class TextEntry(Base):
+    PROMO = "PROMO-Sekrit-991-kite"
+
+    def test_include_text_entry_types_fixture_values_never_risky_fields_and_updates_the_app_map(self):
+        fixtures = [{"name": "shopper", "environment": "test",
+                     "fields": {"search": {"value": "coffee"},
+                                "voucher": {"value": self.PROMO, "secret": True},
+                                "card number": {"value": "4111111111111111"}}}]
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".SearchActivity", fixtures=fixtures)
+            job, st = self.explore(s, sid, maxActions=6, depth=1, includeTextEntry=True, strategy="hybrid",
+                                   generateSuite=True, accountCycle=True)
+            self.assertEqual(st["status"], "done", st)
+            res = st["result"]
+            typed = {t["field"]: t for t in res["typedFields"]}
+            self.assertEqual(set(typed), {"Search receipts", "Voucher"}, res)
+            self.assertEqual(typed["Search receipts"]["source"], "fixture")
+            self.assertFalse(typed["Search receipts"]["secret"])
+            self.assertTrue(typed["Voucher"]["secret"])
+            self.assertEqual(typed["Voucher"]["input"], "SWIPIUM_FIXTURE_VOUCHER")  # typed as a placeholder
+            skipped = {f["field"]: f["reason"] for f in res["skippedFields"]}
+            self.assertIn("risky", skipped["Card number"])  # a value exists, but the field is never typed
+            self.assertIn("no value source", skipped["Memo"])
+            self.assertEqual(res["stoppedReason"], "exhausted", res)
+            touched = self.touched_labels()
+            self.assertNotIn("Card number", touched)
+            self.assertNotIn("Memo", touched)
+            # what the app received: the search ran with the fixture's value
+            env.shell("am start -n %s/.SearchActivity" % PKG)
+            snap = json.dumps(sc(s.tool("qa_snapshot", {"sessionId": sid})))
+            self.assertIn("Results for coffee", snap)
+            self.assertNotIn(self.PROMO, snap)
+            # options this build does not act on are said
+            notes = " ".join(res["notes"])
+            for word in ("strategy hybrid", "generateSuite", "accountCycle"):
+                self.assertIn(word, notes)
+            # the app map got the crawl's screens and transitions
+            self.assertTrue(res["appMap"]["updated"], res["appMap"])
+            with open(os.path.join(self.project, ".swipium", "app-map.json")) as f:
+                amap = json.load(f)
+            g, _ = self.graph(env, sid, job)
+            sigs = {n["signature"] for n in g["nodes"]}
+            self.assertTrue(sigs.issubset({x["signature"] for x in amap["runtimeTopology"]["screens"]}))
+            self.assertTrue(amap["runtimeTopology"]["edges"])
+            self.assertNotIn(self.PROMO, json.dumps(res))
+            s.close()
+            for root in (env.server.home, self.project):
+                for dirpath, _, files in os.walk(root):
+                    for name in files:
+                        with open(os.path.join(dirpath, name), "rb") as fh:
+                            self.assertNotIn(self.PROMO.encode(), fh.read(), os.path.join(dirpath, name))
+
+    def test_an_answered_value_reaches_text_entry(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".SearchActivity")
+            r = s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                                    "values": {"SWIPIUM_TEST_SEARCH": "latte"}})
+            self.assertFalse(r["result"].get("isError"), r)
+            job, st = self.explore(s, sid, maxActions=4, depth=1, includeTextEntry=True)
+            typed = {t["field"]: t for t in st["result"]["typedFields"]}
+            self.assertEqual(typed["Search receipts"]["source"], "answered", st["result"])
+            self.assertEqual(typed["Search receipts"]["input"], "SWIPIUM_TEST_SEARCH")
+            env.shell("am start -n %s/.SearchActivity" % PKG)
+            self.assertIn("Results for latte", json.dumps(sc(s.tool("qa_snapshot", {"sessionId": sid}))))
+            s.close()
+
+    def test_no_value_source_types_nothing(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".SearchActivity")
+            job, st = self.explore(s, sid, maxActions=4, depth=1, includeTextEntry=True)
+            res = st["result"]
+            self.assertEqual(res["stoppedReason"], "exhausted", res)
+            self.assertEqual(res["typedFields"], [])
+            self.assertEqual({f["field"] for f in res["skippedFields"]},
+                             {"Search receipts", "Voucher", "Card number", "Memo"}, res["skippedFields"])
+            self.assertFalse({"Search receipts", "Voucher", "Card number", "Memo"}.intersection(
+                self.touched_labels()))
+            s.close()
+
+
 class Secrets(Base):
     SECRET = "Vq7-hunter-Zx93-plover"
 

@@ -525,6 +525,63 @@ class Explores(Base):
             s.close()
 
 
+PAYWALL_APP = """# an app that opens on a paywall: every control is a purchase (qa_test_this must end unsafe, touching nothing)
+package: com.example.paywall
+label: Paywall
+version: "1.0"
+installed: false
+launcher_activity: .PaywallActivity
+start: paywall
+screens:
+  paywall:
+    activity: .PaywallActivity
+    nodes:
+      - class: android.widget.TextView
+        text: Go Pro to continue
+        bounds: [60, 200, 1020, 320]
+      - class: android.widget.Button
+        text: Subscribe for $9.99/month
+        resource-id: com.example.paywall:id/subscribe
+        bounds: [60, 1500, 1020, 1640]
+        on_tap: {log: "W/BillingClient: purchase flow started"}
+      - class: android.widget.Button
+        text: Buy lifetime access
+        resource-id: com.example.paywall:id/buy
+        bounds: [60, 1700, 1020, 1840]
+        on_tap: {log: "W/BillingClient: purchase flow started"}
+"""
+
+
+class Unsafe(Base):
+    def test_an_app_that_opens_on_a_paywall_ends_unsafe_with_nothing_touched(self):
+        app = os.path.join(self.tmp, "paywall.yaml")
+        with open(app, "w") as f:
+            f.write(PAYWALL_APP)
+        write_apk(os.path.join(self.project, APK_REL), "com.example.paywall")
+        touch_log = os.path.join(self.tmp, "touches.jsonl")
+        with VDeviceEnv(app=app, device_args=["--touch-log", touch_log]) as env:
+            s = self.server(env)
+            envl, res = self.approve(s, {"projectRoot": self.project, "goal": "explore"})
+            sid = envl["sessionId"]
+            st = self.wait_job(s, sid, res["jobId"])
+            self.assertEqual(st["status"], "failed", st)
+            out = st["result"]
+            self.assertEqual(out["state"], "unsafe", out)
+            self.assertEqual(out["blockers"][0]["failureCode"], "DESTRUCTIVE_REFUSED")
+            self.assertEqual({a["step"]: a["status"] for a in out["attempted"]}["explore"], "refused")
+            self.assertEqual(out["explore"]["actions"], 0)
+            self.assertTrue(os.path.exists(self.report_file(out["reportUri"])))
+            self.assertEqual(out["nextRecommendedAction"]["tool"], "qa_explain_blocker")
+            touched = []
+            if os.path.exists(touch_log):
+                with open(touch_log) as f:
+                    touched = [json.loads(l) for l in f if l.strip()]
+            self.assertEqual([t for t in touched if t.get("element")], [], "a purchase control was touched")
+            nba = sc(s.tool("qa_status", {"sessionId": sid}))["nextBestAction"]
+            self.assertEqual(nba["args"], {"failureCode": "DESTRUCTIVE_REFUSED", "sessionId": sid})
+            s.close()
+
+
 class AnsweredValues(Base):
     LOGIN_FLOW = ("name: login\nappId: com.example.login\nsteps:\n"
                   "  - prepareTarget\n"
