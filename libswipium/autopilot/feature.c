@@ -695,6 +695,8 @@ typedef struct tf_run {
 	const char *stopped;
 	const char *state;
 	json_t *needs_input;
+	ap_control via; /* the control that led to the current screen (when have_via) */
+	bool have_via;
 	json_t *hints; /* {screenSignature: label}: the next tap toward the feature, from the session's last crawl */
 	bool cancel;
 } tf_run;
@@ -1428,6 +1430,18 @@ static void load_hints(tf_run *r)
 	json_decref(g);
 }
 
+/* Forgets the control that led to the current screen. */
+static void via_clear(ap_control *via, bool *have)
+{
+	if (*have) {
+		free(via->name);
+		free(via->loc_strategy);
+		free(via->loc_value);
+	}
+	memset(via, 0, sizeof(*via));
+	*have = false;
+}
+
 /* The walk toward the targets. Returns a negative code for a device error or a cancel. */
 static int walk(tf_run *r, sw_error **err)
 {
@@ -1454,8 +1468,6 @@ static int walk(tf_run *r, sw_error **err)
 		}
 	}
 	r->cur = node_of(r, v.sig, -1);
-	ap_control via = {0};
-	bool have_via = false;
 	long via_parent = -1;
 	json_t *arrival = NULL;
 	for (;;) {
@@ -1470,7 +1482,7 @@ static int walk(tf_run *r, sw_error **err)
 		note_untouched(r, &v);
 		long ti = target_of(r, &v);
 		if (ti >= 0) {
-			rc = run_checks(r, ti, &v, have_via ? &via : NULL, have_via ? via_parent : -1, arrival, err);
+			rc = run_checks(r, ti, &v, r->have_via ? &r->via : NULL, r->have_via ? via_parent : -1, arrival, err);
 			json_decref(arrival);
 			arrival = NULL;
 			ap_screen_free(&v);
@@ -1487,7 +1499,7 @@ static int walk(tf_run *r, sw_error **err)
 			if ((rc = look(r, &v, err)) < 0)
 				return rc;
 			r->cur = node_of(r, v.sig, -1);
-			have_via = false;
+			via_clear(&r->via, &r->have_via);
 			continue;
 		}
 		json_decref(arrival);
@@ -1517,7 +1529,7 @@ static int walk(tf_run *r, sw_error **err)
 			if ((rc = look(r, &v, err)) < 0)
 				return rc;
 			r->cur = node_of(r, v.sig, -1);
-			have_via = false;
+			via_clear(&r->via, &r->have_via);
 			continue;
 		}
 		if (!n->paywall_noted && is_paywall(&v)) {
@@ -1560,16 +1572,16 @@ static int walk(tf_run *r, sw_error **err)
 			json_object_set_new(n->tried, pick->sig, json_true());
 			json_t *args = tap_args(pick), *res = NULL;
 			long from = r->cur;
-			if (have_via) {
-				free(via.name);
-				free(via.loc_strategy);
-				free(via.loc_value);
+			if (r->have_via) {
+				free(r->via.name);
+				free(r->via.loc_strategy);
+				free(r->via.loc_value);
 			}
-			via = *pick;
-			via.name = sw__strdup(pick->name);
-			via.loc_strategy = sw__strdup(pick->loc_strategy);
-			via.loc_value = sw__strdup(pick->loc_value);
-			have_via = true;
+			r->via = *pick;
+			r->via.name = sw__strdup(pick->name);
+			r->via.loc_strategy = sw__strdup(pick->loc_strategy);
+			r->via.loc_value = sw__strdup(pick->loc_value);
+			r->have_via = true;
 			via_parent = from;
 			sw_error *e = NULL;
 			rc = act(r, args, &res, &e);
@@ -1610,7 +1622,7 @@ static int walk(tf_run *r, sw_error **err)
 				if ((rc = look(r, &v, err)) < 0)
 					break;
 				r->cur = node_of(r, v.sig, -1);
-				have_via = false;
+				via_clear(&r->via, &r->have_via);
 				continue;
 			}
 			free(label);
@@ -1625,7 +1637,7 @@ static int walk(tf_run *r, sw_error **err)
 				if ((rc = look(r, &v, err)) < 0)
 					break;
 				r->cur = node_of(r, v.sig, -1);
-				have_via = false;
+				via_clear(&r->via, &r->have_via);
 				continue;
 			}
 			r->cur = node_of(r, v.sig, from);
@@ -1665,14 +1677,9 @@ static int walk(tf_run *r, sw_error **err)
 		if (at == r->cur)
 			r->nodes[at].parent = -1; /* BACK did nothing: a dead end */
 		r->cur = at;
-		have_via = false;
+		via_clear(&r->via, &r->have_via);
 	}
 	json_decref(arrival);
-	if (have_via) {
-		free(via.name);
-		free(via.loc_strategy);
-		free(via.loc_value);
-	}
 	ap_screen_free(&v);
 	return rc < 0 ? rc : SW_OK;
 }
@@ -2060,6 +2067,7 @@ static void run_free(tf_run *r)
 	json_decref(r->res);
 	json_decref(r->needs_input);
 	json_decref(r->hints);
+	via_clear(&r->via, &r->have_via);
 	if (r->d)
 		ap_drive_close(r->d);
 	sw_ctx_free(r->ctx);

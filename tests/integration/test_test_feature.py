@@ -91,6 +91,11 @@ class Base(unittest.TestCase):
         s.initialize()
         return s
 
+    def close(self, s):
+        """Closes the server; it must exit cleanly (under SWIPIUM_MCP_WRAPPER=valgrind, with no error)."""
+        code = s.close()
+        self.assertEqual(code, 0, s.stderr[-4000:])
+
     def start(self, env, s, screen=".HomeActivity"):
         """Installs the app, opens @screen by activity (None: the launcher) and binds a session to it."""
         self.assertEqual(env.adb("install", self.apk).returncode, 0)
@@ -105,7 +110,7 @@ class Base(unittest.TestCase):
         return sid
 
     def feature(self, s, args):
-        return s.tool("qa_test_feature", args, timeout=60)
+        return s.tool("qa_test_feature", args, timeout=120)
 
     def run_job(self, s, sid, wait=True, **args):
         a = {"sessionId": sid, "mode": "execute"}
@@ -164,7 +169,7 @@ class Plan(Base):
             self.assertFalse(glob.glob(os.path.join(env.server.home, ".swipium", "runs", "*", "*", "state.json")))
             self.assertNotIn(PKG, env.shell("pm list packages")[1])
             self.assertEqual(self.touches(), [])
-            s.close()
+            self.close(s)
 
     def test_creativity_shapes_the_cases(self):
         with self.env() as env:
@@ -184,7 +189,7 @@ class Plan(Base):
             self.assertEqual(p["featureId"], "paywall", p)
             self.assertIn("act", [c["kind"] for c in p["cases"]])
             self.assertIn("disposable_state", [f["kind"] for f in p["requiredFixtures"]])
-            s.close()
+            self.close(s)
 
     def test_unknown_feature_is_a_clear_error_with_what_to_do(self):
         with self.env() as env:
@@ -207,7 +212,7 @@ class Plan(Base):
                 r = self.feature(s, bad)
                 self.assertTrue(r["result"].get("isError"), (bad, r))
                 self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT", r)
-            s.close()
+            self.close(s)
 
     def test_hostile_feature_names(self):
         with self.env() as env:
@@ -221,7 +226,7 @@ class Plan(Base):
                 else:
                     self.assertEqual(out["feature"], name)
                     self.assertEqual(out["featureId"], "settings", out)
-            s.close()
+            self.close(s)
 
     def test_swipium_folder_linking_out_of_the_project_is_refused(self):
         outside = os.path.join(self.tmp, "outside")
@@ -233,7 +238,7 @@ class Plan(Base):
             self.assertTrue(r["result"].get("isError"), r)
             self.assertEqual(sc(r)["failureCode"], "UNSAFE_ACTION_REFUSED", r)
             self.assertEqual(os.listdir(outside), [])
-            s.close()
+            self.close(s)
 
     def test_apk_linking_out_of_the_project_asks_first(self):
         os.makedirs(os.path.dirname(os.path.join(self.project, APK_REL)))
@@ -245,7 +250,7 @@ class Plan(Base):
             self.assertEqual(boot["needsInput"]["kind"], "artifact_outside_root", boot)
             self.assertEqual(plan["steps"][1]["status"], "needs_input")
             self.assertFalse(plan["consent"]["required"])
-            s.close()
+            self.close(s)
 
 
 class Execute(Base):
@@ -283,7 +288,7 @@ class Execute(Base):
                 rep = json.load(f)
             self.assertIn("qa_test_feature: Reach SettingsActivity", json.dumps(rep))
             # a second call while one runs starts nothing
-            s.close()
+            self.close(s)
 
     def test_an_earlier_crawl_gives_the_shortest_known_way_there(self):
         with self.env() as env:
@@ -304,7 +309,7 @@ class Execute(Base):
             self.assertEqual([t["element"]["label"] for t in self.touches()[n:] if t.get("element")],
                              ["Profile", "Settings"])
             self.assertEqual(res["findings"], [])
-            s.close()
+            self.close(s)
 
     def test_a_crash_on_the_feature_screen_fails_its_case_with_evidence(self):
         with self.env() as env:
@@ -318,7 +323,7 @@ class Execute(Base):
             self.assertTrue(cases["controls"]["evidence"][0].startswith("swipium://session/"), cases)
             self.assertIn(res["findings"][0]["kind"], ("native_crash", "anr"))
             self.assertEqual(DESTRUCTIVE.intersection(self.touched_labels()), set())
-            s.close()
+            self.close(s)
 
     def test_behind_a_login_wall_cases_are_blocked_with_guidance_not_failed(self):
         with self.env() as env:
@@ -343,7 +348,7 @@ class Execute(Base):
             self.assertEqual(res["state"], "needs_input", res)
             self.assertEqual(res["needsInput"]["kind"], "credentials")
             self.assertEqual(res["needsInput"]["resume"]["tool"], "qa_test_feature")
-            s.close()
+            self.close(s)
 
 
 class Bootstrap(Base):
@@ -376,7 +381,7 @@ class Bootstrap(Base):
             again = sc(self.feature(s, dict(args, consentId=envl["consentId"], approve=True)))
             self.assertTrue(again.get("requiresConsent"), again)
             self.assertEqual(again.get("previousConsentId"), envl["consentId"])
-            s.close()
+            self.close(s)
 
 
 class Cancel(Base):
@@ -402,7 +407,7 @@ class Cancel(Base):
             self.assertEqual(len(self.touches()), n, "the walk kept touching after the cancel")
             # the session still works, and a new run can start
             self.assertFalse(s.tool("qa_snapshot", {"sessionId": sid})["result"].get("isError"))
-            s.close()
+            self.close(s)
 
 
 if __name__ == "__main__":
