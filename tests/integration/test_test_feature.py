@@ -351,6 +351,38 @@ class Execute(Base):
             self.close(s)
 
 
+class Secrets(Base):
+    SECRET = "Qm4-walrus-Tz81-heron"
+
+    def test_an_answered_password_on_screen_never_leaves_the_device(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s)
+            r = s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                                    "values": {"SWIPIUM_TEST_USERNAME": "qa@example.com",
+                                                               "SWIPIUM_TEST_PASSWORD": self.SECRET}})
+            self.assertFalse(r["result"].get("isError"), r)
+            # home shows the secret in one of its controls, and the agent even pastes it into the feature's name
+            env.shell("am start -a android.intent.action.VIEW -d receipts://hello/%s" % self.SECRET)
+            job, st = self.run_job(s, sid, feature="home " + self.SECRET, creativity="creative")
+            res = st["result"]
+            self.assertEqual(res["featureId"], "home", res)
+            self.assertEqual(self.cases(res)["reach"]["status"], "pass", res)
+            self.assertNotIn(self.SECRET, json.dumps(st))
+            self.assertIn("home ", res["feature"])  # echoed, its secret part masked
+            self.assertNotIn(self.SECRET, json.dumps(sc(s.tool("qa_report", {"sessionId": sid, "format": "markdown"}))))
+            leaks = []
+            for top in (env.server.home, self.project):
+                for root, _, files in os.walk(top):
+                    for fn in files:
+                        p = os.path.join(root, fn)
+                        with open(p, "rb") as f:
+                            if self.SECRET.encode() in f.read():
+                                leaks.append(p)
+            self.assertEqual(leaks, [], "the secret reached disk")
+            self.close(s)
+
+
 class Bootstrap(Base):
     def test_without_a_session_one_consent_prepares_the_device_inside_the_job(self):
         os.makedirs(os.path.dirname(os.path.join(self.project, APK_REL)))
