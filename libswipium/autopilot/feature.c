@@ -1092,8 +1092,8 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 		json_t *touched = json_array(), *skipped = json_array();
 		size_t total = 0;
 		const char *why = NULL;
-		json_t *fail_ev = NULL;
-		char *fail_label = NULL;
+		json_t *fail_ev = json_array(), *fail_labels = json_array();
+		bool relaunched_away = false;
 		/* the controls to try, copied: the screen is read again after each tap */
 		size_t n = v->n;
 		ap_control *list = calloc(n ? n : 1, sizeof(*list));
@@ -1147,25 +1147,58 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			char *l = ap_redact(r->s, list[i].name ? list[i].name : "");
 			json_array_append_new(touched, json_string(l ? l : ""));
 			const char *crash = crash_of(res);
+			ap_screen now = {0};
+			sw_error *le = NULL;
 			if (crash) {
-				fail_ev = evidence(r, res, crash);
-				record_crash(r, crash, l, fsig, fail_ev);
-				fail_label = l;
-				l = NULL;
+				json_t *ev = evidence(r, res, crash);
+				record_crash(r, crash, l, fsig, ev);
+				json_array_extend(fail_ev, ev);
+				json_decref(ev);
+				json_array_append_new(fail_labels, json_string(l ? l : ""));
+				free(l);
 				json_decref(res);
 				crashed = true;
-				break;
+				/* the app is started again; when it comes back on this screen the other controls are tried too */
+				if (r->relaunches >= 2 * TF_MAX_RELAUNCHES || relaunch(r, true, &le) < 0 || look(r, &now, &le) < 0) {
+					sw_error_free(le);
+					relaunched_away = true;
+					break;
+				}
+				bool back_here = !strcmp(now.sig, fsig);
+				ap_screen_free(&now);
+				if (!back_here) {
+					relaunched_away = true;
+					break;
+				}
+				continue;
 			}
 			free(l);
 			json_decref(res);
-			ap_screen now = {0};
-			sw_error *le = NULL;
 			if (look(r, &now, &le) < 0) {
 				sw_error_free(le);
 				why = "the screen could not be read after a tap";
 				break;
 			}
 			bool home = !strcmp(now.sig, fsig);
+			if (now.permission_prompt) {
+				/* a prompt is left to the guardrails: not even BACK (it answers the prompt); the app is restarted */
+				note_wall(r, "permission_prompt", &now);
+				ap_screen_free(&now);
+				if (relaunch(r, true, &le) < 0 || look(r, &now, &le) < 0) {
+					sw_error_free(le);
+					relaunched_away = true;
+					why = "a permission prompt opened and the app could not be brought back";
+					break;
+				}
+				home = !strcmp(now.sig, fsig);
+				ap_screen_free(&now);
+				if (!home) {
+					relaunched_away = true;
+					why = "a permission prompt opened; after a relaunch the app is not on this screen";
+					break;
+				}
+				continue;
+			}
 			ap_screen_free(&now);
 			if (home)
 				continue;
@@ -1184,11 +1217,14 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			}
 			const char *c2 = crash_of(res);
 			if (c2) {
-				fail_ev = evidence(r, res, c2);
-				record_crash(r, c2, "back", fsig, fail_ev);
-				fail_label = sw__strdup("BACK");
+				json_t *ev = evidence(r, res, c2);
+				record_crash(r, c2, "BACK", fsig, ev);
+				json_array_extend(fail_ev, ev);
+				json_decref(ev);
+				json_array_append_new(fail_labels, json_string("BACK"));
 				json_decref(res);
 				crashed = true;
+				relaunched_away = true;
 				break;
 			}
 			json_decref(res);
@@ -1212,15 +1248,22 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			json_decref(touched);
 			json_decref(skipped);
 			json_decref(fail_ev);
-			free(fail_label);
+			json_decref(fail_labels);
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
 		}
 		json_t *x = json_pack("{s:o,s:o,s:I}", "touched", touched, "notTouched", skipped, "safeControls",
 		                      (json_int_t)total);
 		if (crashed) {
-			char *reason = sw__asprintf("the app crashed or froze after tapping \"%s\"",
-			                            fail_label ? fail_label : "?");
-			json_object_set_new(x, "evidence", fail_ev ? fail_ev : json_array());
+			sw_buf b = SW_BUF_INIT;
+			size_t k;
+			json_t *fl;
+			json_array_foreach(fail_labels, k, fl) sw__buf_printf(&b, "%s\"%s\"", k ? ", " : "", json_string_value(fl));
+			char *labels = sw__buf_steal(&b, NULL);
+			char *reason = sw__asprintf("the app crashed or froze after %s%s", labels ? labels : "a tap",
+			                            relaunched_away ? "" : " (each time it was restarted and the other controls were tried)");
+			free(labels);
+			json_object_set_new(x, "evidence", fail_ev);
+			json_object_set(x, "failedOn", fail_labels);
 			fail_ev = NULL;
 			settle(cc, "fail", reason, x);
 			free(reason);
@@ -1235,7 +1278,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			free(reason);
 		}
 		json_decref(fail_ev);
-		free(fail_label);
+		json_decref(fail_labels);
 	}
 	if (crashed) {
 		const char *kinds[] = {"back", "revisit"};

@@ -315,14 +315,22 @@ class Execute(Base):
         with self.env() as env:
             s = self.server(env)
             sid = self.start(env, s)
-            job, st = self.run_job(s, sid, feature="home", maxActions=10)
+            job, st = self.run_job(s, sid, feature="home", maxActions=12)
             res = st["result"]
             cases = self.cases(res)
             self.assertEqual(cases["reach"]["status"], "pass", cases)
             self.assertEqual(cases["controls"]["status"], "fail", cases)
             self.assertTrue(cases["controls"]["evidence"][0].startswith("swipium://session/"), cases)
-            self.assertIn(res["findings"][0]["kind"], ("native_crash", "anr"))
+            # restarted after each crash, the other controls were tried too: both bad tabs are named
+            self.assertEqual(sorted(cases["controls"]["failedOn"]), ["Insights", "Live"], cases)
+            self.assertEqual(sorted(f["kind"] for f in res["findings"]), ["anr", "native_crash"], res)
+            self.assertEqual(len(cases["controls"]["evidence"]), 2, cases)
             self.assertEqual(DESTRUCTIVE.intersection(self.touched_labels()), set())
+            # "Scan receipt" opened the camera prompt: nothing on it was pressed, not even BACK
+            self.assertIn("Scan receipt", cases["controls"]["touched"])
+            self.assertIn("permission_prompt", [w["kind"] for w in res["walls"]])
+            self.assertFalse([t for t in self.touches() if t.get("dialog") == "camera_permission"],
+                             [t for t in self.touches() if t.get("dialog")])
             self.close(s)
 
     def test_behind_a_login_wall_cases_are_blocked_with_guidance_not_failed(self):
@@ -428,6 +436,10 @@ class Cancel(Base):
             while len(self.touches()) < 2 and time.time() < deadline:
                 time.sleep(0.1)
             self.assertGreaterEqual(len(self.touches()), 2, "the walk never started touching")
+            # a second call while the job runs starts nothing and names the running job
+            r = self.feature(s, {"sessionId": sid, "mode": "execute", "feature": "about"})
+            self.assertTrue(sc(r)["alreadyRunning"], r)
+            self.assertEqual(sc(r)["jobId"], job)
             r = s.tool("qa_job_cancel", {"sessionId": sid, "jobId": job})
             self.assertTrue(sc(r)["cancelled"], r)
             st = sc(s.tool("qa_job_status", {"sessionId": sid, "jobId": job}))
