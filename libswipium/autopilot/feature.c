@@ -517,6 +517,20 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 	}
 	json_t *blockers = json_array();
 	json_t *steps = json_array();
+	{
+		/* the walk drives Android devices only: an iOS target is said before anything runs */
+		json_t *kind = NULL;
+		bool ios = platform && !strcmp(platform, "ios");
+		if (s && sw__session_get(s, "driverKind", &kind, NULL) == SW_OK && json_is_string(kind) &&
+		    strcmp(json_string_value(kind), "adb") != 0)
+			ios = true;
+		json_decref(kind);
+		if (ios)
+			json_array_append_new(blockers,
+			                      sw__tt_blocker("BACKEND_UNSUPPORTED", "qa_test_feature walks Android emulators "
+			                                                            "only in this build; on iOS use qa_snapshot "
+			                                                            "and qa_act by hand"));
+	}
 	json_t *scope_args = json_pack("{s:s,s:s}", "projectRoot", root, "query", feature);
 	json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:o}", "step", "scope", "status", "done", "why",
 	                                       json_sprintf("feature \"%s\" (%s, from the %s)", ftitle, fid,

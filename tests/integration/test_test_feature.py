@@ -359,6 +359,28 @@ class Execute(Base):
             self.close(s)
 
 
+class Unsupported(Base):
+    def test_ios_is_said_up_front_and_the_blocked_run_still_writes_its_report(self):
+        with self.env() as env:
+            s = self.server(env)
+            plan = sc(self.feature(s, {"projectRoot": self.project, "feature": "settings", "platform": "ios"}))
+            self.assertEqual(plan["blockers"][0]["failureCode"], "BACKEND_UNSUPPORTED", plan)
+            self.assertEqual(plan["nextRecommendedAction"]["tool"], "qa_explain_blocker")
+            sid = self.start(env, s)
+            n = len(self.touches())
+            job, st = self.run_job(s, sid, feature="settings", platform="ios")
+            self.assertEqual(st["status"], "failed", st)
+            res = st["result"]
+            self.assertEqual(res["state"], "blocked")
+            self.assertEqual(res["failureCode"], "BACKEND_UNSUPPORTED")
+            self.assertTrue(res["reportUri"], res)
+            self.assertEqual(res["tally"]["fail"], 0)
+            self.assertTrue(all(c["status"] == "blocked" and c["failureCode"] == "BACKEND_UNSUPPORTED"
+                                for c in res["cases"]), res["cases"])
+            self.assertEqual(len(self.touches()), n, "a blocked run touched the device")
+            self.close(s)
+
+
 class Secrets(Base):
     SECRET = "Qm4-walrus-Tz81-heron"
 
