@@ -517,6 +517,20 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 	}
 	json_t *blockers = json_array();
 	json_t *steps = json_array();
+	{
+		/* the walk drives Android devices only: an iOS target is said before anything runs */
+		json_t *kind = NULL;
+		bool ios = platform && !strcmp(platform, "ios");
+		if (s && sw__session_get(s, "driverKind", &kind, NULL) == SW_OK && json_is_string(kind) &&
+		    strcmp(json_string_value(kind), "adb") != 0)
+			ios = true;
+		json_decref(kind);
+		if (ios)
+			json_array_append_new(blockers,
+			                      sw__tt_blocker("BACKEND_UNSUPPORTED", "qa_test_feature walks Android emulators "
+			                                                            "only in this build; on iOS use qa_snapshot "
+			                                                            "and qa_act by hand"));
+	}
 	json_t *scope_args = json_pack("{s:s,s:s}", "projectRoot", root, "query", feature);
 	json_array_append_new(steps, json_pack("{s:s,s:s,s:o,s:o}", "step", "scope", "status", "done", "why",
 	                                       json_sprintf("feature \"%s\" (%s, from the %s)", ftitle, fid,
@@ -695,6 +709,8 @@ typedef struct tf_run {
 	const char *stopped;
 	const char *state;
 	json_t *needs_input;
+	ap_control via; /* the control that led to the current screen (when have_via) */
+	bool have_via;
 	json_t *hints; /* {screenSignature: label}: the next tap toward the feature, from the session's last crawl */
 	bool cancel;
 } tf_run;
@@ -1090,8 +1106,8 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 		json_t *touched = json_array(), *skipped = json_array();
 		size_t total = 0;
 		const char *why = NULL;
-		json_t *fail_ev = NULL;
-		char *fail_label = NULL;
+		json_t *fail_ev = json_array(), *fail_labels = json_array();
+		bool relaunched_away = false;
 		/* the controls to try, copied: the screen is read again after each tap */
 		size_t n = v->n;
 		ap_control *list = calloc(n ? n : 1, sizeof(*list));
@@ -1145,25 +1161,58 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			char *l = ap_redact(r->s, list[i].name ? list[i].name : "");
 			json_array_append_new(touched, json_string(l ? l : ""));
 			const char *crash = crash_of(res);
+			ap_screen now = {0};
+			sw_error *le = NULL;
 			if (crash) {
-				fail_ev = evidence(r, res, crash);
-				record_crash(r, crash, l, fsig, fail_ev);
-				fail_label = l;
-				l = NULL;
+				json_t *ev = evidence(r, res, crash);
+				record_crash(r, crash, l, fsig, ev);
+				json_array_extend(fail_ev, ev);
+				json_decref(ev);
+				json_array_append_new(fail_labels, json_string(l ? l : ""));
+				free(l);
 				json_decref(res);
 				crashed = true;
-				break;
+				/* the app is started again; when it comes back on this screen the other controls are tried too */
+				if (r->relaunches >= 2 * TF_MAX_RELAUNCHES || relaunch(r, true, &le) < 0 || look(r, &now, &le) < 0) {
+					sw_error_free(le);
+					relaunched_away = true;
+					break;
+				}
+				bool back_here = !strcmp(now.sig, fsig);
+				ap_screen_free(&now);
+				if (!back_here) {
+					relaunched_away = true;
+					break;
+				}
+				continue;
 			}
 			free(l);
 			json_decref(res);
-			ap_screen now = {0};
-			sw_error *le = NULL;
 			if (look(r, &now, &le) < 0) {
 				sw_error_free(le);
 				why = "the screen could not be read after a tap";
 				break;
 			}
 			bool home = !strcmp(now.sig, fsig);
+			if (now.permission_prompt) {
+				/* a prompt is left to the guardrails: not even BACK (it answers the prompt); the app is restarted */
+				note_wall(r, "permission_prompt", &now);
+				ap_screen_free(&now);
+				if (relaunch(r, true, &le) < 0 || look(r, &now, &le) < 0) {
+					sw_error_free(le);
+					relaunched_away = true;
+					why = "a permission prompt opened and the app could not be brought back";
+					break;
+				}
+				home = !strcmp(now.sig, fsig);
+				ap_screen_free(&now);
+				if (!home) {
+					relaunched_away = true;
+					why = "a permission prompt opened; after a relaunch the app is not on this screen";
+					break;
+				}
+				continue;
+			}
 			ap_screen_free(&now);
 			if (home)
 				continue;
@@ -1182,11 +1231,14 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			}
 			const char *c2 = crash_of(res);
 			if (c2) {
-				fail_ev = evidence(r, res, c2);
-				record_crash(r, c2, "back", fsig, fail_ev);
-				fail_label = sw__strdup("BACK");
+				json_t *ev = evidence(r, res, c2);
+				record_crash(r, c2, "BACK", fsig, ev);
+				json_array_extend(fail_ev, ev);
+				json_decref(ev);
+				json_array_append_new(fail_labels, json_string("BACK"));
 				json_decref(res);
 				crashed = true;
+				relaunched_away = true;
 				break;
 			}
 			json_decref(res);
@@ -1210,15 +1262,22 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			json_decref(touched);
 			json_decref(skipped);
 			json_decref(fail_ev);
-			free(fail_label);
+			json_decref(fail_labels);
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
 		}
 		json_t *x = json_pack("{s:o,s:o,s:I}", "touched", touched, "notTouched", skipped, "safeControls",
 		                      (json_int_t)total);
 		if (crashed) {
-			char *reason = sw__asprintf("the app crashed or froze after tapping \"%s\"",
-			                            fail_label ? fail_label : "?");
-			json_object_set_new(x, "evidence", fail_ev ? fail_ev : json_array());
+			sw_buf b = SW_BUF_INIT;
+			size_t k;
+			json_t *fl;
+			json_array_foreach(fail_labels, k, fl) sw__buf_printf(&b, "%s\"%s\"", k ? ", " : "", json_string_value(fl));
+			char *labels = sw__buf_steal(&b, NULL);
+			char *reason = sw__asprintf("the app crashed or froze after %s%s", labels ? labels : "a tap",
+			                            relaunched_away ? "" : " (each time it was restarted and the other controls were tried)");
+			free(labels);
+			json_object_set_new(x, "evidence", fail_ev);
+			json_object_set(x, "failedOn", fail_labels);
 			fail_ev = NULL;
 			settle(cc, "fail", reason, x);
 			free(reason);
@@ -1233,7 +1292,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			free(reason);
 		}
 		json_decref(fail_ev);
-		free(fail_label);
+		json_decref(fail_labels);
 	}
 	if (crashed) {
 		const char *kinds[] = {"back", "revisit"};
@@ -1428,6 +1487,18 @@ static void load_hints(tf_run *r)
 	json_decref(g);
 }
 
+/* Forgets the control that led to the current screen. */
+static void via_clear(ap_control *via, bool *have)
+{
+	if (*have) {
+		free(via->name);
+		free(via->loc_strategy);
+		free(via->loc_value);
+	}
+	memset(via, 0, sizeof(*via));
+	*have = false;
+}
+
 /* The walk toward the targets. Returns a negative code for a device error or a cancel. */
 static int walk(tf_run *r, sw_error **err)
 {
@@ -1454,8 +1525,6 @@ static int walk(tf_run *r, sw_error **err)
 		}
 	}
 	r->cur = node_of(r, v.sig, -1);
-	ap_control via = {0};
-	bool have_via = false;
 	long via_parent = -1;
 	json_t *arrival = NULL;
 	for (;;) {
@@ -1470,7 +1539,7 @@ static int walk(tf_run *r, sw_error **err)
 		note_untouched(r, &v);
 		long ti = target_of(r, &v);
 		if (ti >= 0) {
-			rc = run_checks(r, ti, &v, have_via ? &via : NULL, have_via ? via_parent : -1, arrival, err);
+			rc = run_checks(r, ti, &v, r->have_via ? &r->via : NULL, r->have_via ? via_parent : -1, arrival, err);
 			json_decref(arrival);
 			arrival = NULL;
 			ap_screen_free(&v);
@@ -1487,7 +1556,7 @@ static int walk(tf_run *r, sw_error **err)
 			if ((rc = look(r, &v, err)) < 0)
 				return rc;
 			r->cur = node_of(r, v.sig, -1);
-			have_via = false;
+			via_clear(&r->via, &r->have_via);
 			continue;
 		}
 		json_decref(arrival);
@@ -1517,7 +1586,7 @@ static int walk(tf_run *r, sw_error **err)
 			if ((rc = look(r, &v, err)) < 0)
 				return rc;
 			r->cur = node_of(r, v.sig, -1);
-			have_via = false;
+			via_clear(&r->via, &r->have_via);
 			continue;
 		}
 		if (!n->paywall_noted && is_paywall(&v)) {
@@ -1560,16 +1629,16 @@ static int walk(tf_run *r, sw_error **err)
 			json_object_set_new(n->tried, pick->sig, json_true());
 			json_t *args = tap_args(pick), *res = NULL;
 			long from = r->cur;
-			if (have_via) {
-				free(via.name);
-				free(via.loc_strategy);
-				free(via.loc_value);
+			if (r->have_via) {
+				free(r->via.name);
+				free(r->via.loc_strategy);
+				free(r->via.loc_value);
 			}
-			via = *pick;
-			via.name = sw__strdup(pick->name);
-			via.loc_strategy = sw__strdup(pick->loc_strategy);
-			via.loc_value = sw__strdup(pick->loc_value);
-			have_via = true;
+			r->via = *pick;
+			r->via.name = sw__strdup(pick->name);
+			r->via.loc_strategy = sw__strdup(pick->loc_strategy);
+			r->via.loc_value = sw__strdup(pick->loc_value);
+			r->have_via = true;
 			via_parent = from;
 			sw_error *e = NULL;
 			rc = act(r, args, &res, &e);
@@ -1610,7 +1679,7 @@ static int walk(tf_run *r, sw_error **err)
 				if ((rc = look(r, &v, err)) < 0)
 					break;
 				r->cur = node_of(r, v.sig, -1);
-				have_via = false;
+				via_clear(&r->via, &r->have_via);
 				continue;
 			}
 			free(label);
@@ -1625,7 +1694,7 @@ static int walk(tf_run *r, sw_error **err)
 				if ((rc = look(r, &v, err)) < 0)
 					break;
 				r->cur = node_of(r, v.sig, -1);
-				have_via = false;
+				via_clear(&r->via, &r->have_via);
 				continue;
 			}
 			r->cur = node_of(r, v.sig, from);
@@ -1665,14 +1734,9 @@ static int walk(tf_run *r, sw_error **err)
 		if (at == r->cur)
 			r->nodes[at].parent = -1; /* BACK did nothing: a dead end */
 		r->cur = at;
-		have_via = false;
+		via_clear(&r->via, &r->have_via);
 	}
 	json_decref(arrival);
-	if (have_via) {
-		free(via.name);
-		free(via.loc_strategy);
-		free(via.loc_value);
-	}
 	ap_screen_free(&v);
 	return rc < 0 ? rc : SW_OK;
 }
@@ -2060,6 +2124,7 @@ static void run_free(tf_run *r)
 	json_decref(r->res);
 	json_decref(r->needs_input);
 	json_decref(r->hints);
+	via_clear(&r->via, &r->have_via);
 	if (r->d)
 		ap_drive_close(r->d);
 	sw_ctx_free(r->ctx);

@@ -91,6 +91,11 @@ class Base(unittest.TestCase):
         s.initialize()
         return s
 
+    def close(self, s):
+        """Closes the server; it must exit cleanly (under SWIPIUM_MCP_WRAPPER=valgrind, with no error)."""
+        code = s.close()
+        self.assertEqual(code, 0, s.stderr[-4000:])
+
     def start(self, env, s, screen=".HomeActivity"):
         """Installs the app, opens @screen by activity (None: the launcher) and binds a session to it."""
         self.assertEqual(env.adb("install", self.apk).returncode, 0)
@@ -105,7 +110,7 @@ class Base(unittest.TestCase):
         return sid
 
     def feature(self, s, args):
-        return s.tool("qa_test_feature", args, timeout=60)
+        return s.tool("qa_test_feature", args, timeout=120)
 
     def run_job(self, s, sid, wait=True, **args):
         a = {"sessionId": sid, "mode": "execute"}
@@ -164,7 +169,7 @@ class Plan(Base):
             self.assertFalse(glob.glob(os.path.join(env.server.home, ".swipium", "runs", "*", "*", "state.json")))
             self.assertNotIn(PKG, env.shell("pm list packages")[1])
             self.assertEqual(self.touches(), [])
-            s.close()
+            self.close(s)
 
     def test_creativity_shapes_the_cases(self):
         with self.env() as env:
@@ -184,7 +189,7 @@ class Plan(Base):
             self.assertEqual(p["featureId"], "paywall", p)
             self.assertIn("act", [c["kind"] for c in p["cases"]])
             self.assertIn("disposable_state", [f["kind"] for f in p["requiredFixtures"]])
-            s.close()
+            self.close(s)
 
     def test_unknown_feature_is_a_clear_error_with_what_to_do(self):
         with self.env() as env:
@@ -207,7 +212,7 @@ class Plan(Base):
                 r = self.feature(s, bad)
                 self.assertTrue(r["result"].get("isError"), (bad, r))
                 self.assertEqual(sc(r)["failureCode"], "INVALID_ARGUMENT", r)
-            s.close()
+            self.close(s)
 
     def test_hostile_feature_names(self):
         with self.env() as env:
@@ -221,7 +226,7 @@ class Plan(Base):
                 else:
                     self.assertEqual(out["feature"], name)
                     self.assertEqual(out["featureId"], "settings", out)
-            s.close()
+            self.close(s)
 
     def test_swipium_folder_linking_out_of_the_project_is_refused(self):
         outside = os.path.join(self.tmp, "outside")
@@ -233,7 +238,7 @@ class Plan(Base):
             self.assertTrue(r["result"].get("isError"), r)
             self.assertEqual(sc(r)["failureCode"], "UNSAFE_ACTION_REFUSED", r)
             self.assertEqual(os.listdir(outside), [])
-            s.close()
+            self.close(s)
 
     def test_apk_linking_out_of_the_project_asks_first(self):
         os.makedirs(os.path.dirname(os.path.join(self.project, APK_REL)))
@@ -245,7 +250,7 @@ class Plan(Base):
             self.assertEqual(boot["needsInput"]["kind"], "artifact_outside_root", boot)
             self.assertEqual(plan["steps"][1]["status"], "needs_input")
             self.assertFalse(plan["consent"]["required"])
-            s.close()
+            self.close(s)
 
 
 class Execute(Base):
@@ -283,7 +288,7 @@ class Execute(Base):
                 rep = json.load(f)
             self.assertIn("qa_test_feature: Reach SettingsActivity", json.dumps(rep))
             # a second call while one runs starts nothing
-            s.close()
+            self.close(s)
 
     def test_an_earlier_crawl_gives_the_shortest_known_way_there(self):
         with self.env() as env:
@@ -304,21 +309,29 @@ class Execute(Base):
             self.assertEqual([t["element"]["label"] for t in self.touches()[n:] if t.get("element")],
                              ["Profile", "Settings"])
             self.assertEqual(res["findings"], [])
-            s.close()
+            self.close(s)
 
     def test_a_crash_on_the_feature_screen_fails_its_case_with_evidence(self):
         with self.env() as env:
             s = self.server(env)
             sid = self.start(env, s)
-            job, st = self.run_job(s, sid, feature="home", maxActions=10)
+            job, st = self.run_job(s, sid, feature="home", maxActions=12)
             res = st["result"]
             cases = self.cases(res)
             self.assertEqual(cases["reach"]["status"], "pass", cases)
             self.assertEqual(cases["controls"]["status"], "fail", cases)
             self.assertTrue(cases["controls"]["evidence"][0].startswith("swipium://session/"), cases)
-            self.assertIn(res["findings"][0]["kind"], ("native_crash", "anr"))
+            # restarted after each crash, the other controls were tried too: both bad tabs are named
+            self.assertEqual(sorted(cases["controls"]["failedOn"]), ["Insights", "Live"], cases)
+            self.assertEqual(sorted(f["kind"] for f in res["findings"]), ["anr", "native_crash"], res)
+            self.assertEqual(len(cases["controls"]["evidence"]), 2, cases)
             self.assertEqual(DESTRUCTIVE.intersection(self.touched_labels()), set())
-            s.close()
+            # "Scan receipt" opened the camera prompt: nothing on it was pressed, not even BACK
+            self.assertIn("Scan receipt", cases["controls"]["touched"])
+            self.assertIn("permission_prompt", [w["kind"] for w in res["walls"]])
+            self.assertFalse([t for t in self.touches() if t.get("dialog") == "camera_permission"],
+                             [t for t in self.touches() if t.get("dialog")])
+            self.close(s)
 
     def test_behind_a_login_wall_cases_are_blocked_with_guidance_not_failed(self):
         with self.env() as env:
@@ -343,7 +356,61 @@ class Execute(Base):
             self.assertEqual(res["state"], "needs_input", res)
             self.assertEqual(res["needsInput"]["kind"], "credentials")
             self.assertEqual(res["needsInput"]["resume"]["tool"], "qa_test_feature")
-            s.close()
+            self.close(s)
+
+
+class Unsupported(Base):
+    def test_ios_is_said_up_front_and_the_blocked_run_still_writes_its_report(self):
+        with self.env() as env:
+            s = self.server(env)
+            plan = sc(self.feature(s, {"projectRoot": self.project, "feature": "settings", "platform": "ios"}))
+            self.assertEqual(plan["blockers"][0]["failureCode"], "BACKEND_UNSUPPORTED", plan)
+            self.assertEqual(plan["nextRecommendedAction"]["tool"], "qa_explain_blocker")
+            sid = self.start(env, s)
+            n = len(self.touches())
+            job, st = self.run_job(s, sid, feature="settings", platform="ios")
+            self.assertEqual(st["status"], "failed", st)
+            res = st["result"]
+            self.assertEqual(res["state"], "blocked")
+            self.assertEqual(res["failureCode"], "BACKEND_UNSUPPORTED")
+            self.assertTrue(res["reportUri"], res)
+            self.assertEqual(res["tally"]["fail"], 0)
+            self.assertTrue(all(c["status"] == "blocked" and c["failureCode"] == "BACKEND_UNSUPPORTED"
+                                for c in res["cases"]), res["cases"])
+            self.assertEqual(len(self.touches()), n, "a blocked run touched the device")
+            self.close(s)
+
+
+class Secrets(Base):
+    SECRET = "Qm4-walrus-Tz81-heron"
+
+    def test_an_answered_password_on_screen_never_leaves_the_device(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s)
+            r = s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                                    "values": {"SWIPIUM_TEST_USERNAME": "qa@example.com",
+                                                               "SWIPIUM_TEST_PASSWORD": self.SECRET}})
+            self.assertFalse(r["result"].get("isError"), r)
+            # home shows the secret in one of its controls, and the agent even pastes it into the feature's name
+            env.shell("am start -a android.intent.action.VIEW -d receipts://hello/%s" % self.SECRET)
+            job, st = self.run_job(s, sid, feature="home " + self.SECRET, creativity="creative")
+            res = st["result"]
+            self.assertEqual(res["featureId"], "home", res)
+            self.assertEqual(self.cases(res)["reach"]["status"], "pass", res)
+            self.assertNotIn(self.SECRET, json.dumps(st))
+            self.assertIn("home ", res["feature"])  # echoed, its secret part masked
+            self.assertNotIn(self.SECRET, json.dumps(sc(s.tool("qa_report", {"sessionId": sid, "format": "markdown"}))))
+            leaks = []
+            for top in (env.server.home, self.project):
+                for root, _, files in os.walk(top):
+                    for fn in files:
+                        p = os.path.join(root, fn)
+                        with open(p, "rb") as f:
+                            if self.SECRET.encode() in f.read():
+                                leaks.append(p)
+            self.assertEqual(leaks, [], "the secret reached disk")
+            self.close(s)
 
 
 class Bootstrap(Base):
@@ -376,7 +443,7 @@ class Bootstrap(Base):
             again = sc(self.feature(s, dict(args, consentId=envl["consentId"], approve=True)))
             self.assertTrue(again.get("requiresConsent"), again)
             self.assertEqual(again.get("previousConsentId"), envl["consentId"])
-            s.close()
+            self.close(s)
 
 
 class Cancel(Base):
@@ -391,6 +458,10 @@ class Cancel(Base):
             while len(self.touches()) < 2 and time.time() < deadline:
                 time.sleep(0.1)
             self.assertGreaterEqual(len(self.touches()), 2, "the walk never started touching")
+            # a second call while the job runs starts nothing and names the running job
+            r = self.feature(s, {"sessionId": sid, "mode": "execute", "feature": "about"})
+            self.assertTrue(sc(r)["alreadyRunning"], r)
+            self.assertEqual(sc(r)["jobId"], job)
             r = s.tool("qa_job_cancel", {"sessionId": sid, "jobId": job})
             self.assertTrue(sc(r)["cancelled"], r)
             st = sc(s.tool("qa_job_status", {"sessionId": sid, "jobId": job}))
@@ -402,7 +473,7 @@ class Cancel(Base):
             self.assertEqual(len(self.touches()), n, "the walk kept touching after the cancel")
             # the session still works, and a new run can start
             self.assertFalse(s.tool("qa_snapshot", {"sessionId": sid})["result"].get("isError"))
-            s.close()
+            self.close(s)
 
 
 if __name__ == "__main__":
