@@ -12,6 +12,7 @@ PKGS=(
 	libxml2-utils python3 python3-jsonschema python3-yaml cmark-gfm
 	tesseract-ocr tesseract-ocr-eng python3-pil
 	nodejs npm
+	python3-selenium python3-pytest
 )
 
 missing=()

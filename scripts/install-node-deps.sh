@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm packages the integration tests use (the official MCP SDK client
 # and the MCP Inspector CLI) into tests/integration/node_modules, from the lock file.
+# Also webdriverio 9, the @wdio 9 types and typescript: the generated Appium suites are type-checked against them.
 set -euo pipefail
 cd "$(dirname "$0")/../tests/integration"
 [ -f package.json ] || exit 0

@@ -375,12 +375,20 @@ class Generate(unittest.TestCase):
     def test_80_appium(self):
         before = self.swipium_files()
         r = self.generate({"target": "appium", "language": "python"}, ok=False)
+        sys.stderr.write("appium target: %s\n" % ("refused " + str(code_of(r)) if is_error(r) else "generated"))
         if is_error(r):
             # until the Appium emitter is merged: refused, nothing written
             self.assertEqual(code_of(r), "UNEMITTABLE_STEP", json.dumps(r)[:1500])
             self.assertEqual(self.swipium_files(), before)
         else:
-            self.assertTrue(sc(r)["files"])
+            files = sc(r)["files"]
+            self.assertTrue(files)
+            for f in files:
+                self.assertTrue(f["path"].startswith(".swipium/automation/python/"), f)
+                full = os.path.join(self.project, f["path"])
+                if f["path"].endswith(".py"):
+                    with open(full, encoding="utf-8") as fh:
+                        compile(fh.read(), full, "exec")  # every module is valid Python
             self.assert_no_secret_anywhere()
 
     def test_90_symlinked_output_folder_is_refused(self):

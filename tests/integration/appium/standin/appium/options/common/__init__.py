@@ -1,0 +1,3 @@
+from .base import AppiumOptions
+
+__all__ = ["AppiumOptions"]
