@@ -181,6 +181,8 @@ class Generate(unittest.TestCase):
         path = os.path.join(self.project, ".swipium", "flows", "hostile-run.yaml")
         with open(path, encoding="utf-8") as f:
             text = f.read()
+        if os.environ.get("GENERATE_SHOW"):
+            sys.stderr.write(text + "\n" + json.dumps(res) + "\n")
         doc = yaml.safe_load(text)
         self.assertEqual(doc["name"], "hostile run")
         steps = doc["steps"]
@@ -188,6 +190,9 @@ class Generate(unittest.TestCase):
         self.assertIn({"inputText": {"into": "id=com.example.hostile:id/password", "text": "${SWIPIUM_TEST_PASSWORD}",
                                      "secret": True}}, steps)
         self.assertIn({"tapAt": [540, 1440]}, steps)
+        # a label holding a line break and a line of code: one line of it, a quoted string, data only
+        self.assertIn({"tap": '");process.exit(1);//'}, steps)
+        self.assertIn({"tap": '*/ close """ now'}, steps)
         self.assertIn({"assertVisual": VISUAL_IN_FLOW}, steps)
         # a label that reads as ${HOME} is matched by a part of it that holds none
         self.assertIn({"tap": "Pay the bill"}, steps)
