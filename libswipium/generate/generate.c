@@ -1,6 +1,7 @@
 /* generate.c: sw_generate (qa_generate): targets, plan and generate, the secret guard, confined atomic writes, replay. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen-emit.h"
 #include "gen-internal.h"
@@ -112,8 +113,12 @@ static int guard(sw_redactor *red, const char *name, const json_t *files, sw_err
 	return rc;
 }
 
-/* Confines every path first (nothing is written when one is refused), then writes each atomically. */
-static int write_all(const char *root, json_t *files, sw_error **err)
+/*
+ * Confines every path first (nothing is written when one is refused), then writes each atomically. With
+ * @keep_existing (appium integrateIntoProject) a file that exists already is left as it is and listed in
+ * @kept instead.
+ */
+static int write_all(const char *root, json_t *files, bool keep_existing, json_t *kept, sw_error **err)
 {
 	size_t i;
 	json_t *f;
@@ -121,12 +126,18 @@ static int write_all(const char *root, json_t *files, sw_error **err)
 	{
 		char *real = NULL;
 		int rc = sw__confine(root, sget(f, "path"), 0, &real, err);
+		if (rc == SW_OK && keep_existing && real && access(real, F_OK) == 0)
+			json_object_set_new(f, "keep", json_true());
 		free(real);
 		if (rc < 0)
 			return rc;
 	}
 	json_array_foreach(files, i, f)
 	{
+		if (json_is_true(json_object_get(f, "keep"))) {
+			json_array_append(kept, json_object_get(f, "path"));
+			continue;
+		}
 		const char *c = sget(f, "content");
 		int rc = sw_project_write_file(root, sget(f, "path"), c, strlen(c), SW_WRITE_MKDIRS | SW_WRITE_SHARED, err);
 		if (rc < 0)
@@ -582,8 +593,19 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	/* the final guard runs on every output, also in plan and unsaved modes: none of it may carry a secret */
 	if (rc == SW_OK)
 		rc = guard(red, name, g.files, err);
+	json_t *kept = json_array();
+	bool keep_existing = !strcmp(g.target, "appium") && json_is_true(json_object_get(opts, "integrateIntoProject"));
 	if (rc == SW_OK && save)
-		rc = write_all(g.root, g.files, err);
+		rc = write_all(g.root, g.files, keep_existing, kept, err);
+	if (rc == SW_OK && json_array_size(kept)) {
+		char note[160];
+		snprintf(note, sizeof(note),
+		         "integrateIntoProject never overwrites: %zu existing file(s) were left as they are (see keptExisting)",
+		         json_array_size(kept));
+		json_array_append_new(g.notes, json_string(note));
+		json_object_set(g.res, "keptExisting", kept);
+	}
+	json_decref(kept);
 	if (rc < 0) {
 		free(name);
 		goto out;

@@ -395,6 +395,20 @@ class Generate(unittest.TestCase):
                     with open(full, encoding="utf-8") as fh:
                         compile(fh.read(), full, "exec")  # every module is valid Python
             self.assert_no_secret_anywhere()
+            # integrateIntoProject asks automation_project_write first and never overwrites a file
+            first = files[0]["path"]
+            with open(os.path.join(self.project, first), "w") as fh:
+                fh.write("# edited by a person\n")
+            args = {"target": "appium", "language": "python", "integrateIntoProject": True}
+            r = self.generate(args, ok=False)
+            c = sc(r)
+            self.assertTrue(c.get("requiresConsent"), json.dumps(r)[:1500])
+            self.assertEqual(c["action"], "automation_project_write")
+            args.update({"consentId": c["consentId"], "approve": True})
+            r = self.generate(args)
+            self.assertIn(first, sc(r)["keptExisting"])
+            with open(os.path.join(self.project, first)) as fh:
+                self.assertEqual(fh.read(), "# edited by a person\n")
 
     def test_90_symlinked_output_folder_is_refused(self):
         outside = os.path.join(self.tmp, "outside")
