@@ -125,7 +125,8 @@ START_TEST(test_safe_parts)
 	free(s);
 	ck_assert_str_eq((s = sw__gen_safe_part("a ${X} middle part ${Y} b")), "middle part");
 	free(s);
-	ck_assert_str_eq((s = sw__gen_safe_part("Hi Ann, your code " SW_REDACTED_MARKER " works")), "Hi Ann, your code");
+	ck_assert_str_eq((s = sw__gen_safe_part("Hi Ann, your code " SW_REDACTED_MARKER " works")),
+	                 "Hi Ann, your code");
 	free(s);
 	ck_assert_str_eq((s = sw__gen_safe_part("one\n  the longer line  ")), "the longer line");
 	free(s);
@@ -145,9 +146,9 @@ END_TEST
 
 static json_t *typed(const char *text, const char *hint, bool secret, const char *kind, int seq)
 {
-	json_t *a = json_pack("{ss,ss,s{ss},s{ss,ss,ss,s[iiii]},ss,si}", "tool", "qa_act", "action", "type", "target", "id",
-	                      "f", "element", "resourceId", "app:id/f", "id", "f", "hint", hint, "bounds", 0, 0, 10, 10,
-	                      "screen", "S", "seq", seq);
+	json_t *a = json_pack("{ss,ss,s{ss},s{ss,ss,ss,s[iiii]},ss,si}", "tool", "qa_act", "action", "type", "target",
+	                      "id", "f", "element", "resourceId", "app:id/f", "id", "f", "hint", hint, "bounds", 0, 0,
+	                      10, 10, "screen", "S", "seq", seq);
 	if (text)
 		json_object_set_new(a, "text", json_string(text));
 	else
@@ -172,14 +173,19 @@ START_TEST(test_model_placeholders)
 	json_t *failed = typed("x", "Name", false, NULL, 58);
 	json_object_set_new(failed, "failureCode", json_string("ELEMENT_NOT_FOUND"));
 	json_array_append_new(rec, failed);
-	json_array_append_new(rec, json_pack("{ss,ss,s{ss},si}", "tool", "qa_act", "action", "tap", "target", "ref",
-	                                     "@e3", "seq", 59));
+	json_array_append_new(
+	    rec, json_pack("{ss,ss,s{ss},si}", "tool", "qa_act", "action", "tap", "target", "ref", "@e3", "seq", 59));
 	json_t *m = NULL;
 	ck_assert_int_eq(sw__gen_model(rec, "com.x", "android", &m, NULL), SW_OK);
 	json_t *steps = json_object_get(m, "steps");
 	ck_assert_int_eq(json_array_size(steps), 7);
-	const char *want[] = {"${SWIPIUM_SECRET_1}", "${SWIPIUM_SECRET_2}",     "${SWIPIUM_INPUT_1}",
-	                      "${SWIPIUM_TEST_OTP}", "${SWIPIUM_MY_TOKEN}", "${SWIPIUM_TEST_PASSWORD}", "plain"};
+	const char *want[] = {"${SWIPIUM_SECRET_1}",
+	                      "${SWIPIUM_SECRET_2}",
+	                      "${SWIPIUM_INPUT_1}",
+	                      "${SWIPIUM_TEST_OTP}",
+	                      "${SWIPIUM_MY_TOKEN}",
+	                      "${SWIPIUM_TEST_PASSWORD}",
+	                      "plain"};
 	for (size_t i = 0; i < 7; i++)
 		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(steps, i), "text")), want[i]);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(steps, 3), "secretKind")), "otp");
@@ -203,11 +209,11 @@ START_TEST(test_locator_order)
 	json_t *rec = json_pack(
 	    "[{ss,ss,s{ss,ss,ss,s[iiii]}},{ss,ss,s{ss,ss,s[iiii]}},{ss,ss,s{ss,s[iiii]}},{ss,ss,s{s[iiii]}},"
 	    "{ss,ss,s{ss,ss,s[iiii]}}]",
-	    "tool", "qa_act", "action", "tap", "element", "resourceId", "a:id/ok", "accessibilityId", "OK", "text", "OK",
-	    "bounds", 0, 0, 10, 10, "tool", "qa_act", "action", "tap", "element", "accessibilityId", "close", "text",
-	    "Close", "bounds", 0, 0, 10, 10, "tool", "qa_act", "action", "tap", "element", "text", "Next", "bounds", 0, 0,
-	    10, 10, "tool", "qa_act", "action", "tap", "element", "bounds", 0, 0, 100, 50, "tool", "qa_act", "action", "tap",
-	    "element", "resourceId", "a:id/${x}", "text", "Go ${x}", "bounds", 0, 0, 10, 10);
+	    "tool", "qa_act", "action", "tap", "element", "resourceId", "a:id/ok", "accessibilityId", "OK", "text",
+	    "OK", "bounds", 0, 0, 10, 10, "tool", "qa_act", "action", "tap", "element", "accessibilityId", "close",
+	    "text", "Close", "bounds", 0, 0, 10, 10, "tool", "qa_act", "action", "tap", "element", "text", "Next",
+	    "bounds", 0, 0, 10, 10, "tool", "qa_act", "action", "tap", "element", "bounds", 0, 0, 100, 50, "tool",
+	    "qa_act", "action", "tap", "element", "resourceId", "a:id/${x}", "text", "Go ${x}", "bounds", 0, 0, 10, 10);
 	ck_assert_ptr_nonnull(rec);
 	json_t *m = NULL;
 	ck_assert_int_eq(sw__gen_model(rec, "a", "android", &m, NULL), SW_OK);
@@ -215,7 +221,8 @@ START_TEST(test_locator_order)
 	const char *quality[] = {"durable", "durable", "semi", "brittle", "semi"};
 	for (size_t i = 0; i < 5; i++) {
 		json_t *st = json_array_get(json_object_get(m, "steps"), i);
-		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(st, "locator"), "strategy")), strategy[i]);
+		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(st, "locator"), "strategy")),
+		                 strategy[i]);
 		ck_assert_str_eq(json_string_value(json_object_get(st, "quality")), quality[i]);
 	}
 	json_t *pt = json_object_get(json_array_get(json_object_get(m, "steps"), 3), "locator");
