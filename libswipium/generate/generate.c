@@ -594,7 +594,8 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 		rc = invalid(err, "qa_generate needs a project root (projectRoot or a session with one)");
 		goto out;
 	}
-	char *name = sget(opts, "name") ? sw__strdup(sget(opts, "name")) : default_name(g.model);
+	char *name =
+	    sget(opts, "name") && sget(opts, "name")[0] ? sw__strdup(sget(opts, "name")) : default_name(g.model);
 	g.name = name;
 	g.slug = sw__gen_slug(name);
 	bool save_default = !strcmp(g.target, "suite") || !strcmp(g.target, "appium");

@@ -358,6 +358,12 @@ class Generate(unittest.TestCase):
             self.assertTrue(res["files"], target)
         self.assertEqual(self.swipium_files(), before)
 
+    def test_55_empty_name_takes_the_default(self):
+        r = self.generate({"target": "flow", "name": ""})
+        self.assertEqual(sc(r)["name"], "hostile-recorded")
+        self.assertTrue(sc(r)["check"]["valid"])
+        self.assertEqual(yaml.safe_load(sc(r)["content"])["name"], "hostile-recorded")
+
     def test_60_secret_in_a_name_is_refused_and_nothing_written(self):
         before = self.swipium_files()
         for target in ("flow", "suite", "testcases"):
