@@ -219,6 +219,7 @@ typedef struct gen_run {
 	json_t *files; /* [{path, content, kind}] */
 	json_t *res;   /* the result being built */
 	json_t *notes;
+	bool flow_invalid; /* the flow target's text does not pass the checker: it is not written */
 } gen_run;
 
 static int target_flow(gen_run *g, sw_error **err)
@@ -237,7 +238,9 @@ static int target_flow(gen_run *g, sw_error **err)
 		snprintf(note, sizeof(note), "%zu step(s) have no Flow V2 form and were left out", miss);
 		json_array_append_new(g->notes, json_string(note));
 	}
-	json_object_set_new(g->res, "check", check_flow(g->root, sget(json_array_get(g->files, 0), "content"), false));
+	json_t *chk = check_flow(g->root, sget(json_array_get(g->files, 0), "content"), false);
+	g->flow_invalid = !json_is_true(json_object_get(chk, "valid"));
+	json_object_set_new(g->res, "check", chk);
 	return SW_OK;
 }
 
@@ -619,6 +622,12 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	/* the final guard runs on every output, also in plan and unsaved modes: none of it may carry a secret */
 	if (rc == SW_OK)
 		rc = guard(red, name, g.files, err);
+	if (rc == SW_OK && save && g.flow_invalid) {
+		save = false;
+		json_array_append_new(g.notes,
+		                      json_string("not written: the generated flow does not pass qa_flow_check "
+		                                  "(see check); its text is in content"));
+	}
 	json_t *kept = json_array();
 	bool keep_existing = !strcmp(g.target, "appium") && json_is_true(json_object_get(opts, "integrateIntoProject"));
 	if (rc == SW_OK && save)
