@@ -504,7 +504,62 @@ def check_python_suite(tmp, runner):
         check_selectors(json.loads(p.stdout), "python/" + runner)
         ran.append("python selectors at run time (%s)" % runner)
     ran.append("python imports with python3-selenium + appium layout (%s)" % runner)
+    replay_python(root, runner, model, env)
     check_ci(os.path.join(root, "ci.example.yml"), "python/" + runner)
+
+
+def replay_python(root, runner, model_path, base_env):
+    """Runs the generated test through real Selenium against a recording fake Appium server: the commands it
+    sends must be the recorded steps, with every recorded value and every secret from the environment intact."""
+    sys.path.insert(0, os.path.join(HERE, "appium"))
+    from fake_webdriver import FakeAppium
+    with open(model_path, encoding="utf-8") as f:
+        model = json.load(f)
+    greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
+    secrets = {"SWIPIUM_TEST_PASSWORD": "pw-\"'${x}", "SWIPIUM_TEST_OTP": "424242", "SWIPIUM_TEST_PIN": "9876"}
+    with FakeAppium(texts={"com.example:id/greeting": greeting}) as fake:
+        env = dict(base_env, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="android", SWIPIUM_WAIT_MS="3000", **secrets)
+        env.pop("SWIPIUM_NO_RESET", None)
+        cmd = ([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"] if runner == "pytest" else
+               [sys.executable, "-m", "unittest", "discover", "-s", "tests", "-t", "."])
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=300)
+        if not check(p.returncode == 0, "python/%s: the generated test passes against the fake server:\n%s%s" %
+                     (runner, p.stdout[-1500:], p.stderr[-1500:])):
+            return
+        what = "python/%s replay" % runner
+        session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
+        check(session.get("platformName") == "Android" and session.get("appium:automationName") == "UiAutomator2"
+              and session.get("appium:appPackage") == model["appId"] and session.get("appium:noReset") is False,
+              "%s: the session asks for UiAutomator2 and the recorded app (%s)" % (what, session))
+        typed = [b.get("text") for b in fake.sent("/value")]
+        want = [model["steps"][2]["text"], secrets["SWIPIUM_TEST_PASSWORD"],
+                "pre-" + secrets["SWIPIUM_TEST_OTP"] + "-post", secrets["SWIPIUM_TEST_PIN"], "shoes"]
+        check(typed == want, "%s: the typed values, in order (%r != %r)" % (what, typed, want))
+        finds = [(b["using"], b["value"]) for b in fake.sent("/element") + fake.sent("/elements")]
+        for pair in (("id", "com.example:id/sign_in"), ("accessibility id", "email_field"),
+                     ("-android uiautomator", 'new UiSelector().text("end */ process.exit(3); /* PWNED")'),
+                     ("-android uiautomator", 'new UiSelector().text("Results \\"PWNED\\"")'),
+                     ("id", "com.example:id/greeting"), ("accessibility id", "class")):
+            check(pair in finds, "%s: the suite looked the element up by %r" % (what, pair))
+        scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
+        url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
+        check(scripts == [("mobile: activateApp", [{"appId": model["appId"]}]),
+                          ("mobile: pressKey", [{"keycode": 66}]),
+                          ("mobile: deepLink", [{"url": url, "package": model["appId"]}]),
+                          ("mobile: pressKey", [{"keycode": 66}])],
+              "%s: launch, enter, deep link, submit (%r)" % (what, scripts))
+        gestures = fake.sent("/actions")
+        # coordinate tap, swipe up, swipe left, plain scroll up: four W3C pointer sequences of a touch finger
+        check(len(gestures) == 4 and all(g["actions"][0]["parameters"]["pointerType"] == "touch" for g in gestures),
+              "%s: four touch gestures (%d)" % (what, len(gestures)))
+        tap = gestures[0]["actions"][0]["actions"]
+        check({"type": "pointerMove", "duration": 250, "x": 540, "y": 1200, "origin": "viewport"} in tap or
+              any(a.get("type") == "pointerMove" and a.get("x") == 540 and a.get("y") == 1200 for a in tap),
+              "%s: the coordinate tap lands on the recorded point" % what)
+        check(len(fake.sent("/back")) == 1, "%s: one back" % what)
+        check(len(fake.sent("/clear")) >= 2, "%s: fields cleared before typing and by the clear step" % what)
+        check(fake.sent("/session/s1", method="DELETE") != [], "%s: the session is closed" % what)
+        ran.append("python suite replayed through Selenium against a fake Appium server (%s)" % runner)
 
 
 # ---- ci.example.yml ---------------------------------------------------------------------------------------
