@@ -296,6 +296,7 @@ def check_js_suite(lang, tmp):
         p = subprocess.run([node_tool(), "--check", bad], capture_output=True, text=True, timeout=60)
         check(p.returncode != 0, "javascript: node --check rejects a broken file (control)")
         ran.append("node --check")
+    replay_js(root, lang, model)
     if lang == "javascript":
         screens = [p for p in files_under(os.path.join(root, "screens"))]
         p = subprocess.run([node_tool(), "--input-type=module", "-e", SELECTORS_JS, root] + screens,
@@ -508,6 +509,70 @@ def check_python_suite(tmp, runner):
     check_ci(os.path.join(root, "ci.example.yml"), "python/" + runner)
 
 
+REPLAY_SECRETS = {"SWIPIUM_TEST_PASSWORD": "pw-\"'${x}", "SWIPIUM_TEST_OTP": "424242", "SWIPIUM_TEST_PIN": "9876"}
+
+
+def check_replay(fake, model, what, id_using, id_value):
+    """The commands a generated suite sent to the fake Appium server are the recorded steps."""
+    session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
+    check(session.get("platformName") == "Android" and session.get("appium:automationName") == "UiAutomator2"
+          and session.get("appium:appPackage") == model["appId"] and session.get("appium:noReset") is False,
+          "%s: the session asks for UiAutomator2 and the recorded app (%s)" % (what, session))
+    typed = [b.get("text") for b in fake.sent("/value")]
+    want = [model["steps"][2]["text"], REPLAY_SECRETS["SWIPIUM_TEST_PASSWORD"],
+            "pre-" + REPLAY_SECRETS["SWIPIUM_TEST_OTP"] + "-post", REPLAY_SECRETS["SWIPIUM_TEST_PIN"], "shoes"]
+    check(typed == want, "%s: the typed values, in order (%r != %r)" % (what, typed, want))
+    finds = [(b["using"], b["value"]) for b in fake.sent("/element") + fake.sent("/elements")]
+    for pair in ((id_using, id_value("com.example:id/sign_in")), ("accessibility id", "email_field"),
+                 ("-android uiautomator", 'new UiSelector().text("end */ process.exit(3); /* PWNED")'),
+                 ("-android uiautomator", 'new UiSelector().text("Results \\"PWNED\\"")'),
+                 (id_using, id_value("com.example:id/greeting")), ("accessibility id", "class")):
+        check(pair in finds, "%s: the suite looked the element up by %r" % (what, pair))
+    scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
+    url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
+    check(scripts == [("mobile: activateApp", [{"appId": model["appId"]}]),
+                      ("mobile: pressKey", [{"keycode": 66}]),
+                      ("mobile: deepLink", [{"url": url, "package": model["appId"]}]),
+                      ("mobile: pressKey", [{"keycode": 66}])],
+          "%s: launch, enter, deep link, submit (%r)" % (what, scripts))
+    gestures = fake.sent("/actions")
+    # coordinate tap, swipe up, swipe left, plain scroll up: four W3C pointer sequences of a touch finger
+    check(len(gestures) == 4 and all(g["actions"][0]["parameters"]["pointerType"] == "touch" for g in gestures),
+          "%s: four touch gestures (%d)" % (what, len(gestures)))
+    if gestures:
+        tap = gestures[0]["actions"][0]["actions"]
+        check(any(a.get("type") == "pointerMove" and a.get("x") == 540 and a.get("y") == 1200 for a in tap),
+              "%s: the coordinate tap lands on the recorded point" % what)
+    check(len(fake.sent("/back")) == 1, "%s: one back" % what)
+    check(len(fake.sent("/clear")) >= 2, "%s: fields cleared before typing and by the clear step" % what)
+    check(fake.sent("/session/s1", method="DELETE") != [], "%s: the session is closed" % what)
+
+
+def replay_js(root, lang, model_path):
+    """Runs the generated spec with the WebdriverIO test runner against the recording fake Appium server."""
+    wdio = os.path.join(NODE_MODULES, ".bin", "wdio")
+    if not os.path.exists(wdio):
+        skipped.append("%s replay: @wdio/cli is not installed (scripts/install-node-deps.sh)" % lang)
+        return
+    sys.path.insert(0, os.path.join(HERE, "appium"))
+    from fake_webdriver import FakeAppium
+    with open(model_path, encoding="utf-8") as f:
+        model = json.load(f)
+    greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
+    with FakeAppium(texts={'new UiSelector().resourceId("com.example:id/greeting")': greeting}) as fake:
+        env = dict(os.environ, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="android", SWIPIUM_WAIT_MS="3000",
+                   **REPLAY_SECRETS)
+        env.pop("SWIPIUM_NO_RESET", None)
+        conf = "wdio.conf.ts" if lang == "typescript" else "wdio.conf.js"
+        p = subprocess.run([wdio, "run", conf], capture_output=True, text=True, cwd=root, env=env, timeout=300)
+        if not check(p.returncode == 0, "%s: the generated spec passes under wdio against the fake server:\n%s%s" %
+                     (lang, p.stdout[-2500:], p.stderr[-1500:])):
+            return
+        check_replay(fake, model, "%s replay" % lang, "-android uiautomator",
+                     lambda v: 'new UiSelector().resourceId("%s")' % v)
+    ran.append("%s spec run by the WebdriverIO test runner against a fake Appium server" % lang)
+
+
 def replay_python(root, runner, model_path, base_env):
     """Runs the generated test through real Selenium against a recording fake Appium server: the commands it
     sends must be the recorded steps, with every recorded value and every secret from the environment intact."""
@@ -516,7 +581,7 @@ def replay_python(root, runner, model_path, base_env):
     with open(model_path, encoding="utf-8") as f:
         model = json.load(f)
     greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
-    secrets = {"SWIPIUM_TEST_PASSWORD": "pw-\"'${x}", "SWIPIUM_TEST_OTP": "424242", "SWIPIUM_TEST_PIN": "9876"}
+    secrets = REPLAY_SECRETS
     with FakeAppium(texts={"com.example:id/greeting": greeting}) as fake:
         env = dict(base_env, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="android", SWIPIUM_WAIT_MS="3000", **secrets)
         env.pop("SWIPIUM_NO_RESET", None)
@@ -526,39 +591,7 @@ def replay_python(root, runner, model_path, base_env):
         if not check(p.returncode == 0, "python/%s: the generated test passes against the fake server:\n%s%s" %
                      (runner, p.stdout[-1500:], p.stderr[-1500:])):
             return
-        what = "python/%s replay" % runner
-        session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
-        check(session.get("platformName") == "Android" and session.get("appium:automationName") == "UiAutomator2"
-              and session.get("appium:appPackage") == model["appId"] and session.get("appium:noReset") is False,
-              "%s: the session asks for UiAutomator2 and the recorded app (%s)" % (what, session))
-        typed = [b.get("text") for b in fake.sent("/value")]
-        want = [model["steps"][2]["text"], secrets["SWIPIUM_TEST_PASSWORD"],
-                "pre-" + secrets["SWIPIUM_TEST_OTP"] + "-post", secrets["SWIPIUM_TEST_PIN"], "shoes"]
-        check(typed == want, "%s: the typed values, in order (%r != %r)" % (what, typed, want))
-        finds = [(b["using"], b["value"]) for b in fake.sent("/element") + fake.sent("/elements")]
-        for pair in (("id", "com.example:id/sign_in"), ("accessibility id", "email_field"),
-                     ("-android uiautomator", 'new UiSelector().text("end */ process.exit(3); /* PWNED")'),
-                     ("-android uiautomator", 'new UiSelector().text("Results \\"PWNED\\"")'),
-                     ("id", "com.example:id/greeting"), ("accessibility id", "class")):
-            check(pair in finds, "%s: the suite looked the element up by %r" % (what, pair))
-        scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
-        url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
-        check(scripts == [("mobile: activateApp", [{"appId": model["appId"]}]),
-                          ("mobile: pressKey", [{"keycode": 66}]),
-                          ("mobile: deepLink", [{"url": url, "package": model["appId"]}]),
-                          ("mobile: pressKey", [{"keycode": 66}])],
-              "%s: launch, enter, deep link, submit (%r)" % (what, scripts))
-        gestures = fake.sent("/actions")
-        # coordinate tap, swipe up, swipe left, plain scroll up: four W3C pointer sequences of a touch finger
-        check(len(gestures) == 4 and all(g["actions"][0]["parameters"]["pointerType"] == "touch" for g in gestures),
-              "%s: four touch gestures (%d)" % (what, len(gestures)))
-        tap = gestures[0]["actions"][0]["actions"]
-        check({"type": "pointerMove", "duration": 250, "x": 540, "y": 1200, "origin": "viewport"} in tap or
-              any(a.get("type") == "pointerMove" and a.get("x") == 540 and a.get("y") == 1200 for a in tap),
-              "%s: the coordinate tap lands on the recorded point" % what)
-        check(len(fake.sent("/back")) == 1, "%s: one back" % what)
-        check(len(fake.sent("/clear")) >= 2, "%s: fields cleared before typing and by the clear step" % what)
-        check(fake.sent("/session/s1", method="DELETE") != [], "%s: the session is closed" % what)
+        check_replay(fake, model, "python/%s replay" % runner, "id", lambda v: v)
         ran.append("python suite replayed through Selenium against a fake Appium server (%s)" % runner)
 
 
