@@ -573,6 +573,32 @@ def replay_js(root, lang, model_path):
     ran.append("%s spec run by the WebdriverIO test runner against a fake Appium server" % lang)
 
 
+def replay_python_ios(root, model, base_env, cmd):
+    """The same suite with SWIPIUM_PLATFORM=ios: XCUITest, predicates and accessibility ids, iOS deep link."""
+    from fake_webdriver import FakeAppium
+    greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
+    with FakeAppium(texts={"com.example:id/greeting": greeting}) as fake:
+        env = dict(base_env, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="ios", IOS_BUNDLE_ID="com.example.ios",
+                   SWIPIUM_WAIT_MS="3000", **REPLAY_SECRETS)
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=300)
+        if not check(p.returncode == 0, "python/ios: the suite passes against the fake server:\n%s%s" %
+                     (p.stdout[-1500:], p.stderr[-1500:])):
+            return
+        session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
+        check(session.get("platformName") == "iOS" and session.get("appium:automationName") == "XCUITest" and
+              session.get("appium:bundleId") == "com.example.ios", "python/ios: an XCUITest session (%s)" % session)
+        finds = [(b["using"], b["value"]) for b in fake.sent("/element")]
+        q = '"end */ process.exit(3); /* PWNED"'
+        for pair in (("accessibility id", "com.example:id/sign_in"),
+                     ("-ios predicate string", "label == %s OR name == %s OR value == %s" % (q, q, q))):
+            check(pair in finds, "python/ios: looked up by %r" % (pair,))
+        scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
+        url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
+        check(("mobile: deepLink", [{"url": url, "bundleId": "com.example.ios"}]) in scripts and
+              not any(sc == "mobile: pressKey" for sc, _ in scripts), "python/ios: iOS commands (%r)" % scripts)
+    ran.append("python suite replayed on iOS settings (XCUITest) against a fake Appium server")
+
+
 def replay_python(root, runner, model_path, base_env):
     """Runs the generated test through real Selenium against a recording fake Appium server: the commands it
     sends must be the recorded steps, with every recorded value and every secret from the environment intact."""
@@ -592,6 +618,8 @@ def replay_python(root, runner, model_path, base_env):
                      (runner, p.stdout[-1500:], p.stderr[-1500:])):
             return
         check_replay(fake, model, "python/%s replay" % runner, "id", lambda v: v)
+    if runner == "unittest":
+        replay_python_ios(root, model, base_env, cmd)
         ran.append("python suite replayed through Selenium against a fake Appium server (%s)" % runner)
 
 
