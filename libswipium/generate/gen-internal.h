@@ -43,4 +43,13 @@ int sw__gen_appium(const json_t *model, const json_t *params, json_t **files_out
 int sw__gen_model(const json_t *recorded, const char *app_id, const char *platform, json_t **model_out,
                   sw_error **err);
 
+/*
+ * sw_generate() on a given recording (borrowed; NULL is none) with the secret guard of @red (nullable: no
+ * guard), for benches and tests that hold more than a session keeps. @session_root: the default root.
+ */
+struct sw_redactor;
+int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, struct sw_redactor *red, const json_t *recorded,
+                const char *app_id, const char *platform, const char *session_root, const char *options_json,
+                char **result_json, sw_error **err);
+
 #endif

@@ -496,10 +496,34 @@ SW_API int sw_generate(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *
 {
 	if (!result_json)
 		return invalid(err, "sw_generate: result_json must not be NULL");
+	/* the recording (redacted on the way out of the session: a registered secret never reaches a generator) */
+	json_t *recorded = NULL, *app = NULL, *device = NULL;
+	if (s) {
+		(void)sw__session_get(s, "recordedActions", &recorded, NULL);
+		(void)sw__session_get(s, "appId", &app, NULL);
+		(void)sw__session_get(s, "device", &device, NULL);
+	}
+	const char *platform = json_string_value(json_object_get(device, "platform"));
+	int rc = sw__gen_run(ctx, s, drive, s ? sw_session_redactor(s) : NULL, recorded, json_string_value(app), platform,
+	                     s ? sw_session_root(s) : NULL, options_json, result_json, err);
+	json_decref(recorded);
+	json_decref(app);
+	json_decref(device);
+	return rc;
+}
+
+int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, const json_t *recorded_in,
+                const char *app_id, const char *platform, const char *session_root, const char *options_json,
+                char **result_json, sw_error **err)
+{
 	json_t *opts = NULL;
 	int rc = sw__options_load(options_json, gen_opts, "qa_generate arguments", &opts, err);
 	if (rc < 0)
 		return rc;
+	if (!result_json) {
+		json_decref(opts);
+		return invalid(err, "sw__gen_run: result_json must not be NULL");
+	}
 	gen_run g = {.ctx = ctx, .s = s, .drive = drive, .opts = opts, .files = json_array(), .notes = json_array()};
 	json_t *recorded = NULL, *ignored = json_array();
 	g.target = sget(opts, "target");
@@ -518,20 +542,9 @@ SW_API int sw_generate(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *
 	const char *k;
 	json_t *v;
 	json_object_foreach(opts, k, v) if (!target_takes(g.target, k)) json_array_append_new(ignored, json_string(k));
-	g.root = sget(opts, "root") ? sget(opts, "root") : (s ? sw_session_root(s) : NULL);
-	/* the recording (redacted on the way out of the session: a registered secret never reaches a generator) */
-	if (s)
-		(void)sw__session_get(s, "recordedActions", &recorded, NULL);
-	json_t *app = NULL, *device = NULL;
-	if (s) {
-		(void)sw__session_get(s, "appId", &app, NULL);
-		(void)sw__session_get(s, "device", &device, NULL);
-	}
-	const char *platform = sget(device, "platform");
-	rc = sw__gen_model(recorded ? recorded : json_array(), json_string_value(app), platform ? platform : "android",
-	                   &g.model, err);
-	json_decref(app);
-	json_decref(device);
+	g.root = sget(opts, "root") ? sget(opts, "root") : session_root;
+	recorded = recorded_in ? json_incref((json_t *)recorded_in) : json_array();
+	rc = sw__gen_model(recorded, app_id, platform ? platform : "android", &g.model, err);
 	if (rc < 0)
 		goto out;
 	if (json_array_size(json_object_get(g.model, "steps")) == 0) {
@@ -568,7 +581,7 @@ SW_API int sw_generate(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *
 		rc = target_appium(&g, err);
 	/* the final guard runs on every output, also in plan and unsaved modes: none of it may carry a secret */
 	if (rc == SW_OK)
-		rc = guard(s ? sw_session_redactor(s) : NULL, name, g.files, err);
+		rc = guard(red, name, g.files, err);
 	if (rc == SW_OK && save)
 		rc = write_all(g.root, g.files, err);
 	if (rc < 0) {

@@ -305,6 +305,23 @@ class Generate(unittest.TestCase):
         r = self.tool("qa_flow_check", {"projectRoot": self.project, "flow": "hostile-suite"})
         self.assertEqual(sc(r)["errors"], [])
 
+        # the suite compiles with qa_flow_compile (the page objects resolved to selectors), and the compiled flow
+        # checks clean and keeps the same steps as the flow qa_generate compiled itself
+        with open(os.path.join(self.project, ".swipium/flows/hostile-suite.yaml"), encoding="utf-8") as f:
+            ours = yaml.safe_load(f)
+        r = self.tool("qa_flow_compile", {"sessionId": self.sid})
+        comp = sc(r)
+        self.assertTrue(comp["ok"], json.dumps(comp)[:3000])
+        self.assertEqual(comp["compiled"], 1, comp)
+        # the lint's one error is the control found by a point only, as the locator audit says
+        self.assertEqual([i["code"] for i in comp["pageIssues"] if i["level"] == "error"], ["COORDINATE_ONLY_LOCATOR"])
+        with open(os.path.join(self.project, ".swipium/flows/hostile-suite.yaml"), encoding="utf-8") as f:
+            theirs = yaml.safe_load(f)
+        flat = lambda d: [x for x in (d.get("setup") or []) + d["steps"]]  # noqa: E731
+        self.assertEqual(flat(theirs), flat(ours))
+        r = self.tool("qa_flow_check", {"projectRoot": self.project, "flow": "hostile-suite"})
+        self.assertEqual(sc(r)["errors"], [])
+
         # fresh_state without a state profile: blocked, nothing run, never CI ready
         before = len(self.touches())
         r = self.generate({"target": "suite", "name": "hostile suite", "replay": "fresh_state"})
@@ -358,12 +375,20 @@ class Generate(unittest.TestCase):
     def test_80_appium(self):
         before = self.swipium_files()
         r = self.generate({"target": "appium", "language": "python"}, ok=False)
+        sys.stderr.write("appium target: %s\n" % ("refused " + str(code_of(r)) if is_error(r) else "generated"))
         if is_error(r):
             # until the Appium emitter is merged: refused, nothing written
             self.assertEqual(code_of(r), "UNEMITTABLE_STEP", json.dumps(r)[:1500])
             self.assertEqual(self.swipium_files(), before)
         else:
-            self.assertTrue(sc(r)["files"])
+            files = sc(r)["files"]
+            self.assertTrue(files)
+            for f in files:
+                self.assertTrue(f["path"].startswith(".swipium/automation/python/"), f)
+                full = os.path.join(self.project, f["path"])
+                if f["path"].endswith(".py"):
+                    with open(full, encoding="utf-8") as fh:
+                        compile(fh.read(), full, "exec")  # every module is valid Python
             self.assert_no_secret_anywhere()
 
     def test_90_symlinked_output_folder_is_refused(self):

@@ -30,5 +30,6 @@
 #include <swipium/explore.h>
 #include <swipium/autopilot.h>
 #include <swipium/generate.h>
+#include <swipium/suite.h>
 
 #endif
