@@ -406,7 +406,10 @@ def check_python_suite(tmp, runner):
         with open(os.path.join(project, "pytest.ini"), "w") as f:
             f.write("[pytest]\n")
     out = os.path.join(tmp, "py-" + runner)
-    rc, rep = emit(model, {"language": "python", "projectRoot": project, "includeCi": True}, out)
+    params = {"language": "python", "projectRoot": project, "includeCi": True}
+    if runner == "unittest":
+        params["platform"] = "both"  # both CI jobs in ci.example.yml
+    rc, rep = emit(model, params, out)
     if not check(rc == 0 and rep, "python/%s: the emitter wrote the hostile suite (%s)" % (runner, rep)):
         return
     check(rep["runner"] == runner, "python: runner %s chosen from the project (got %s)" % (runner, rep["runner"]))
@@ -637,6 +640,8 @@ def check_ci(path, what):
     with open(path, encoding="utf-8") as f:
         doc = yaml.safe_load(f)
     check(isinstance(doc, dict) and "jobs" in doc, "%s: ci.example.yml loads" % what)
+    if what == "python/unittest":
+        check(sorted(doc["jobs"]) == ["smoke-android", "smoke-ios"], "platform both: an Android and an iOS job")
     env = doc["jobs"]["smoke-android"]["env"]
     check(env.get("SWIPIUM_TEST_PASSWORD") == "${{ secrets.SWIPIUM_TEST_PASSWORD }}",
           "%s: the CI example passes the placeholder secrets from repository secrets" % what)
