@@ -704,12 +704,86 @@ def check_platforms(tmp):
     check(rc == 2 and rep and rep.get("failureCode") == "INVALID_ARGUMENT", "brittleThreshold 170: INVALID_ARGUMENT")
 
 
+def check_random_labels(tmp):
+    """A seeded batch of random hostile texts as labels, values, screens and expected texts: the structure and
+    the round trip hold for every one (TS scanner, Python tokenize), and every Python file compiles."""
+    import random
+    rnd = random.Random(20261202)
+    alphabet = ["'", '"', "\\", "$", "{", "}", "${", "`", "*/", "/*", "//", "#", '"""', "\n", "\r", "\t",
+                "\u2028", "\u2029", "\u202e", "\u200b", "\ufeff", "\x7f", "\x01", "\u00e9", "\u20ac",
+                "\U0001F600", "class", "None", "Continue", "2", " ", "a", "Z", "_", "-", ".", ":", "/", "(", ")",
+                ";", "=", "+", "%s", "%", "\\u0041", "\\x41", "-*- coding: latin-1 -*-"]
+    def text():
+        return "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 12)))
+    steps = []
+    for i in range(120):
+        kind = rnd.choice(["tap", "type", "assertText", "scroll", "visualCheck", "openUrl"])
+        st = {"kind": kind, "screen": text(), "label": text()}
+        loc = {"strategy": rnd.choice(["id", "accessibility_id", "text"]), "value": text()}
+        if kind == "tap":
+            st["locator"] = loc
+        elif kind == "type":
+            st.update(locator=loc, text=text())
+        elif kind == "assertText":
+            st["expected"] = text()
+            if rnd.random() < 0.5:
+                st["locator"] = loc
+        elif kind == "scroll":
+            st.update(direction=rnd.choice(["up", "down", "left", "right"]), untilVisible=loc, maxScrolls=3)
+        elif kind == "openUrl":
+            st["url"] = text()
+        steps.append(st)
+    model = os.path.join(tmp, "random.json")
+    with open(model, "w", encoding="utf-8") as f:
+        json.dump({"appId": text(), "platform": "android", "steps": steps}, f)
+    twin = os.path.join(tmp, "random-twin.json")
+    benign_model(model, twin)
+    want = recorded_values(model)
+    for lang in ("javascript", "python"):
+        out, out_b = os.path.join(tmp, "rnd-" + lang), os.path.join(tmp, "rnd-b-" + lang)
+        rc, _ = emit(model, {"language": lang}, out)
+        rc_b, _ = emit(twin, {"language": lang}, out_b)
+        if not check(rc == 0 and rc_b == 0, "random labels (%s): both models generate" % lang):
+            continue
+        sub = os.path.join(".swipium", "automation", "python" if lang == "python" else "js")
+        root, root_b = os.path.join(out, sub), os.path.join(out_b, sub)
+        if lang == "python":
+            for path in files_under(root):
+                if path.endswith(".py"):
+                    try:
+                        py_compile.compile(path, doraise=True, cfile=os.path.join(tmp, "rnd.pyc"))
+                    except py_compile.PyCompileError as e:
+                        check(False, "random labels: py_compile %s: %s" % (path, e))
+            hostile, benign = py_shapes(root), py_shapes(root_b)
+        else:
+            if not node_tool() or not ts_lib():
+                skipped.append("random labels (javascript): node or typescript missing")
+                continue
+            hostile, benign = js_shapes(root, (".js",)), js_shapes(root_b, (".js",))
+            # node --check on the spec and a sample of screens (the structure check covers the rest: same shape)
+            js = [p for p in files_under(root) if p.endswith(".js") and "/screens/" not in p]
+            js += [p for p in files_under(root) if "/screens/" in p][:12]
+            for path in js:
+                if path.endswith(".js"):
+                    p = subprocess.run([node_tool(), "--check", path], capture_output=True, text=True, timeout=60)
+                    check(p.returncode == 0, "random labels: node --check %s: %s" % (path, p.stderr[-300:]))
+        compare_shapes(hostile, benign, "random labels (%s)" % lang)
+        strings = set()
+        for v in hostile.values():
+            strings.update(x for x in v["strings"] if isinstance(x, str))
+        missing = [w for w in want if w not in strings]
+        check(not missing, "random labels (%s): every value reads back (%d missing, e.g. %r)" %
+              (lang, len(missing), missing[:1]))
+        ran.append("120 random hostile steps (%s)" % lang)
+
+
 def main():
     if not EMIT or not os.path.exists(EMIT):
         print("APPIUM_EMIT is not set to the built appium-emit helper")
         return 1
     with tempfile.TemporaryDirectory(prefix="swipium-appium-") as tmp:
         check_refusals(tmp)
+        check_random_labels(tmp)
         check_platforms(tmp)
         check_js_suite("typescript", tmp)
         check_js_suite("javascript", tmp)
