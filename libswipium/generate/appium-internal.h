@@ -84,7 +84,8 @@ int sw__ap_add_file(json_t *files, const char *root, const char *rel, char *cont
 /* A static file of appium-templates/ by its name (appium-templates.c, generated at build time), or NULL. */
 const char *sw__ap_template(const char *name);
 
-/* Literals and comments in the suite's language. */
+/* Literals and comments in the suite's language; a comment holds at most AP_COMMENT_MAX UTF-16 units of @text. */
+#define AP_COMMENT_MAX 160
 void sw__ap_lit(const ap_suite *s, sw_buf *b, const char *text);
 void sw__ap_comment(const ap_suite *s, sw_buf *b, const char *text);
 /* The smoke test's body: one statement (or a manual-check comment) per step, each line starting with @indent. */

@@ -48,7 +48,7 @@ static char *screen_file(const ap_suite *s, const ap_screen *sc, const char *ext
 	sw__buf_printf(&b, "// %s.%s: the locators of one recorded screen (written by swipium qa_generate).\n",
 	               sc->module, ext);
 	sw__buf_puts(&b, "// Screen: ");
-	sw__cg_js_line_comment(&b, sc->raw);
+	sw__ap_comment(s, &b, sc->raw);
 	sw__buf_puts(&b, "\n// Labels and ids are recorded screen text: they appear only in strings and comments.\n");
 	sw__buf_puts(&b, "import { locator } from '../support/actions.js';\n\n");
 	sw__buf_printf(&b, "export class %s {\n", sc->cls);
@@ -57,7 +57,7 @@ static char *screen_file(const ap_suite *s, const ap_screen *sc, const char *ext
 		sw__buf_printf(&b, "  // %s locator", e->quality);
 		if (e->label && *e->label) {
 			sw__buf_puts(&b, ", label ");
-			sw__cg_js_line_comment(&b, e->label);
+			sw__ap_comment(s, &b, e->label);
 		}
 		sw__buf_putc(&b, '\n');
 		if (!strcmp(e->quality, "brittle"))

@@ -30,6 +30,21 @@ static int add_template(json_t *files, const char *rel, const char *name, sw_err
 	return sw__ap_add_file(files, AP_PY_ROOT, rel, sw__strdup(text), err);
 }
 
+/* A docstring body for a reader: long text cut like a comment's (head and tail kept). */
+static void docstring(sw_buf *b, const char *text)
+{
+	size_t len = strlen(text), units = sw__utf8_valid(text, len) ? sw__utf16_len(text, len) : len;
+	char *cut = units > AP_COMMENT_MAX ? sw__utf8_cap(text, len, AP_COMMENT_MAX, 0) : NULL;
+	if (units > AP_COMMENT_MAX && !cut) {
+		b->failed = true;
+		return;
+	}
+	sw__cg_py_docstring_text(b, cut ? cut : text);
+	if (cut)
+		sw__buf_printf(b, " [cut to %d of %zu characters]", AP_COMMENT_MAX, units);
+	free(cut);
+}
+
 static char *simple(const char *file, const char *what)
 {
 	sw_buf b = SW_BUF_INIT;
@@ -61,14 +76,14 @@ static char *screen_file(const ap_suite *s, const ap_screen *sc)
 	PY_HEADER(&b, file, "the locators of one recorded screen.");
 	sw__buf_puts(&b, "from swipium_support.actions import Locator\n\n\n");
 	sw__buf_printf(&b, "class %s:\n    \"\"\"Screen ", sc->cls);
-	sw__cg_py_docstring_text(&b, sc->raw);
+	docstring(&b, sc->raw);
 	sw__buf_puts(&b, " (recorded name).\"\"\"\n");
 	for (size_t i = 0; i < sc->n; i++) {
 		const ap_elem *e = &sc->elems[i];
 		sw__buf_printf(&b, "\n    # %s locator", e->quality);
 		if (e->label && *e->label) {
 			sw__buf_puts(&b, ", label ");
-			sw__cg_py_comment(&b, e->label);
+			sw__ap_comment(s, &b, e->label);
 		}
 		sw__buf_putc(&b, '\n');
 		if (!strcmp(e->quality, "brittle"))
@@ -113,7 +128,7 @@ static void imports(const ap_suite *s, sw_buf *b)
 static void title_docstring(const ap_suite *s, sw_buf *b, const char *indent)
 {
 	sw__buf_printf(b, "%s\"\"\"The recorded run of ", indent);
-	sw__cg_py_docstring_text(b, s->title);
+	docstring(b, s->title);
 	sw__buf_puts(b, ", step by step.\"\"\"\n");
 }
 

@@ -13,10 +13,21 @@ void sw__ap_lit(const ap_suite *s, sw_buf *b, const char *text)
 
 void sw__ap_comment(const ap_suite *s, sw_buf *b, const char *text)
 {
+	/* A comment is for a reader: a paragraph-long label is cut (head and tail kept) and says so. */
+	const char *t = text ? text : "";
+	size_t len = strlen(t), units = sw__utf8_valid(t, len) ? sw__utf16_len(t, len) : len;
+	char *cut = units > AP_COMMENT_MAX ? sw__utf8_cap(t, len, AP_COMMENT_MAX, 0) : NULL;
+	if (units > AP_COMMENT_MAX && !cut) {
+		b->failed = true;
+		return;
+	}
 	if (s->python)
-		sw__cg_py_comment(b, text ? text : "");
+		sw__cg_py_comment(b, cut ? cut : t);
 	else
-		sw__cg_js_line_comment(b, text ? text : "");
+		sw__cg_js_line_comment(b, cut ? cut : t);
+	if (cut)
+		sw__buf_printf(b, " [cut to %d of %zu characters]", AP_COMMENT_MAX, units);
+	free(cut);
 }
 
 /* The element reference Screen.member, or the language's null. */

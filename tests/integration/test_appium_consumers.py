@@ -296,6 +296,7 @@ def check_js_suite(lang, tmp):
         p = subprocess.run([node_tool(), "--check", bad], capture_output=True, text=True, timeout=60)
         check(p.returncode != 0, "javascript: node --check rejects a broken file (control)")
         ran.append("node --check")
+    replay_js(root, lang, model)
     if lang == "javascript":
         screens = [p for p in files_under(os.path.join(root, "screens"))]
         p = subprocess.run([node_tool(), "--input-type=module", "-e", SELECTORS_JS, root] + screens,
@@ -405,7 +406,10 @@ def check_python_suite(tmp, runner):
         with open(os.path.join(project, "pytest.ini"), "w") as f:
             f.write("[pytest]\n")
     out = os.path.join(tmp, "py-" + runner)
-    rc, rep = emit(model, {"language": "python", "projectRoot": project, "includeCi": True}, out)
+    params = {"language": "python", "projectRoot": project, "includeCi": True}
+    if runner == "unittest":
+        params["platform"] = "both"  # both CI jobs in ci.example.yml
+    rc, rep = emit(model, params, out)
     if not check(rc == 0 and rep, "python/%s: the emitter wrote the hostile suite (%s)" % (runner, rep)):
         return
     check(rep["runner"] == runner, "python: runner %s chosen from the project (got %s)" % (runner, rep["runner"]))
@@ -508,6 +512,96 @@ def check_python_suite(tmp, runner):
     check_ci(os.path.join(root, "ci.example.yml"), "python/" + runner)
 
 
+REPLAY_SECRETS = {"SWIPIUM_TEST_PASSWORD": "pw-\"'${x}", "SWIPIUM_TEST_OTP": "424242", "SWIPIUM_TEST_PIN": "9876"}
+
+
+def check_replay(fake, model, what, id_using, id_value):
+    """The commands a generated suite sent to the fake Appium server are the recorded steps."""
+    session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
+    check(session.get("platformName") == "Android" and session.get("appium:automationName") == "UiAutomator2"
+          and session.get("appium:appPackage") == model["appId"] and session.get("appium:noReset") is False,
+          "%s: the session asks for UiAutomator2 and the recorded app (%s)" % (what, session))
+    typed = [b.get("text") for b in fake.sent("/value")]
+    want = [model["steps"][2]["text"], REPLAY_SECRETS["SWIPIUM_TEST_PASSWORD"],
+            "pre-" + REPLAY_SECRETS["SWIPIUM_TEST_OTP"] + "-post", REPLAY_SECRETS["SWIPIUM_TEST_PIN"], "shoes"]
+    check(typed == want, "%s: the typed values, in order (%r != %r)" % (what, typed, want))
+    finds = [(b["using"], b["value"]) for b in fake.sent("/element") + fake.sent("/elements")]
+    for pair in ((id_using, id_value("com.example:id/sign_in")), ("accessibility id", "email_field"),
+                 ("-android uiautomator", 'new UiSelector().text("end */ process.exit(3); /* PWNED")'),
+                 ("-android uiautomator", 'new UiSelector().text("Results \\"PWNED\\"")'),
+                 (id_using, id_value("com.example:id/greeting")), ("accessibility id", "class")):
+        check(pair in finds, "%s: the suite looked the element up by %r" % (what, pair))
+    scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
+    url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
+    check(scripts == [("mobile: activateApp", [{"appId": model["appId"]}]),
+                      ("mobile: pressKey", [{"keycode": 66}]),
+                      ("mobile: deepLink", [{"url": url, "package": model["appId"]}]),
+                      ("mobile: pressKey", [{"keycode": 66}])],
+          "%s: launch, enter, deep link, submit (%r)" % (what, scripts))
+    gestures = fake.sent("/actions")
+    # coordinate tap, swipe up, swipe left, plain scroll up: four W3C pointer sequences of a touch finger
+    check(len(gestures) == 4 and all(g["actions"][0]["parameters"]["pointerType"] == "touch" for g in gestures),
+          "%s: four touch gestures (%d)" % (what, len(gestures)))
+    if gestures:
+        tap = gestures[0]["actions"][0]["actions"]
+        check(any(a.get("type") == "pointerMove" and a.get("x") == 540 and a.get("y") == 1200 for a in tap),
+              "%s: the coordinate tap lands on the recorded point" % what)
+    check(len(fake.sent("/back")) == 1, "%s: one back" % what)
+    check(len(fake.sent("/clear")) >= 2, "%s: fields cleared before typing and by the clear step" % what)
+    check(fake.sent("/session/s1", method="DELETE") != [], "%s: the session is closed" % what)
+
+
+def replay_js(root, lang, model_path):
+    """Runs the generated spec with the WebdriverIO test runner against the recording fake Appium server."""
+    wdio = os.path.join(NODE_MODULES, ".bin", "wdio")
+    if not os.path.exists(wdio):
+        skipped.append("%s replay: @wdio/cli is not installed (scripts/install-node-deps.sh)" % lang)
+        return
+    sys.path.insert(0, os.path.join(HERE, "appium"))
+    from fake_webdriver import FakeAppium
+    with open(model_path, encoding="utf-8") as f:
+        model = json.load(f)
+    greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
+    with FakeAppium(texts={'new UiSelector().resourceId("com.example:id/greeting")': greeting}) as fake:
+        env = dict(os.environ, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="android", SWIPIUM_WAIT_MS="3000",
+                   **REPLAY_SECRETS)
+        env.pop("SWIPIUM_NO_RESET", None)
+        conf = "wdio.conf.ts" if lang == "typescript" else "wdio.conf.js"
+        p = subprocess.run([wdio, "run", conf], capture_output=True, text=True, cwd=root, env=env, timeout=300)
+        if not check(p.returncode == 0, "%s: the generated spec passes under wdio against the fake server:\n%s%s" %
+                     (lang, p.stdout[-2500:], p.stderr[-1500:])):
+            return
+        check_replay(fake, model, "%s replay" % lang, "-android uiautomator",
+                     lambda v: 'new UiSelector().resourceId("%s")' % v)
+    ran.append("%s spec run by the WebdriverIO test runner against a fake Appium server" % lang)
+
+
+def replay_python_ios(root, model, base_env, cmd):
+    """The same suite with SWIPIUM_PLATFORM=ios: XCUITest, predicates and accessibility ids, iOS deep link."""
+    from fake_webdriver import FakeAppium
+    greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
+    with FakeAppium(texts={"com.example:id/greeting": greeting}) as fake:
+        env = dict(base_env, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="ios", IOS_BUNDLE_ID="com.example.ios",
+                   SWIPIUM_WAIT_MS="3000", **REPLAY_SECRETS)
+        p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=300)
+        if not check(p.returncode == 0, "python/ios: the suite passes against the fake server:\n%s%s" %
+                     (p.stdout[-1500:], p.stderr[-1500:])):
+            return
+        session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
+        check(session.get("platformName") == "iOS" and session.get("appium:automationName") == "XCUITest" and
+              session.get("appium:bundleId") == "com.example.ios", "python/ios: an XCUITest session (%s)" % session)
+        finds = [(b["using"], b["value"]) for b in fake.sent("/element")]
+        q = '"end */ process.exit(3); /* PWNED"'
+        for pair in (("accessibility id", "com.example:id/sign_in"),
+                     ("-ios predicate string", "label == %s OR name == %s OR value == %s" % (q, q, q))):
+            check(pair in finds, "python/ios: looked up by %r" % (pair,))
+        scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
+        url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
+        check(("mobile: deepLink", [{"url": url, "bundleId": "com.example.ios"}]) in scripts and
+              not any(sc == "mobile: pressKey" for sc, _ in scripts), "python/ios: iOS commands (%r)" % scripts)
+    ran.append("python suite replayed on iOS settings (XCUITest) against a fake Appium server")
+
+
 def replay_python(root, runner, model_path, base_env):
     """Runs the generated test through real Selenium against a recording fake Appium server: the commands it
     sends must be the recorded steps, with every recorded value and every secret from the environment intact."""
@@ -516,7 +610,7 @@ def replay_python(root, runner, model_path, base_env):
     with open(model_path, encoding="utf-8") as f:
         model = json.load(f)
     greeting = next(st["expected"] for st in model["steps"] if st["kind"] == "assertText" and st.get("locator"))
-    secrets = {"SWIPIUM_TEST_PASSWORD": "pw-\"'${x}", "SWIPIUM_TEST_OTP": "424242", "SWIPIUM_TEST_PIN": "9876"}
+    secrets = REPLAY_SECRETS
     with FakeAppium(texts={"com.example:id/greeting": greeting}) as fake:
         env = dict(base_env, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="android", SWIPIUM_WAIT_MS="3000", **secrets)
         env.pop("SWIPIUM_NO_RESET", None)
@@ -526,39 +620,9 @@ def replay_python(root, runner, model_path, base_env):
         if not check(p.returncode == 0, "python/%s: the generated test passes against the fake server:\n%s%s" %
                      (runner, p.stdout[-1500:], p.stderr[-1500:])):
             return
-        what = "python/%s replay" % runner
-        session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
-        check(session.get("platformName") == "Android" and session.get("appium:automationName") == "UiAutomator2"
-              and session.get("appium:appPackage") == model["appId"] and session.get("appium:noReset") is False,
-              "%s: the session asks for UiAutomator2 and the recorded app (%s)" % (what, session))
-        typed = [b.get("text") for b in fake.sent("/value")]
-        want = [model["steps"][2]["text"], secrets["SWIPIUM_TEST_PASSWORD"],
-                "pre-" + secrets["SWIPIUM_TEST_OTP"] + "-post", secrets["SWIPIUM_TEST_PIN"], "shoes"]
-        check(typed == want, "%s: the typed values, in order (%r != %r)" % (what, typed, want))
-        finds = [(b["using"], b["value"]) for b in fake.sent("/element") + fake.sent("/elements")]
-        for pair in (("id", "com.example:id/sign_in"), ("accessibility id", "email_field"),
-                     ("-android uiautomator", 'new UiSelector().text("end */ process.exit(3); /* PWNED")'),
-                     ("-android uiautomator", 'new UiSelector().text("Results \\"PWNED\\"")'),
-                     ("id", "com.example:id/greeting"), ("accessibility id", "class")):
-            check(pair in finds, "%s: the suite looked the element up by %r" % (what, pair))
-        scripts = [(b["script"], b["args"]) for b in fake.sent("/execute/sync") if b["script"].startswith("mobile:")]
-        url = next(st["url"] for st in model["steps"] if st["kind"] == "openUrl")
-        check(scripts == [("mobile: activateApp", [{"appId": model["appId"]}]),
-                          ("mobile: pressKey", [{"keycode": 66}]),
-                          ("mobile: deepLink", [{"url": url, "package": model["appId"]}]),
-                          ("mobile: pressKey", [{"keycode": 66}])],
-              "%s: launch, enter, deep link, submit (%r)" % (what, scripts))
-        gestures = fake.sent("/actions")
-        # coordinate tap, swipe up, swipe left, plain scroll up: four W3C pointer sequences of a touch finger
-        check(len(gestures) == 4 and all(g["actions"][0]["parameters"]["pointerType"] == "touch" for g in gestures),
-              "%s: four touch gestures (%d)" % (what, len(gestures)))
-        tap = gestures[0]["actions"][0]["actions"]
-        check({"type": "pointerMove", "duration": 250, "x": 540, "y": 1200, "origin": "viewport"} in tap or
-              any(a.get("type") == "pointerMove" and a.get("x") == 540 and a.get("y") == 1200 for a in tap),
-              "%s: the coordinate tap lands on the recorded point" % what)
-        check(len(fake.sent("/back")) == 1, "%s: one back" % what)
-        check(len(fake.sent("/clear")) >= 2, "%s: fields cleared before typing and by the clear step" % what)
-        check(fake.sent("/session/s1", method="DELETE") != [], "%s: the session is closed" % what)
+        check_replay(fake, model, "python/%s replay" % runner, "id", lambda v: v)
+    if runner == "unittest":
+        replay_python_ios(root, model, base_env, cmd)
         ran.append("python suite replayed through Selenium against a fake Appium server (%s)" % runner)
 
 
@@ -576,6 +640,8 @@ def check_ci(path, what):
     with open(path, encoding="utf-8") as f:
         doc = yaml.safe_load(f)
     check(isinstance(doc, dict) and "jobs" in doc, "%s: ci.example.yml loads" % what)
+    if what == "python/unittest":
+        check(sorted(doc["jobs"]) == ["smoke-android", "smoke-ios"], "platform both: an Android and an iOS job")
     env = doc["jobs"]["smoke-android"]["env"]
     check(env.get("SWIPIUM_TEST_PASSWORD") == "${{ secrets.SWIPIUM_TEST_PASSWORD }}",
           "%s: the CI example passes the placeholder secrets from repository secrets" % what)
@@ -638,12 +704,86 @@ def check_platforms(tmp):
     check(rc == 2 and rep and rep.get("failureCode") == "INVALID_ARGUMENT", "brittleThreshold 170: INVALID_ARGUMENT")
 
 
+def check_random_labels(tmp):
+    """A seeded batch of random hostile texts as labels, values, screens and expected texts: the structure and
+    the round trip hold for every one (TS scanner, Python tokenize), and every Python file compiles."""
+    import random
+    rnd = random.Random(20261202)
+    alphabet = ["'", '"', "\\", "$", "{", "}", "${", "`", "*/", "/*", "//", "#", '"""', "\n", "\r", "\t",
+                "\u2028", "\u2029", "\u202e", "\u200b", "\ufeff", "\x7f", "\x01", "\u00e9", "\u20ac",
+                "\U0001F600", "class", "None", "Continue", "2", " ", "a", "Z", "_", "-", ".", ":", "/", "(", ")",
+                ";", "=", "+", "%s", "%", "\\u0041", "\\x41", "-*- coding: latin-1 -*-"]
+    def text():
+        return "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 12)))
+    steps = []
+    for i in range(120):
+        kind = rnd.choice(["tap", "type", "assertText", "scroll", "visualCheck", "openUrl"])
+        st = {"kind": kind, "screen": text(), "label": text()}
+        loc = {"strategy": rnd.choice(["id", "accessibility_id", "text"]), "value": text()}
+        if kind == "tap":
+            st["locator"] = loc
+        elif kind == "type":
+            st.update(locator=loc, text=text())
+        elif kind == "assertText":
+            st["expected"] = text()
+            if rnd.random() < 0.5:
+                st["locator"] = loc
+        elif kind == "scroll":
+            st.update(direction=rnd.choice(["up", "down", "left", "right"]), untilVisible=loc, maxScrolls=3)
+        elif kind == "openUrl":
+            st["url"] = text()
+        steps.append(st)
+    model = os.path.join(tmp, "random.json")
+    with open(model, "w", encoding="utf-8") as f:
+        json.dump({"appId": text(), "platform": "android", "steps": steps}, f)
+    twin = os.path.join(tmp, "random-twin.json")
+    benign_model(model, twin)
+    want = recorded_values(model)
+    for lang in ("javascript", "python"):
+        out, out_b = os.path.join(tmp, "rnd-" + lang), os.path.join(tmp, "rnd-b-" + lang)
+        rc, _ = emit(model, {"language": lang}, out)
+        rc_b, _ = emit(twin, {"language": lang}, out_b)
+        if not check(rc == 0 and rc_b == 0, "random labels (%s): both models generate" % lang):
+            continue
+        sub = os.path.join(".swipium", "automation", "python" if lang == "python" else "js")
+        root, root_b = os.path.join(out, sub), os.path.join(out_b, sub)
+        if lang == "python":
+            for path in files_under(root):
+                if path.endswith(".py"):
+                    try:
+                        py_compile.compile(path, doraise=True, cfile=os.path.join(tmp, "rnd.pyc"))
+                    except py_compile.PyCompileError as e:
+                        check(False, "random labels: py_compile %s: %s" % (path, e))
+            hostile, benign = py_shapes(root), py_shapes(root_b)
+        else:
+            if not node_tool() or not ts_lib():
+                skipped.append("random labels (javascript): node or typescript missing")
+                continue
+            hostile, benign = js_shapes(root, (".js",)), js_shapes(root_b, (".js",))
+            # node --check on the spec and a sample of screens (the structure check covers the rest: same shape)
+            js = [p for p in files_under(root) if p.endswith(".js") and "/screens/" not in p]
+            js += [p for p in files_under(root) if "/screens/" in p][:12]
+            for path in js:
+                if path.endswith(".js"):
+                    p = subprocess.run([node_tool(), "--check", path], capture_output=True, text=True, timeout=60)
+                    check(p.returncode == 0, "random labels: node --check %s: %s" % (path, p.stderr[-300:]))
+        compare_shapes(hostile, benign, "random labels (%s)" % lang)
+        strings = set()
+        for v in hostile.values():
+            strings.update(x for x in v["strings"] if isinstance(x, str))
+        missing = [w for w in want if w not in strings]
+        check(not missing, "random labels (%s): every value reads back (%d missing, e.g. %r)" %
+              (lang, len(missing), missing[:1]))
+        ran.append("120 random hostile steps (%s)" % lang)
+
+
 def main():
     if not EMIT or not os.path.exists(EMIT):
         print("APPIUM_EMIT is not set to the built appium-emit helper")
         return 1
     with tempfile.TemporaryDirectory(prefix="swipium-appium-") as tmp:
         check_refusals(tmp)
+        check_random_labels(tmp)
         check_platforms(tmp)
         check_js_suite("typescript", tmp)
         check_js_suite("javascript", tmp)

@@ -138,10 +138,15 @@ class GenerateAppium(unittest.TestCase):
         os.symlink(NODE_MODULES, link)
         try:
             p = subprocess.run([tsc, "--noEmit", "-p", root], capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertGreater(len(glob.glob(os.path.join(root, "screens", "*.ts"))), 0)
+            # The suite replays the recorded run: run it under wdio against a recording fake Appium server.
+            wdio = os.path.join(NODE_MODULES, ".bin", "wdio")
+            if os.path.exists(wdio):
+                fake = self.replay([wdio, "run", "wdio.conf.ts"], root, {})
+                self.check_commands(fake, 'new UiSelector().resourceId("com.example.hostile:id/name")')
         finally:
             os.unlink(link)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertGreater(len(glob.glob(os.path.join(root, "screens", "*.ts"))), 0)
 
     def test_30_javascript_auto_from_package_json(self):
         # projectRoot given: qa_generate hands the emitter the root it resolved (see the notes on the session root)
@@ -191,6 +196,29 @@ class GenerateAppium(unittest.TestCase):
                            timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("tests.test_smoke", modules)
+        fake = self.replay([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], root,
+                           {"PYTHONPATH": os.pathsep.join([root, STANDIN])})
+        self.check_commands(fake, "com.example.hostile:id/name")
+
+    def replay(self, cmd, root, extra_env):
+        """Runs a written suite against the recording fake Appium server; returns the server's record."""
+        sys.path.insert(0, os.path.join(HERE, "appium"))
+        from fake_webdriver import FakeAppium
+        with FakeAppium() as fake:
+            env = dict(os.environ, APPIUM_HOST=fake.url, SWIPIUM_PLATFORM="android", SWIPIUM_WAIT_MS="3000",
+                       SWIPIUM_TEST_PASSWORD=PASSWORD, PYTHONDONTWRITEBYTECODE="1", **extra_env)
+            p = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-2000:])
+        return fake
+
+    def check_commands(self, fake, name_field):
+        """The replay typed what the agent typed (the password from the environment) into the recorded fields."""
+        session = fake.sent("/session")[0]["capabilities"]["alwaysMatch"]
+        self.assertEqual(session.get("appium:appPackage"), PKG)
+        self.assertEqual([b.get("text") for b in fake.sent("/value")], ["Ann", PASSWORD])
+        finds = [b["value"] for b in fake.sent("/element")]
+        self.assertIn(name_field, finds)
+        self.assertGreaterEqual(len(fake.sent("/actions")), 2)  # the coordinate tap and the swipe
 
     def test_50_secret_in_name_is_refused(self):
         before = self.automation_files()

@@ -226,6 +226,33 @@ START_TEST(test_bounds_and_platform)
 }
 END_TEST
 
+START_TEST(test_long_label_cut_in_comments_only)
+{
+	sw_buf v = SW_BUF_INIT;
+	for (int i = 0; i < 1000; i++)
+		sw__buf_putc(&v, (char)('a' + i % 26));
+	char *value = sw__buf_steal(&v, NULL);
+	json_t *step = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s}", "kind", "tap", "screen", value, "locator", "strategy",
+	                         "text", "value", value, "label", value);
+	json_t *m = json_pack("{s:s, s:s, s:[o]}", "appId", "com.example", "platform", "android", "steps", step);
+	for (int py = 0; py < 2; py++) {
+		json_t *p = params_of(py ? "{\"language\":\"python\"}" : "{}"), *files = NULL, *report = NULL;
+		ck_assert_int_eq(sw__gen_appium(m, p, &files, &report, NULL), SW_OK);
+		char *text = all_text(files);
+		/* the value itself is data the test needs: whole, in a literal */
+		ck_assert_ptr_nonnull(strstr(text, value));
+		ck_assert_ptr_nonnull(strstr(text, "[cut to 160 of 1000 characters]"));
+		ck_assert_ptr_nonnull(strstr(text, SW_CAP_MARKER));
+		free(text);
+		json_decref(files);
+		json_decref(report);
+		json_decref(p);
+	}
+	json_decref(m);
+	free(value);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("appium");
@@ -234,6 +261,7 @@ int main(void)
 	tcase_add_test(tc, test_secrets_never_written);
 	tcase_add_test(tc, test_paths_and_determinism);
 	tcase_add_test(tc, test_bounds_and_platform);
+	tcase_add_test(tc, test_long_label_cut_in_comments_only);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

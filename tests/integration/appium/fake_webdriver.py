@@ -84,6 +84,8 @@ class FakeAppium:
                 return self.texts.get(found.get("value"), "")
             if rest[2] == "rect":
                 return {"x": 100, "y": 200, "width": 300, "height": 80}
+            if rest[2] in ("displayed", "enabled"):
+                return True
             return None
         if rest == ["execute", "sync"]:
             script = (body or {}).get("script", "")
