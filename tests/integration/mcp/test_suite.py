@@ -222,6 +222,14 @@ class Compile(SuiteCase):
         self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "INVALID_FLOW")
         self.write("suites/smoke.yaml", "name: s\n")
         self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "INVALID_FLOW")
+        # an unknown key in a suite is an error of the suite: not ok, and the CLI exits 2
+        self.pom(suite=SUITE + "retries: 3\n")
+        r = self.ok(s, "qa_flow_compile", {"projectRoot": self.app})
+        self.assertFalse(r["ok"])
+        self.assertIn('unknown key "retries"', r["suiteErrors"][0]["message"])
+        p = self.cli("suite", "compile", self.app)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn('suite: unknown key "retries"', p.stdout)
 
     def test_non_yaml_page_object(self):
         self.pom()
