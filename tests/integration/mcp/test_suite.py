@@ -511,5 +511,52 @@ class CanonicalSuite(SuiteCase):
             self.assertEqual(f.read(), '{"cases": []}')
 
 
+VDEVICE_PAGE = """name: LoginScreen
+screen: login
+elements:
+  email: {id: email}
+  password: {id: password, secret: true}
+  signIn: {id: sign_in}
+  greeting: {id: greeting}
+"""
+
+VDEVICE_TEST = """name: login replay
+appId: com.example.login
+setup:
+  - prepareTarget
+steps:
+  - type: {into: LoginScreen.email, text: "${SWIPIUM_TEST_EMAIL}"}
+  - type: {into: LoginScreen.password, text: "${SWIPIUM_TEST_PASSWORD}"}
+  - tap: LoginScreen.signIn
+  - assertVisible: LoginScreen.greeting
+"""
+
+
+@unittest.skipUnless(os.environ.get("VDEVICE_BIN"), "VDEVICE_BIN is not set (run through meson test)")
+class Replay(SuiteCase):
+    """A compiled flow replays through `swipium run` on the virtual device over the real adb."""
+
+    def test_compiled_flow_replays_on_the_device(self):
+        sys.path.insert(0, os.path.dirname(HERE))
+        from vdevice_env import VDeviceEnv
+        self.write("pages/login.yaml", VDEVICE_PAGE)
+        self.write("tests/login.yaml", VDEVICE_TEST)
+        self.write("suites/smoke.yaml", SUITE)
+        p = self.cli("suite", "compile", self.app)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        creds = {"SWIPIUM_TEST_EMAIL": "ann@example.com", "SWIPIUM_TEST_PASSWORD": "hunter2"}
+        with VDeviceEnv(app="login") as env:
+            e = dict(env.env, HOME=self.home, **creds)
+            r = subprocess.run([CLI, "run", "login-replay", "--root", self.app], env=e, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("PASS  login replay", r.stdout)
+            # the replay judges: a wrong password ends on the error dialog, the greeting never shows
+            e["SWIPIUM_TEST_PASSWORD"] = "not-the-password"
+            r = subprocess.run([CLI, "run", "login-replay", "--root", self.app], env=e, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
