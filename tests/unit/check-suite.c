@@ -169,6 +169,69 @@ START_TEST(feature_tokens_and_ids)
 }
 END_TEST
 
+/* Reads a whole file (transfer full). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return sw__strdup(buf);
+}
+
+START_TEST(generate_from_a_recorded_run_keeps_secrets_out)
+{
+	char home[] = "/tmp/check-suite-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(home));
+	char *root = sw__asprintf("%s/app", home);
+	ck_assert_int_eq(sw__mkdirs(root, 0700, NULL), SW_OK);
+	sw_ctx *ctx = NULL;
+	sw_store *store = NULL;
+	sw_session *s = NULL;
+	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
+	ck_assert_int_eq(sw_ctx_set_home(ctx, home, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_open(ctx, &store, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_create(store, root, NULL, NULL, &s, NULL), SW_OK);
+	/* what h16gen's recording keeps: the element touched; a secure field's text is the typed secret */
+	ck_assert_int_eq(sw_session_append_json(s, "recordedActions",
+	                                        "{\"tool\":\"qa_act\",\"action\":\"type\",\"target\":\"@e2\","
+	                                        "\"text\":\"${SWIPIUM_TEST_PASSWORD}\",\"secret\":true,"
+	                                        "\"element\":{\"id\":\"password\",\"text\":\"S3cretPass!\","
+	                                        "\"secure\":true}}",
+	                                        NULL),
+	                 SW_OK);
+	ck_assert_int_eq(sw_session_append_json(s, "recordedActions",
+	                                        "{\"tool\":\"qa_act\",\"action\":\"tap\",\"target\":\"@e3\","
+	                                        "\"element\":{\"label\":\"Sign in as S3cretPass!\",\"id\":\"go\"}}",
+	                                        NULL),
+	                 SW_OK);
+	ck_assert_int_eq(sw_redactor_add_secret(sw_session_redactor(s), "S3cretPass!", NULL), SW_OK);
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw_suite_generate(ctx, root, s, "{}", &out, &err);
+	ck_assert_msg(rc == SW_OK, "%s", err ? sw_error_message(err) : "");
+	json_t *r = json_loads(out, 0, NULL);
+	ck_assert_int_eq(json_array_size(json_object_get(r, "created")), 1);
+	json_decref(r);
+	sw_free(out);
+	char *path = sw__asprintf("%s/.swipium/test-suite.json", root);
+	char *text = slurp(path);
+	ck_assert_ptr_null(strstr(text, "S3cretPass!"));
+	ck_assert_ptr_nonnull(strstr(text, "Type the test value into \\\"password\\\""));
+	ck_assert_ptr_nonnull(strstr(text, "Tap \\\"Sign in as"));
+	free(text);
+	free(path);
+	sw_store_free(store);
+	sw_ctx_free(ctx);
+	free(root);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", home);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *suite_suite(void)
 {
 	Suite *s = suite_create("suite");
@@ -179,6 +242,7 @@ static Suite *suite_suite(void)
 	tcase_add_test(tc, slug_rule);
 	tcase_add_test(tc, dedupe_key_ignores_spacing_and_case);
 	tcase_add_test(tc, feature_tokens_and_ids);
+	tcase_add_test(tc, generate_from_a_recorded_run_keeps_secrets_out);
 	suite_add_tcase(s, tc);
 	return s;
 }
