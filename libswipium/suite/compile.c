@@ -55,17 +55,13 @@ typedef struct cc {
 static void cerr(cc *c, const char *where, const char *fmt, ...) SW_PRINTF(3, 4);
 static void cerr(cc *c, const char *where, const char *fmt, ...)
 {
-	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	char *msg = sw__suite_vmsg(600, fmt, ap);
 	va_end(ap);
-	char *msg = sw__cap(raw ? raw : "", 600);
 	json_array_append_new(c->errors, json_pack("{s:s, s:s, s:s}", "file", c->test, "at", where, "message",
 	                                           msg ? msg : ""));
 	free(msg);
-	free(raw);
 }
 
 static bool ident_span(const char *s, size_t n)
