@@ -497,6 +497,29 @@ class CanonicalSuite(SuiteCase):
         self.assertNotIn("ADVERSARIAL_WITHOUT_SAFETY", [e["code"] for e in lint["errors"]])
         self.err(s, "qa_suite_generate", {"projectRoot": self.app, "creativity": "wild"}, "INVALID_ARGUMENT")
 
+    def test_two_servers_never_lose_an_update(self):
+        import threading
+        servers = [self.server(), self.server()]
+        errors = []
+
+        def worker(k):
+            try:
+                for i in range(15):
+                    self.ok(servers[k], "qa_suite_update", {"projectRoot": self.app, "source": "report",
+                                                            "cases": [case("f%d" % k, "case %d" % i, ["s%d" % i])]})
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(errors, [])
+        ids = sorted(c["id"] for c in self.load_suite()["cases"])
+        self.assertEqual(len(ids), 30)
+        self.assertEqual(ids, sorted(["TC-F%d-%03d" % (k, i) for k in (0, 1) for i in range(1, 16)]))
+
     def test_suite_file_linked_out_is_refused(self):
         s = self.server()
         outside = os.path.join(self.home, "elsewhere.json")
