@@ -465,6 +465,23 @@ class CanonicalSuite(SuiteCase):
         js = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "json"})
         self.assertEqual(len(json.loads(js["content"])["cases"]), 4)
         self.err(s, "qa_suite_export", {"projectRoot": self.app, "format": "pdf"}, "INVALID_ARGUMENT")
+        self.assertNotIn("contentTruncated", js)
+
+    def test_large_export_is_capped_inline_and_whole_on_disk(self):
+        s = self.server()
+        # under the server's 4 MB message limit as JSON, over the 1 MB inline cap as markdown
+        big = [case("bulk", "case %d " % i + "ab" * 300 + "ü" * 20, ["step %d" % i]) for i in range(2000)]
+        self.ok(s, "qa_suite_update", {"projectRoot": self.app, "source": "report", "cases": big})
+        ex = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "markdown"})
+        t = ex["contentTruncated"]
+        self.assertGreater(t["bytes"], 1024 * 1024)
+        self.assertLess(len(ex["content"].encode()), t["bytes"])
+        self.assertIn("save:true", t["reason"])
+        ex = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "junit", "save": True})
+        path = os.path.join(self.app, ex["files"][0])
+        self.assertEqual(os.path.getsize(path), ex["bytes"])
+        p = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_XSD, path], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
 
     def test_generate_from_the_app_map_is_idempotent(self):
         s = self.server()
