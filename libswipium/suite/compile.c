@@ -55,17 +55,13 @@ typedef struct cc {
 static void cerr(cc *c, const char *where, const char *fmt, ...) SW_PRINTF(3, 4);
 static void cerr(cc *c, const char *where, const char *fmt, ...)
 {
-	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	char *msg = sw__suite_vmsg(600, fmt, ap);
 	va_end(ap);
-	char *msg = sw__cap(raw ? raw : "", 600);
 	json_array_append_new(c->errors, json_pack("{s:s, s:s, s:s}", "file", c->test, "at", where, "message",
 	                                           msg ? msg : ""));
 	free(msg);
-	free(raw);
 }
 
 static bool ident_span(const char *s, size_t n)
@@ -570,6 +566,18 @@ SW_API int sw_suite_compile(const char *project_root, const char *request_json, 
 
 	cc sc = {.pages = pages, .vars = suite_vars, .errors = json_array(), .test = suite_rel};
 	merge_vars(suite_vars, json_object_get(suite, "variables"), &sc, "variables");
+	const char *sk;
+	json_t *sv;
+	json_object_foreach(suite, sk, sv)
+	{
+		static const char *const known[] = {"name", "description", "appId", "variables", "pages", "tests"};
+		bool ok = false;
+		for (size_t j = 0; j < SW_ARRAY_SIZE(known); j++)
+			ok |= !strcmp(sk, known[j]);
+		if (!ok)
+			cerr(&sc, sk, "unknown key \"%s\" in a suite (allowed: name, description, appId, variables, pages, tests)",
+			     sk);
+	}
 	char *suite_app = as_text(json_object_get(suite, "appId"));
 	size_t ok_count = 0;
 	json_array_foreach(tests, i, en)
@@ -609,7 +617,7 @@ SW_API int sw_suite_compile(const char *project_root, const char *request_json, 
 		json_object_foreach(test, k, x)
 		{
 			static const char *const known[] = {"name", "description", "appId", "variables", "setup", "steps",
-			                                    "teardown", "page", "tags"};
+			                                    "teardown", "tags"};
 			bool ok = false;
 			for (size_t j = 0; j < SW_ARRAY_SIZE(known); j++)
 				ok |= !strcmp(k, known[j]);
@@ -695,8 +703,8 @@ SW_API int sw_suite_compile(const char *project_root, const char *request_json, 
 	size_t page_errors = 0;
 	json_array_foreach(items, i, en) page_errors += !strcmp(json_string_value(json_object_get(en, "level")), "error");
 	char *sname = as_text(json_object_get(suite, "name"));
-	json_t *res = json_pack("{s:b, s:s, s:s, s:s?, s:I, s:I, s:I, s:o, s:O, s:o}", "ok",
-	                        ok_count == json_array_size(tests) && ok_count > 0, "projectRoot", project_root, "suite",
+	bool all_ok = ok_count == json_array_size(tests) && ok_count > 0 && json_array_size(sc.errors) == 0;
+	json_t *res = json_pack("{s:b, s:s, s:s, s:s?, s:I, s:I, s:I, s:o, s:O, s:o}", "ok", all_ok, "projectRoot", project_root, "suite",
 	                        suite_rel, "suiteName", sname, "tests", (json_int_t)json_array_size(tests), "compiled",
 	                        (json_int_t)ok_count, "failed", (json_int_t)(json_array_size(tests) - ok_count), "flows",
 	                        flows, "pageIssues", items, "suiteErrors", sc.errors);

@@ -12,6 +12,7 @@
 
 #define EXPORT_DIR ".swipium/test-suite-export"
 #define SUMMARY_CAP 50
+#define INLINE_CAP (1024u * 1024u) /* bytes of export text returned in a result */
 
 static const char *str(const json_t *c, const char *key, const char *dflt)
 {
@@ -570,8 +571,19 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 	}
 	res = json_pack("{s:s, s:b, s:I, s:I, s:O, s:b}", "format", format, "saved", save, "cases", (json_int_t)shown,
 	                "bytes", (json_int_t)bytes, "files", files, "suiteExists", d.existed);
-	if (!save)
+	if (!save && len > INLINE_CAP) {
+		/* a whole large suite does not fit a tool result: the head, and what was left out said */
+		char *head = sw__utf8_cap(body, len, INLINE_CAP / 2, SW_CAP_HEAD);
+		json_object_set_new(res, "content", json_string(head ? head : ""));
+		json_object_set_new(res, "contentTruncated",
+		                    json_pack("{s:I, s:I, s:s}", "bytes", (json_int_t)len, "shownBytes",
+		                              (json_int_t)(head ? strlen(head) : 0), "reason",
+		                              "the export is larger than a tool result carries; pass save:true to write it whole "
+		                              "under .swipium/test-suite-export/"));
+		free(head);
+	} else if (!save) {
 		json_object_set_new(res, "content", json_string(body ? body : ""));
+	}
 	*result_json = sw__json_pretty(res);
 	rc = *result_json ? SW_OK : sw__error_nomem(err);
 out:

@@ -20,19 +20,15 @@ static void add(lint *l, bool error, const char *code, const char *id, const cha
 	size_t *n = error ? &l->n_errors : &l->n_warnings;
 	if ((*n)++ >= ITEMS_CAP)
 		return;
-	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	char *msg = sw__suite_vmsg(500, fmt, ap);
 	va_end(ap);
-	char *msg = sw__cap(raw ? raw : "", 500);
 	json_t *it = json_pack("{s:s, s:s}", "code", code, "message", msg ? msg : "");
 	if (id)
 		json_object_set_new(it, "caseId", json_string(id));
 	json_array_append_new(error ? l->errors : l->warnings, it);
 	free(msg);
-	free(raw);
 }
 
 static bool has_text(const json_t *c, const char *key)

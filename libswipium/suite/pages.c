@@ -146,13 +146,10 @@ static void item(json_t *items, const char *level, const char *code, const char 
 static void item(json_t *items, const char *level, const char *code, const char *file, const char *page,
                  const char *element, const char *fmt, ...)
 {
-	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	char *msg = sw__suite_vmsg(600, fmt, ap);
 	va_end(ap);
-	char *msg = sw__cap(raw ? raw : "", 600);
 	json_t *it = json_pack("{s:s, s:s, s:s, s:s}", "level", level, "code", code, "file", file ? file : "",
 	                       "message", msg ? msg : "");
 	if (it && page)
@@ -161,7 +158,6 @@ static void item(json_t *items, const char *level, const char *code, const char 
 		json_object_set_new(it, "element", json_string(element));
 	json_array_append_new(items, it);
 	free(msg);
-	free(raw);
 }
 
 /* A value that changes between builds or runs: long digit runs, UUIDs, hex ids, list indexes. */

@@ -23,6 +23,9 @@
 int sw__suite_yaml_load(const char *text, size_t len, const char *path, const char *failure_code, json_t **out,
                         sw_error **err);
 
+/* A formatted message capped at @max characters on a character boundary (the items and errors of this concern). */
+char *sw__suite_vmsg(size_t max, const char *fmt, va_list ap) SW_PRINTF(2, 0);
+
 /* Appends @s as a YAML double-quoted scalar (every control character, quote and backslash escaped). */
 void sw__suite_yaml_quote(sw_buf *b, const char *s);
 /*

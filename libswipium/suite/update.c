@@ -594,8 +594,19 @@ static char *action_line(const json_t *a)
 {
 	const char *action = json_string_value(json_object_get(a, "action"));
 	const json_t *target = json_object_get(a, "target");
-	const char *what = json_string_value(target);
-	if (json_is_object(target)) {
+	const char *what = NULL;
+	/* what the act touched, as the recording keeps it; a secure field is named, never read out */
+	const json_t *el = json_object_get(a, "element");
+	if (json_is_object(el)) {
+		bool secure = json_is_true(json_object_get(el, "secure")) || json_is_true(json_object_get(a, "secret"));
+		static const char *const ekeys[] = {"label", "text", "accessibilityId", "hint", "id"};
+		for (size_t i = 0; !what && i < SW_ARRAY_SIZE(ekeys); i++)
+			if (!(secure && !strcmp(ekeys[i], "text")))
+				what = json_string_value(json_object_get(el, ekeys[i]));
+	}
+	if (!what)
+		what = json_string_value(target);
+	if (!what && json_is_object(target)) {
 		static const char *const keys[] = {"text", "label", "id", "resourceId", "accessibilityId", "ref"};
 		for (size_t i = 0; !what && i < SW_ARRAY_SIZE(keys); i++)
 			what = json_string_value(json_object_get(target, keys[i]));

@@ -12,6 +12,16 @@
 #include "../catalog/catalog-internal.h"
 #include "suite-internal.h"
 
+char *sw__suite_vmsg(size_t max, const char *fmt, va_list ap)
+{
+	char *raw = NULL;
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
+	char *msg = sw__cap(raw ? raw : "", max);
+	free(raw);
+	return msg;
+}
+
 typedef struct yl {
 	yaml_parser_t p;
 	const char *path;
@@ -23,13 +33,10 @@ typedef struct yl {
 static int yerr(yl *y, const yaml_mark_t *m, const char *fmt, ...) SW_PRINTF(3, 4);
 static int yerr(yl *y, const yaml_mark_t *m, const char *fmt, ...)
 {
-	char *raw = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&raw, fmt, ap) < 0)
-		raw = NULL;
+	char *msg = sw__suite_vmsg(400, fmt, ap);
 	va_end(ap);
-	char *msg = sw__cap(raw ? raw : "", 400);
 	char *where = sw__cap(y->path ? y->path : "(text)", 300);
 	int rc = sw__error_set(y->err, sw__catalog_result(y->code, SW_EINVAL), y->code,
 	                       "Fix the YAML file (docs/page-objects.md shows each shape) and try again.",
@@ -37,7 +44,6 @@ static int yerr(yl *y, const yaml_mark_t *m, const char *fmt, ...)
 	                       msg ? msg : "");
 	free(msg);
 	free(where);
-	free(raw);
 	return rc;
 }
 

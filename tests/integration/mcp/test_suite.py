@@ -222,6 +222,14 @@ class Compile(SuiteCase):
         self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "INVALID_FLOW")
         self.write("suites/smoke.yaml", "name: s\n")
         self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "INVALID_FLOW")
+        # an unknown key in a suite is an error of the suite: not ok, and the CLI exits 2
+        self.pom(suite=SUITE + "retries: 3\n")
+        r = self.ok(s, "qa_flow_compile", {"projectRoot": self.app})
+        self.assertFalse(r["ok"])
+        self.assertIn('unknown key "retries"', r["suiteErrors"][0]["message"])
+        p = self.cli("suite", "compile", self.app)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn('suite: unknown key "retries"', p.stdout)
 
     def test_non_yaml_page_object(self):
         self.pom()
@@ -457,6 +465,23 @@ class CanonicalSuite(SuiteCase):
         js = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "json"})
         self.assertEqual(len(json.loads(js["content"])["cases"]), 4)
         self.err(s, "qa_suite_export", {"projectRoot": self.app, "format": "pdf"}, "INVALID_ARGUMENT")
+        self.assertNotIn("contentTruncated", js)
+
+    def test_large_export_is_capped_inline_and_whole_on_disk(self):
+        s = self.server()
+        # under the server's 4 MB message limit as JSON, over the 1 MB inline cap as markdown
+        big = [case("bulk", "case %d " % i + "ab" * 300 + "ü" * 20, ["step %d" % i]) for i in range(2000)]
+        self.ok(s, "qa_suite_update", {"projectRoot": self.app, "source": "report", "cases": big})
+        ex = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "markdown"})
+        t = ex["contentTruncated"]
+        self.assertGreater(t["bytes"], 1024 * 1024)
+        self.assertLess(len(ex["content"].encode()), t["bytes"])
+        self.assertIn("save:true", t["reason"])
+        ex = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "junit", "save": True})
+        path = os.path.join(self.app, ex["files"][0])
+        self.assertEqual(os.path.getsize(path), ex["bytes"])
+        p = subprocess.run(["xmllint", "--noout", "--schema", JUNIT_XSD, path], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
 
     def test_generate_from_the_app_map_is_idempotent(self):
         s = self.server()
@@ -489,6 +514,29 @@ class CanonicalSuite(SuiteCase):
         self.assertNotIn("ADVERSARIAL_WITHOUT_SAFETY", [e["code"] for e in lint["errors"]])
         self.err(s, "qa_suite_generate", {"projectRoot": self.app, "creativity": "wild"}, "INVALID_ARGUMENT")
 
+    def test_two_servers_never_lose_an_update(self):
+        import threading
+        servers = [self.server(), self.server()]
+        errors = []
+
+        def worker(k):
+            try:
+                for i in range(15):
+                    self.ok(servers[k], "qa_suite_update", {"projectRoot": self.app, "source": "report",
+                                                            "cases": [case("f%d" % k, "case %d" % i, ["s%d" % i])]})
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(errors, [])
+        ids = sorted(c["id"] for c in self.load_suite()["cases"])
+        self.assertEqual(len(ids), 30)
+        self.assertEqual(ids, sorted(["TC-F%d-%03d" % (k, i) for k in (0, 1) for i in range(1, 16)]))
+
     def test_suite_file_linked_out_is_refused(self):
         s = self.server()
         outside = os.path.join(self.home, "elsewhere.json")
@@ -501,6 +549,53 @@ class CanonicalSuite(SuiteCase):
                                         "cases": [case("a", "b", ["c"])]}, "UNSAFE_ACTION_REFUSED")
         with open(outside) as f:
             self.assertEqual(f.read(), '{"cases": []}')
+
+
+VDEVICE_PAGE = """name: LoginScreen
+screen: login
+elements:
+  email: {id: email}
+  password: {id: password, secret: true}
+  signIn: {id: sign_in}
+  greeting: {id: greeting}
+"""
+
+VDEVICE_TEST = """name: login replay
+appId: com.example.login
+setup:
+  - prepareTarget
+steps:
+  - type: {into: LoginScreen.email, text: "${SWIPIUM_TEST_EMAIL}"}
+  - type: {into: LoginScreen.password, text: "${SWIPIUM_TEST_PASSWORD}"}
+  - tap: LoginScreen.signIn
+  - assertVisible: LoginScreen.greeting
+"""
+
+
+@unittest.skipUnless(os.environ.get("VDEVICE_BIN"), "VDEVICE_BIN is not set (run through meson test)")
+class Replay(SuiteCase):
+    """A compiled flow replays through `swipium run` on the virtual device over the real adb."""
+
+    def test_compiled_flow_replays_on_the_device(self):
+        sys.path.insert(0, os.path.dirname(HERE))
+        from vdevice_env import VDeviceEnv
+        self.write("pages/login.yaml", VDEVICE_PAGE)
+        self.write("tests/login.yaml", VDEVICE_TEST)
+        self.write("suites/smoke.yaml", SUITE)
+        p = self.cli("suite", "compile", self.app)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        creds = {"SWIPIUM_TEST_EMAIL": "ann@example.com", "SWIPIUM_TEST_PASSWORD": "hunter2"}
+        with VDeviceEnv(app="login") as env:
+            e = dict(env.env, HOME=self.home, **creds)
+            r = subprocess.run([CLI, "run", "login-replay", "--root", self.app], env=e, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("PASS  login replay", r.stdout)
+            # the replay judges: a wrong password ends on the error dialog, the greeting never shows
+            e["SWIPIUM_TEST_PASSWORD"] = "not-the-password"
+            r = subprocess.run([CLI, "run", "login-replay", "--root", self.app], env=e, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
 
 
 if __name__ == "__main__":
