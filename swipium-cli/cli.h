@@ -23,6 +23,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
+int cmd_suite(int argc, char **argv);
 
 /* The swipium-mcp beside this binary (or in the build tree's swipium-mcp/), or NULL. (transfer full) */
 char *cli_find_mcp(void);

@@ -17,6 +17,7 @@ static const struct {
 	{"init", cmd_init},
 	{"run", cmd_run},
 	{"scan", cmd_scan},
+	{"suite", cmd_suite},
 };
 
 static void usage(FILE *f)
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 		"                             run saved flows on a device without an MCP client (CI)\n"
 		"  swipium scan [path] [--check|--dry-run|--no-write]\n"
 		"                             is this project testable now (READY/PARTIAL/BLOCKED); writes .swipium/ starters\n"
+		"  swipium suite <lint|compile|init> [projectRoot] [--suite <file>]\n"
+		"                             audit page objects, compile a POM suite into flows, or show the steps\n"
 		"  swipium verify             start swipium-mcp, check its tools and prompts, run qa_doctor\n"
 		"  swipium --help | -h        show this help\n"
 		"  swipium --version | -v     print the version\n"

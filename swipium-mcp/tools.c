@@ -43,6 +43,13 @@ extern const struct mcp_tool mcp_tool_qa_smoke;
 extern const struct mcp_tool mcp_tool_qa_flow_check;
 extern const struct mcp_tool mcp_tool_qa_flow_run;
 extern const struct mcp_tool mcp_tool_qa_flow_repair;
+extern const struct mcp_tool mcp_tool_qa_flow_compile;
+/* test-suite (tools/suite.c) */
+extern const struct mcp_tool mcp_tool_qa_suite_read;
+extern const struct mcp_tool mcp_tool_qa_suite_update;
+extern const struct mcp_tool mcp_tool_qa_suite_generate;
+extern const struct mcp_tool mcp_tool_qa_suite_export;
+extern const struct mcp_tool mcp_tool_qa_suite_lint;
 /* issues */
 extern const struct mcp_tool mcp_tool_qa_issue_log;
 extern const struct mcp_tool mcp_tool_qa_mobile_audit;
@@ -118,6 +125,13 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_flow_check,
 	&mcp_tool_qa_flow_run,
 	&mcp_tool_qa_flow_repair,
+	&mcp_tool_qa_flow_compile,
+	/* test-suite */
+	&mcp_tool_qa_suite_read,
+	&mcp_tool_qa_suite_update,
+	&mcp_tool_qa_suite_generate,
+	&mcp_tool_qa_suite_export,
+	&mcp_tool_qa_suite_lint,
 	/* issues */
 	&mcp_tool_qa_issue_log,
 	&mcp_tool_qa_mobile_audit,

@@ -30,5 +30,6 @@
 #include <swipium/explore.h>
 #include <swipium/autopilot.h>
 #include <swipium/audit.h>
+#include <swipium/suite.h>
 
 #endif

@@ -1,0 +1,228 @@
+/* lint.c: qa_suite_lint (the cases and the page objects) and `swipium suite lint` (the page objects). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <swipium/suite.h>
+
+#include "suite-internal.h"
+
+#define ITEMS_CAP 200
+
+typedef struct lint {
+	json_t *errors, *warnings;
+	size_t n_errors, n_warnings;
+} lint;
+
+static void add(lint *l, bool error, const char *code, const char *id, const char *fmt, ...) SW_PRINTF(5, 6);
+static void add(lint *l, bool error, const char *code, const char *id, const char *fmt, ...)
+{
+	size_t *n = error ? &l->n_errors : &l->n_warnings;
+	if ((*n)++ >= ITEMS_CAP)
+		return;
+	char *raw = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		raw = NULL;
+	va_end(ap);
+	char *msg = sw__cap(raw ? raw : "", 500);
+	json_t *it = json_pack("{s:s, s:s}", "code", code, "message", msg ? msg : "");
+	if (id)
+		json_object_set_new(it, "caseId", json_string(id));
+	json_array_append_new(error ? l->errors : l->warnings, it);
+	free(msg);
+	free(raw);
+}
+
+static bool has_text(const json_t *c, const char *key)
+{
+	const char *s = json_string_value(json_object_get(c, key));
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return true;
+	return false;
+}
+
+static bool tagged(const json_t *c, const char *tag)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(c, "tags"), i, t) if (json_is_string(t) && !strcmp(json_string_value(t), tag))
+	    return true;
+	return false;
+}
+
+static const sw__opt LINT_OPTS[] = {{"brittleThreshold", SW__OPT_STRING, true},
+                                    {"liveFeatureIds", SW__OPT_STRING_ARRAY, true},
+                                    {"sessionId", SW__OPT_STRING, true},
+                                    {NULL, 0, false}};
+
+SW_API int sw_suite_lint(const char *project_root, const char *request_json, char **result_json, sw_error **err)
+{
+	if (!project_root || !result_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_lint: root and result are required");
+	json_t *req = NULL, *live = NULL, *ids = json_object(), *pages = json_object(), *items = json_array();
+	lint l = {json_array(), json_array(), 0, 0};
+	sw__suite_doc d = {.lock_fd = -1};
+	int rc = sw__options_load(request_json, LINT_OPTS, "qa_suite_lint", &req, err);
+	if (rc < 0)
+		goto out;
+	const char *th = json_string_value(json_object_get(req, "brittleThreshold"));
+	if (!th)
+		th = "C";
+	if (strcmp(th, "C") && strcmp(th, "D")) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "brittleThreshold must be C or D");
+		goto out;
+	}
+	const json_t *live_ids = json_object_get(req, "liveFeatureIds");
+	if (live_ids) {
+		live = json_object();
+		size_t i;
+		json_t *x;
+		json_array_foreach(live_ids, i, x) json_object_set_new(live, json_string_value(x), json_true());
+	}
+	if ((rc = sw__suite_open(project_root, false, false, &d, NULL, err)) < 0)
+		goto out;
+	json_t *cases = sw__suite_cases(d.doc);
+	size_t i;
+	json_t *c;
+	/* one pass to count ids, one to report: linear */
+	json_array_foreach(cases, i, c)
+	{
+		const char *id = json_string_value(json_object_get(c, "id"));
+		if (id)
+			json_object_set_new(ids, id, json_integer(json_integer_value(json_object_get(ids, id)) + 1));
+	}
+	json_array_foreach(cases, i, c)
+	{
+		const char *id = json_string_value(json_object_get(c, "id"));
+		const char *status = json_string_value(json_object_get(c, "status"));
+		const char *res = json_string_value(json_object_get(c, "lastResult"));
+		char idx[32];
+		snprintf(idx, sizeof(idx), "cases[%zu]", i);
+		const char *who = id ? id : idx;
+		if (!id) {
+			add(&l, true, "MISSING_ID", NULL, "%s has no id; give it one (TC-<FEATURE>-NNN) or let qa_suite_update add it",
+			    idx);
+		} else {
+			json_int_t n = json_integer_value(json_object_get(ids, id));
+			if (n > 1) {
+				add(&l, true, "DUPLICATE_ID", id, "%s is used by %lld cases (%s is one); give each its own id", id,
+				    (long long)n, idx);
+			}
+		}
+		if (status && !strcmp(status, "deprecated"))
+			continue;
+		if (!has_text(c, "expected"))
+			add(&l, true, "MISSING_EXPECTED_RESULT", who, "%s has no expected result; say what must be true after the "
+			                                              "steps",
+			    who);
+		if (res && (!strcmp(res, "passed") || !strcmp(res, "failed") || !strcmp(res, "blocked")) &&
+		    !has_text(c, "actual"))
+			add(&l, false, "MISSING_ACTUAL_RESULT", who, "%s was run (%s) but records no actual result", who, res);
+		const json_t *links = json_object_get(c, "links");
+		const char *fid = json_string_value(json_object_get(links, "featureId"));
+		if (!fid)
+			fid = json_string_value(json_object_get(c, "feature"));
+		if (!fid || !*fid)
+			add(&l, false, "UNLINKED_CASE", who, "%s is linked to no feature; set feature (an app-map feature id)", who);
+		else if (live && !json_object_get(live, fid))
+			add(&l, false, "STALE_LINK", who, "%s links feature \"%s\", which is not among the live features", who, fid);
+		const json_t *a = json_object_get(c, "automation");
+		const char *grade = json_string_value(json_object_get(a, "locatorGrade"));
+		if (grade && ((!strcmp(th, "C") && (!strcmp(grade, "C") || !strcmp(grade, "D"))) ||
+		              (!strcmp(th, "D") && !strcmp(grade, "D"))))
+			add(&l, false, "BRITTLE_AUTOMATION", who,
+			    "%s is automated with locator grade %s (threshold %s): its flow relies on text or coordinates; add "
+			    "durable ids to the app",
+			    who, grade, th);
+		const char *type = json_string_value(json_object_get(c, "type"));
+		bool adversarial = (type && !strcmp(type, "adversarial")) || tagged(c, "adversarial");
+		const json_t *safety = json_object_get(c, "safety");
+		if (adversarial && (!json_is_object(safety) || json_object_size(safety) == 0))
+			add(&l, true, "ADVERSARIAL_WITHOUT_SAFETY", who,
+			    "%s is adversarial but has no safety metadata (data policy, destructive, disposable account); add "
+			    "safety before anyone runs it",
+			    who);
+	}
+	bool found = false;
+	if ((rc = sw__suite_pages_load(project_root, NULL, false, pages, items, &found, err)) < 0)
+		goto out;
+	json_t *it;
+	json_array_foreach(items, i, it)
+	{
+		bool e = !strcmp(json_string_value(json_object_get(it, "level")), "error");
+		size_t *n = e ? &l.n_errors : &l.n_warnings;
+		if ((*n)++ < ITEMS_CAP)
+			json_array_append(e ? l.errors : l.warnings, it);
+	}
+	json_t *res = json_pack("{s:b, s:o, s:o, s:{s:I, s:I, s:I}, s:s, s:b}", "ok", l.n_errors == 0, "errors", l.errors,
+	                        "warnings", l.warnings, "counts", "cases", (json_int_t)json_array_size(cases), "errors",
+	                        (json_int_t)l.n_errors, "warnings", (json_int_t)l.n_warnings, "brittleThreshold", th,
+	                        "suiteExists", d.existed);
+	l.errors = l.warnings = NULL;
+	json_object_set_new(res, "pages", json_pack("{s:b, s:I}", "found", found, "count", (json_int_t)json_object_size(pages)));
+	if (l.n_errors > ITEMS_CAP || l.n_warnings > ITEMS_CAP)
+		json_object_set_new(res, "omitted",
+		                    json_pack("{s:I, s:I, s:s}", "errors",
+		                              (json_int_t)(l.n_errors > ITEMS_CAP ? l.n_errors - ITEMS_CAP : 0), "warnings",
+		                              (json_int_t)(l.n_warnings > ITEMS_CAP ? l.n_warnings - ITEMS_CAP : 0), "reason",
+		                              "at most 200 errors and 200 warnings are listed; counts has them all"));
+	*result_json = sw__json_pretty(res);
+	json_decref(res);
+	rc = *result_json ? SW_OK : sw__error_nomem(err);
+out:
+	sw__suite_close(&d);
+	json_decref(req);
+	json_decref(live);
+	json_decref(ids);
+	json_decref(pages);
+	json_decref(items);
+	json_decref(l.errors);
+	json_decref(l.warnings);
+	return rc;
+}
+
+SW_API int sw_suite_pages_lint(const char *project_root, char **result_json, sw_error **err)
+{
+	if (!project_root || !result_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_pages_lint: root and result are required");
+	json_t *pages = json_object(), *items = json_array();
+	bool found = false;
+	int rc = sw__suite_pages_load(project_root, NULL, false, pages, items, &found, err);
+	if (rc == SW_OK) {
+		size_t i, ne = 0, nw = 0;
+		json_t *it;
+		json_array_foreach(items, i, it)
+		{
+			if (!strcmp(json_string_value(json_object_get(it, "level")), "error"))
+				ne++;
+			else
+				nw++;
+		}
+		json_t *res = json_pack("{s:b, s:I, s:O, s:I, s:I}", "pagesFound", found, "pages",
+		                        (json_int_t)json_object_size(pages), "items", items, "errors", (json_int_t)ne,
+		                        "warnings", (json_int_t)nw);
+		*result_json = sw__json_pretty(res);
+		json_decref(res);
+		rc = *result_json ? SW_OK : sw__error_nomem(err);
+	}
+	json_decref(pages);
+	json_decref(items);
+	return rc;
+}
+
+SW_API const char *sw_suite_init_guide(void)
+{
+	return "A POM suite in six steps (formats: docs/page-objects.md):\n"
+	       "1. Record a run: drive the app with qa_act (or qa_smoke / qa_explore) in a session.\n"
+	       "2. Generate the files: qa_generate {target:\"suite\"} writes .swipium/pages/, .swipium/tests/ and\n"
+	       "   .swipium/suites/smoke.yaml (or write them by hand).\n"
+	       "3. Name what the tests touch: one page object per screen in .swipium/pages/<page>.yaml, each element\n"
+	       "   found by id: or accessibilityId: where the app has one.\n"
+	       "4. Audit the locators: swipium suite lint [projectRoot] (exit 1 on coordinate-only or broken pages).\n"
+	       "5. Compile: swipium suite compile [projectRoot] [--suite suites/smoke.yaml] writes .swipium/flows/\n"
+	       "   and .swipium/compiled/, each flow checked like qa_flow_check.\n"
+	       "6. Replay in CI: swipium run <flow>, then swipium report --format junit --latest.\n";
+}

@@ -1,0 +1,808 @@
+/* update.c: qa_suite_update and qa_suite_generate: the linear, idempotent merge into test-suite.json. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <swipium/redact.h>
+#include <swipium/session.h>
+#include <swipium/suite.h>
+
+#include "suite-internal.h"
+
+static const char *const SOURCES[] = {"report", "exploration", "feature", "ticket", "manual", "generate", "suite"};
+static const char *const MODES[] = {"append", "update", "replace_generated"};
+static const char *const STATUSES[] = {"active", "draft", "deprecated", "blocked", "manual_only"};
+static const char *const PRIORITIES[] = {"critical", "high", "medium", "low"};
+static const char *const RESULTS[] = {"passed", "failed", "blocked", "skipped", "not_run"};
+/* Fields a person curates: never overwritten on a case whose source is "manual". */
+static const char *const CURATED[] = {"title",    "objective",     "steps", "expected", "priority",
+                                      "preconditions", "functionality", "type",  "status"};
+
+static bool one_of(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+typedef struct merge {
+	sw_redactor *redactor;
+	json_t *notes;
+	size_t redacted;
+} merge;
+
+/* A text field of @c: strings as they are, numbers as their digits; redacted. (transfer full, nullable) */
+static char *text_of(merge *m, const json_t *v)
+{
+	char *t = NULL;
+	if (json_is_string(v))
+		t = sw__strdup(json_string_value(v));
+	else if (json_is_integer(v))
+		t = sw__asprintf("%lld", (long long)json_integer_value(v));
+	if (!t)
+		return NULL;
+	char *clean = sw__utf8_sanitize(t, strlen(t));
+	free(t);
+	if (!clean || !m->redactor)
+		return clean;
+	char *out = NULL;
+	if (sw_redactor_redact_text(m->redactor, clean, strlen(clean), &out, NULL, NULL, NULL) != SW_OK) {
+		free(clean);
+		return NULL;
+	}
+	if (strcmp(out, clean))
+		m->redacted++;
+	free(clean);
+	char *own = sw__strdup(out);
+	sw_free(out);
+	return own;
+}
+
+static void set_text(merge *m, json_t *c, const char *key, const json_t *v)
+{
+	char *t = text_of(m, v);
+	if (t && *t)
+		json_object_set_new(c, key, json_string(t));
+	free(t);
+}
+
+/* A list of texts from an array of strings or one text with a line per entry. */
+static json_t *text_list(merge *m, const json_t *v)
+{
+	json_t *out = json_array();
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+		{
+			const json_t *t = json_is_object(x) ? json_object_get(x, "action") ? json_object_get(x, "action")
+			                                                                    : json_object_get(x, "text")
+			                                    : x;
+			char *s = text_of(m, t);
+			if (s && *s)
+				json_array_append_new(out, json_string(s));
+			free(s);
+		}
+	} else if (json_is_string(v)) {
+		char *s = text_of(m, v);
+		for (char *line = s, *next; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			while (*line == ' ' || *line == '\t' || *line == '-' || *line == '*')
+				line++;
+			if (*line)
+				json_array_append_new(out, json_string(line));
+			if (!next)
+				break;
+		}
+		free(s);
+	}
+	return out;
+}
+
+/*
+ * A caller's (possibly partial) case in the suite's shape, or NULL with *@why. Only known fields are kept;
+ * aliases (featureId, expectedResult, actualResult, screenId) are folded in.
+ */
+static json_t *normalize(merge *m, const json_t *in, const char *source, const char *source_uri, const char **why)
+{
+	if (!json_is_object(in)) {
+		*why = "a case must be an object";
+		return NULL;
+	}
+	json_t *c = json_object();
+	const json_t *links = json_object_get(in, "links");
+	const json_t *feature = json_object_get(in, "feature");
+	if (!feature)
+		feature = json_object_get(in, "featureId");
+	if (!feature && json_is_object(links))
+		feature = json_object_get(links, "featureId");
+	set_text(m, c, "feature", feature);
+	set_text(m, c, "title", json_object_get(in, "title"));
+	set_text(m, c, "objective", json_object_get(in, "objective"));
+	set_text(m, c, "functionality", json_object_get(in, "functionality"));
+	json_object_set_new(c, "steps", text_list(m, json_object_get(in, "steps")));
+	json_object_set_new(c, "preconditions", text_list(m, json_object_get(in, "preconditions")));
+	const json_t *exp = json_object_get(in, "expected");
+	set_text(m, c, "expected", exp ? exp : json_object_get(in, "expectedResult"));
+	const json_t *act = json_object_get(in, "actual");
+	set_text(m, c, "actual", act ? act : json_object_get(in, "actualResult"));
+	set_text(m, c, "type", json_object_get(in, "type"));
+	/* defaults (priority medium, status active, manual automation) are filled only when a case is created */
+	const char *prio = json_string_value(json_object_get(in, "priority"));
+	if (one_of(prio, PRIORITIES, SW_ARRAY_SIZE(PRIORITIES)))
+		json_object_set_new(c, "priority", json_string(prio));
+	const char *status = json_string_value(json_object_get(in, "status"));
+	if (one_of(status, STATUSES, SW_ARRAY_SIZE(STATUSES)))
+		json_object_set_new(c, "status", json_string(status));
+	const char *res = json_string_value(json_object_get(in, "lastResult"));
+	if (one_of(res, RESULTS, SW_ARRAY_SIZE(RESULTS)))
+		json_object_set_new(c, "lastResult", json_string(res));
+	json_object_set_new(c, "tags", text_list(m, json_object_get(in, "tags")));
+	json_t *l = json_object();
+	if (json_object_get(c, "feature"))
+		json_object_set(l, "featureId", json_object_get(c, "feature"));
+	json_t *screens = text_list(m, json_is_object(links) ? json_object_get(links, "screenIds") : NULL);
+	if (json_object_get(in, "screenId")) {
+		char *sid = text_of(m, json_object_get(in, "screenId"));
+		if (sid && *sid)
+			json_array_append_new(screens, json_string(sid));
+		free(sid);
+	}
+	json_object_set_new(l, "screenIds", screens);
+	json_object_set_new(c, "links", l);
+	const json_t *auto_in = json_object_get(in, "automation");
+	if (json_is_object(auto_in)) {
+		json_t *a = json_object();
+		set_text(m, a, "status", json_object_get(auto_in, "status"));
+		set_text(m, a, "flow", json_object_get(auto_in, "flow"));
+		set_text(m, a, "locatorGrade", json_object_get(auto_in, "locatorGrade"));
+		if (!json_object_get(a, "status"))
+			json_object_set_new(a, "status", json_string(json_object_get(a, "flow") ? "automated" : "manual"));
+		json_object_set_new(c, "automation", a);
+	}
+	const json_t *safety = json_object_get(in, "safety");
+	if (json_is_object(safety)) {
+		char *t = sw__json_compact(safety);
+		json_t *tj = t ? json_string(t) : NULL;
+		char *red = tj ? text_of(m, tj) : NULL; /* redacted through its text form */
+		json_decref(tj);
+		json_t *back = red ? json_loads(red, 0, NULL) : NULL;
+		if (back)
+			json_object_set_new(c, "safety", back);
+		free(t);
+		free(red);
+	}
+	json_object_set_new(c, "source", json_string(source));
+	if (source_uri) {
+		json_t *u = json_string(source_uri);
+		set_text(m, c, "sourceUri", u);
+		json_decref(u);
+	}
+	if (!json_object_get(c, "title")) {
+		const json_t *alt = json_object_get(c, "objective");
+		if (!alt)
+			alt = json_array_get(json_object_get(c, "steps"), 0);
+		if (!alt) {
+			json_decref(c);
+			*why = "a case needs at least a title, an objective or a step";
+			return NULL;
+		}
+		json_object_set_new(c, "title", json_string(json_string_value(alt)));
+	}
+	if (!json_object_get(c, "objective"))
+		json_object_set(c, "objective", json_object_get(c, "title"));
+	if (!json_object_get(c, "functionality")) {
+		const json_t *f = json_object_get(c, "feature");
+		json_object_set_new(c, "functionality", json_string(f ? json_string_value(f) : "General"));
+	}
+	return c;
+}
+
+static bool same(const json_t *a, const json_t *b)
+{
+	return (a == NULL && b == NULL) || (a && b && json_equal(a, b));
+}
+
+typedef struct result {
+	json_t *created, *updated, *unchanged, *deprecated, *conflicts;
+} result;
+
+/* Merges @incoming (normalized cases, stolen) into @d. Linear: one hash index by id and one by dedupe key. */
+static int merge_cases(sw__suite_doc *d, json_t *incoming, const json_t *given_ids, const char *mode,
+                       const char *source, merge *m, result *r, sw_error **err)
+{
+	json_t *cases = sw__suite_cases(d->doc);
+	json_t *counters = json_object_get(d->doc, "idCounters");
+	if (!json_is_object(counters)) {
+		counters = json_object();
+		json_object_set_new(d->doc, "idCounters", counters);
+	}
+	json_t *by_id = json_object(), *by_key = json_object(), *touched = json_object(), *dups = json_object();
+	json_t *maxes = json_object(); /* token -> highest number seen */
+	size_t i;
+	json_t *c;
+	int rc = SW_OK;
+	json_array_foreach(cases, i, c)
+	{
+		const char *id = json_string_value(json_object_get(c, "id"));
+		if (id) {
+			if (json_object_get(by_id, id))
+				json_object_set_new(dups, id, json_true());
+			else
+				json_object_set_new(by_id, id, json_integer((json_int_t)i));
+			const char *dash = strrchr(id, '-');
+			if (!strncmp(id, "TC-", 3) && dash && dash > id + 3) {
+				char *tok = sw__strndup(id + 3, (size_t)(dash - id - 3));
+				long n = tok ? sw__suite_id_number(id, tok) : -1;
+				if (n > (long)json_integer_value(json_object_get(maxes, tok)))
+					json_object_set_new(maxes, tok, json_integer(n));
+				free(tok);
+			}
+		}
+		char *key = sw__suite_case_key(c);
+		if (key && !json_object_get(by_key, key))
+			json_object_set_new(by_key, key, json_integer((json_int_t)i));
+		free(key);
+	}
+	if (json_object_size(dups)) {
+		sw_buf b = SW_BUF_INIT;
+		const char *k;
+		json_t *x;
+		size_t n = 0;
+		json_object_foreach(dups, k, x)
+		{
+			if (n++ < 10)
+				sw__buf_printf(&b, "%s%s", n > 1 ? ", " : "", k);
+		}
+		sw__buf_putc(&b, '\0');
+		char *list = sw__buf_steal(&b, NULL);
+		char *shown = sw__cap(list, 400);
+		json_array_append_new(m->notes,
+		                      json_sprintf("test-suite.json holds %zu duplicate id(s) (%s%s); a case given by such an "
+		                                   "id updates the first one. Run qa_suite_lint and renumber by hand",
+		                                   json_object_size(dups), shown ? shown : "", n > 10 ? ", ..." : ""));
+		free(shown);
+		free(list);
+	}
+	char *now = sw__iso_now();
+	json_array_foreach(incoming, i, c)
+	{
+		const char *gid = json_string_value(json_array_get(given_ids, i));
+		json_t *at = gid ? json_object_get(by_id, gid) : NULL;
+		char *key = sw__suite_case_key(c);
+		if (!key) {
+			rc = sw__error_nomem(err);
+			break;
+		}
+		if (!at)
+			at = json_object_get(by_key, key);
+		if (!at) {
+			char *tok = sw__suite_feature_token(json_string_value(json_object_get(c, "feature")));
+			long n = (long)json_integer_value(json_object_get(counters, tok));
+			long seen = (long)json_integer_value(json_object_get(maxes, tok));
+			if (seen > n)
+				n = seen;
+			n++;
+			char *id = sw__asprintf("TC-%s-%03ld", tok, n);
+			json_object_set_new(counters, tok, json_integer(n));
+			json_object_set_new(maxes, tok, json_integer(n));
+			json_t *nc = json_pack("{s:s}", "id", id);
+			json_object_update(nc, c);
+			json_object_set_new(nc, "createdAt", json_string(now ? now : ""));
+			json_object_set_new(nc, "updatedAt", json_string(now ? now : ""));
+			if (gid)
+				json_object_set_new(nc, "externalId", json_string(gid));
+			if (!json_object_get(nc, "lastResult"))
+				json_object_set_new(nc, "lastResult", json_string("not_run"));
+			if (!json_object_get(nc, "priority"))
+				json_object_set_new(nc, "priority", json_string("medium"));
+			if (!json_object_get(nc, "status"))
+				json_object_set_new(nc, "status", json_string("active"));
+			if (!json_object_get(nc, "automation"))
+				json_object_set_new(nc, "automation", json_pack("{s:s}", "status", "manual"));
+			json_array_append_new(cases, nc);
+			size_t idx = json_array_size(cases) - 1;
+			json_object_set_new(by_id, id, json_integer((json_int_t)idx));
+			json_object_set_new(by_key, key, json_integer((json_int_t)idx));
+			json_object_set_new(touched, id, json_true());
+			json_array_append_new(r->created, json_string(id));
+			free(id);
+			free(tok);
+			free(key);
+			continue;
+		}
+		free(key);
+		json_t *cur = json_array_get(cases, (size_t)json_integer_value(at));
+		const char *id = json_string_value(json_object_get(cur, "id"));
+		json_object_set_new(touched, id ? id : "", json_true());
+		if (!strcmp(mode, "append")) {
+			json_array_append_new(r->unchanged, json_string(id ? id : ""));
+			continue;
+		}
+		const char *cur_src = json_string_value(json_object_get(cur, "source"));
+		bool curated = cur_src && !strcmp(cur_src, "manual") && strcmp(source, "manual") != 0;
+		bool overwrite = !strcmp(mode, "replace_generated") && !curated;
+		bool changed = false;
+		const char *k;
+		json_t *v;
+		json_object_foreach(c, k, v)
+		{
+			if (!strcmp(k, "source") && curated)
+				continue;
+			bool is_curated = one_of(k, CURATED, SW_ARRAY_SIZE(CURATED));
+			json_t *old = json_object_get(cur, k);
+			if (same(old, v))
+				continue;
+			/* a partial update never clears: an empty list or a default only fills a gap */
+			if (!overwrite && old && json_is_array(v) && json_array_size(v) == 0)
+				continue;
+			if (curated && is_curated) {
+				json_array_append_new(r->conflicts,
+				                      json_pack("{s:s, s:s, s:O?, s:O, s:s}", "id", id ? id : "", "field", k,
+				                                "current", old, "proposed", v, "reason",
+				                                "the case is curated (source manual); its field was kept"));
+				continue;
+			}
+			json_object_set(cur, k, v);
+			changed = true;
+		}
+		if (changed) {
+			json_object_set_new(cur, "updatedAt", json_string(now ? now : ""));
+			json_array_append_new(r->updated, json_string(id ? id : ""));
+		} else {
+			json_array_append_new(r->unchanged, json_string(id ? id : ""));
+		}
+	}
+	if (rc == SW_OK && !strcmp(mode, "replace_generated")) {
+		json_array_foreach(cases, i, c)
+		{
+			const char *id = json_string_value(json_object_get(c, "id"));
+			const char *src = json_string_value(json_object_get(c, "source"));
+			const char *st = json_string_value(json_object_get(c, "status"));
+			if (!id || json_object_get(touched, id) || !src || strcmp(src, source) || !strcmp(src, "manual") ||
+			    (st && !strcmp(st, "deprecated")))
+				continue;
+			json_object_set_new(c, "status", json_string("deprecated"));
+			json_object_set_new(c, "updatedAt", json_string(now ? now : ""));
+			json_array_append_new(r->deprecated, json_string(id));
+		}
+	}
+	free(now);
+	json_decref(by_id);
+	json_decref(by_key);
+	json_decref(touched);
+	json_decref(dups);
+	json_decref(maxes);
+	return rc;
+}
+
+static const sw__opt UPDATE_OPTS[] = {{"source", SW__OPT_STRING, false},   {"sourceUri", SW__OPT_STRING, true},
+                                      {"cases", SW__OPT_ARRAY, true},      {"mergeMode", SW__OPT_STRING, true},
+                                      {"sessionId", SW__OPT_STRING, true}, {NULL, 0, false}};
+
+static json_t *new_result(result *r)
+{
+	r->created = json_array();
+	r->updated = json_array();
+	r->unchanged = json_array();
+	r->deprecated = json_array();
+	r->conflicts = json_array();
+	return json_pack("{s:O, s:O, s:O, s:O, s:O}", "created", r->created, "updated", r->updated, "unchanged",
+	                 r->unchanged, "deprecated", r->deprecated, "conflicts", r->conflicts);
+}
+
+static void free_result(result *r)
+{
+	json_decref(r->created);
+	json_decref(r->updated);
+	json_decref(r->unchanged);
+	json_decref(r->deprecated);
+	json_decref(r->conflicts);
+}
+
+/* The shared body of update and generate: open (setting a corrupt file aside), merge, save. */
+static int run_merge(const char *root, json_t *raw_cases, const char *source, const char *source_uri,
+                     const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
+{
+	merge m = {.redactor = redactor, .notes = json_array()};
+	result r;
+	json_t *res = new_result(&r);
+	json_t *incoming = json_array(), *given = json_array();
+	sw__suite_doc d;
+	char *aside = NULL;
+	size_t i;
+	json_t *c;
+	size_t skipped = 0;
+	json_array_foreach(raw_cases, i, c)
+	{
+		const char *why = NULL;
+		json_t *n = normalize(&m, c, source, source_uri, &why);
+		if (!n) {
+			if (skipped++ < 20)
+				json_array_append_new(m.notes, json_sprintf("cases[%zu] was left out: %s", i, why));
+			continue;
+		}
+		json_array_append_new(incoming, n);
+		const json_t *gid = json_object_get(c, "id");
+		json_array_append_new(given, json_is_string(gid) ? json_incref((json_t *)gid) : json_null());
+	}
+	if (skipped > 20)
+		json_array_append_new(m.notes, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
+	int rc = sw__suite_open(root, true, true, &d, &aside, err);
+	if (rc < 0)
+		goto out;
+	if (aside)
+		json_array_append_new(m.notes, json_string(aside));
+	rc = merge_cases(&d, incoming, given, mode, source, &m, &r, err);
+	bool dirty = json_array_size(r.created) || json_array_size(r.updated) || json_array_size(r.deprecated) ||
+	             !d.existed;
+	if (rc == SW_OK && dirty)
+		rc = sw__suite_save(&d, err);
+	if (rc == SW_OK) {
+		json_object_update(out, res);
+		json_object_set_new(out, "total", json_integer((json_int_t)json_array_size(sw__suite_cases(d.doc))));
+		json_object_set_new(out, "path", json_string(SW_SUITE_FILE));
+		json_object_set_new(out, "mergeMode", json_string(mode));
+		json_object_set_new(out, "source", json_string(source));
+		json_object_set_new(out, "skippedCases", json_integer((json_int_t)skipped));
+		json_object_set_new(out, "written", json_boolean(dirty));
+		if (m.redacted)
+			json_array_append_new(m.notes, json_sprintf("%zu text field(s) held a registered secret and were "
+			                                            "redacted before writing",
+			                                            m.redacted));
+		json_object_set(out, "notes", m.notes);
+	}
+	sw__suite_close(&d);
+out:
+	free(aside);
+	json_decref(res);
+	free_result(&r);
+	json_decref(incoming);
+	json_decref(given);
+	json_decref(m.notes);
+	return rc;
+}
+
+SW_API int sw_suite_update(const char *project_root, const char *request_json, sw_redactor *redactor,
+                           char **result_json, sw_error **err)
+{
+	if (!project_root || !result_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_update: root and result are required");
+	json_t *req = NULL, *out = json_object();
+	int rc = sw__options_load(request_json, UPDATE_OPTS, "qa_suite_update", &req, err);
+	if (rc < 0)
+		goto out;
+	const char *source = json_string_value(json_object_get(req, "source"));
+	const char *mode = json_string_value(json_object_get(req, "mergeMode"));
+	if (!one_of(source, SOURCES, SW_ARRAY_SIZE(SOURCES))) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                   "source must be one of report, exploration, feature, ticket, manual, generate, suite");
+		goto out;
+	}
+	if (!mode)
+		mode = "update";
+	if (!one_of(mode, MODES, SW_ARRAY_SIZE(MODES))) {
+		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                   "mergeMode must be append, update or replace_generated");
+		goto out;
+	}
+	json_t *cases = json_object_get(req, "cases");
+	json_t *none = json_array();
+	rc = run_merge(project_root, cases ? cases : none, source, json_string_value(json_object_get(req, "sourceUri")),
+	               mode, redactor, out, err);
+	json_decref(none);
+	if (rc == SW_OK) {
+		*result_json = sw__json_pretty(out);
+		rc = *result_json ? SW_OK : sw__error_nomem(err);
+	}
+out:
+	json_decref(req);
+	json_decref(out);
+	return rc;
+}
+
+/* ---- qa_suite_generate --------------------------------------------------------------------------- */
+
+static json_t *gen_case(const char *fid, const char *title, const char *type, const char *objective, json_t *steps,
+                        const char *expected, const char *priority, const char *screen)
+{
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:[s]}", "feature", fid, "title", title, "type",
+	                      type, "objective", objective, "steps", steps, "expected", expected, "priority", priority,
+	                      "functionality", fid, "tags", type);
+	if (screen)
+		json_object_set_new(c, "screenId", json_string(screen));
+	return c;
+}
+
+/* The cases a feature gets at @level (0 conservative .. 3 adversarial). Labels are data: only in strings. */
+static void feature_cases(const json_t *f, int level, bool manual_only, json_t *out)
+{
+	const char *fid = json_string_value(json_object_get(f, "id"));
+	const char *ft = json_string_value(json_object_get(f, "title"));
+	const char *title = ft && *ft ? ft : fid;
+	const char *screen = json_string_value(json_array_get(json_object_get(f, "staticScreens"), 0));
+	if (!screen)
+		screen = json_string_value(json_array_get(json_object_get(f, "runtimeScreens"), 0));
+	bool auth = json_is_true(json_object_get(f, "auth"));
+	char *t = sw__asprintf("%s opens and shows its content", title);
+	char *s1 = sw__asprintf("Navigate to the %s screen", title);
+	char *e = sw__asprintf("The %s screen shows without an error, crash or blank area", title);
+	json_array_append_new(out, gen_case(fid, t, "smoke", t, json_pack("[s, s]", "Launch the app", s1), e, "high", screen));
+	free(t);
+	free(e);
+	if (level >= 1) {
+		t = sw__asprintf("%s main action completes", title);
+		e = sw__asprintf("The main action of %s completes and the app shows its result", title);
+		json_array_append_new(out, gen_case(fid, t, "functional", t,
+		                                    json_pack("[s, s, s]", "Launch the app", s1,
+		                                              "Perform the screen's main action with valid data"),
+		                                    e, "medium", screen));
+		free(t);
+		free(e);
+		if (auth) {
+			json_array_append_new(out, gen_case(fid, "Sign-in rejects a wrong password", "negative",
+			                                    "Sign-in rejects a wrong password",
+			                                    json_pack("[s, s, s]", "Launch the app", s1,
+			                                              "Sign in with the test account and a wrong password"),
+			                                    "An error message shows and the user stays signed out", "high",
+			                                    screen));
+		}
+	}
+	if (level >= 2) {
+		t = sw__asprintf("%s survives rotation and relaunch", title);
+		e = sw__asprintf("%s keeps its state after a rotation and shows again after a relaunch", title);
+		json_array_append_new(out, gen_case(fid, t, "edge", t,
+		                                    json_pack("[s, s, s, s]", "Launch the app", s1, "Rotate the device",
+		                                              "Relaunch the app and return to the screen"),
+		                                    e, "low", screen));
+		free(t);
+		free(e);
+	}
+	if (level >= 3) {
+		t = sw__asprintf("%s handles hostile input", title);
+		e = sw__asprintf("%s refuses or escapes the input; nothing crashes and no data is lost", title);
+		json_t *c = gen_case(fid, t, "adversarial", t,
+		                     json_pack("[s, s, s]", "Launch the app", s1,
+		                               "Enter very long text, emoji and markup in each field and submit"),
+		                     e, "medium", screen);
+		json_object_set_new(c, "safety", json_pack("{s:s, s:b, s:b, s:s}", "dataPolicy", "generated test data only",
+		                                           "destructive", 0, "needsDisposableAccount", auth ? 1 : 0,
+		                                           "note", "never against production data"));
+		json_array_append_new(out, c);
+		free(t);
+		free(e);
+	}
+	if (manual_only) {
+		t = sw__asprintf("%s looks right (MANUAL visual check)", title);
+		json_t *c = gen_case(fid, t, "visual", t, json_pack("[s, s, s]", "Launch the app", s1,
+		                                                    "Compare the screen with the design by eye"),
+		                     "Layout, text and images match the design; nothing is cut off or overlaps", "low",
+		                     screen);
+		json_object_set_new(c, "status", json_string("manual_only"));
+		json_array_append_new(out, c);
+		free(t);
+	}
+	free(s1);
+}
+
+/* A step line for one recorded qa_act action: what was acted on, never the typed value. (transfer full) */
+static char *action_line(const json_t *a)
+{
+	const char *action = json_string_value(json_object_get(a, "action"));
+	const json_t *target = json_object_get(a, "target");
+	const char *what = NULL;
+	/* what the act touched, as the recording keeps it; a secure field is named, never read out */
+	const json_t *el = json_object_get(a, "element");
+	if (json_is_object(el)) {
+		bool secure = json_is_true(json_object_get(el, "secure")) || json_is_true(json_object_get(a, "secret"));
+		static const char *const ekeys[] = {"label", "text", "accessibilityId", "hint", "id"};
+		for (size_t i = 0; !what && i < SW_ARRAY_SIZE(ekeys); i++)
+			if (!(secure && !strcmp(ekeys[i], "text")))
+				what = json_string_value(json_object_get(el, ekeys[i]));
+	}
+	if (!what)
+		what = json_string_value(target);
+	if (!what && json_is_object(target)) {
+		static const char *const keys[] = {"text", "label", "id", "resourceId", "accessibilityId", "ref"};
+		for (size_t i = 0; !what && i < SW_ARRAY_SIZE(keys); i++)
+			what = json_string_value(json_object_get(target, keys[i]));
+	}
+	if (!what)
+		what = json_string_value(json_object_get(a, "label"));
+	if (!action)
+		return NULL;
+	char *shown = what ? sw__cap(what, 80) : NULL;
+	char *line;
+	if (!strcmp(action, "type"))
+		line = sw__asprintf("Type the test value into \"%s\"", shown ? shown : "the focused field");
+	else if (shown)
+		line = sw__asprintf("%c%s \"%s\"", toupper((unsigned char)action[0]), action + 1, shown);
+	else
+		line = sw__asprintf("%c%s", toupper((unsigned char)action[0]), action + 1);
+	free(shown);
+	return line;
+}
+
+static json_t *recorded_case(sw_session *s, json_t *notes)
+{
+	char *text = NULL;
+	if (sw_session_get_json(s, "recordedActions", &text, NULL) != SW_OK)
+		return NULL;
+	json_t *acts = json_loads(text, 0, NULL);
+	sw_free(text);
+	if (!json_is_array(acts) || json_array_size(acts) == 0) {
+		json_decref(acts);
+		return NULL;
+	}
+	json_t *steps = json_array();
+	bool failed = false;
+	size_t i, left = 0;
+	json_t *a;
+	json_array_foreach(acts, i, a)
+	{
+		failed |= json_object_get(a, "failureCode") != NULL;
+		if (json_array_size(steps) >= 50) {
+			left++;
+			continue;
+		}
+		char *line = action_line(a);
+		if (line)
+			json_array_append_new(steps, json_string(line));
+		free(line);
+	}
+	json_decref(acts);
+	if (left)
+		json_array_append_new(notes, json_sprintf("the recorded run has %zu more actions than the 50 kept as steps",
+		                                          left));
+	if (!json_array_size(steps)) {
+		json_decref(steps);
+		return NULL;
+	}
+	char *sid = sw__asprintf("Replay the recorded run of session %s", sw_session_id(s));
+	json_t *c = gen_case("recorded-run", sid, "regression", sid, steps,
+	                     "Every step succeeds as it did in the recorded run", "medium", NULL);
+	json_object_set_new(c, "functionality", json_string("Recorded runs"));
+	json_object_set_new(c, "lastResult", json_string(failed ? "failed" : "passed"));
+	json_object_set_new(c, "actual", json_string(failed ? "At least one recorded action failed; see the session report"
+	                                                    : "Every recorded action succeeded"));
+	json_object_set_new(c, "sourceUri", json_sprintf("swipium://session/%s", sw_session_id(s)));
+	free(sid);
+	return c;
+}
+
+static const sw__opt GEN_OPTS[] = {{"feature", SW__OPT_STRING, true},          {"creativity", SW__OPT_STRING, true},
+                                   {"creativityLevel", SW__OPT_ANY, true},     {"includeManualOnly", SW__OPT_BOOL, true},
+                                   {"sessionId", SW__OPT_STRING, true},        {NULL, 0, false}};
+
+SW_API int sw_suite_generate(sw_ctx *ctx, const char *project_root, sw_session *session, const char *request_json,
+                             char **result_json, sw_error **err)
+{
+	if (!project_root || !result_json)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_generate: root and result are required");
+	static const char *const LEVELS[] = {"conservative", "standard", "creative", "adversarial"};
+	json_t *req = NULL, *out = json_object(), *gen = json_array(), *notes = json_array();
+	json_t *skipped = json_array(), *blocked = json_array(), *gaps = json_array(), *map = NULL;
+	char *mtext = NULL;
+	int rc = sw__options_load(request_json, GEN_OPTS, "qa_suite_generate", &req, err);
+	if (rc < 0)
+		goto out;
+	const char *cr = json_string_value(json_object_get(req, "creativity"));
+	const json_t *legacy = json_object_get(req, "creativityLevel");
+	if (!cr && legacy) {
+		if (json_is_string(legacy))
+			cr = json_string_value(legacy);
+		else if (json_is_integer(legacy) && json_integer_value(legacy) >= 0 && json_integer_value(legacy) <= 3)
+			cr = LEVELS[json_integer_value(legacy)];
+		json_array_append_new(notes, json_string("creativityLevel is deprecated; pass creativity instead"));
+	}
+	int level = 1;
+	if (cr) {
+		level = -1;
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(cr, LEVELS[i]))
+				level = i;
+		if (level < 0) {
+			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+			                   "creativity must be conservative, standard, creative or adversarial");
+			goto out;
+		}
+	}
+	const char *only = json_string_value(json_object_get(req, "feature"));
+	bool manual = json_is_true(json_object_get(req, "includeManualOnly"));
+	size_t mlen = 0;
+	sw_error *me = NULL;
+	if (sw__suite_read_confined(project_root, ".swipium/app-map.json", SW_SUITE_JSON_MAX_BYTES, &mtext, &mlen, NULL,
+	                            &me) == SW_OK)
+		map = json_loadb(mtext, mlen, 0, NULL);
+	else if (sw_error_code(me) == SW_EDENIED) {
+		rc = sw__error_set(err, SW_EDENIED, "UNSAFE_ACTION_REFUSED", NULL,
+		                   ".swipium/app-map.json resolves outside the project; it was not read");
+		sw_error_free(me);
+		goto out;
+	}
+	sw_error_free(me);
+	json_t *features = json_object_get(map, "features");
+	if (!map)
+		json_array_append_new(gaps, json_string("no readable app map (.swipium/app-map.json): run qa_app_map_build to "
+		                                        "generate cases per feature"));
+	size_t i, matched = 0;
+	json_t *f;
+	json_array_foreach(features, i, f)
+	{
+		const char *fid = json_string_value(json_object_get(f, "id"));
+		if (!fid)
+			continue;
+		if (only && strcmp(only, fid)) {
+			const char *ft = json_string_value(json_object_get(f, "title"));
+			char *a = sw__suite_norm(only), *b = sw__suite_norm(ft);
+			bool hit = a && b && !strcmp(a, b);
+			free(a);
+			free(b);
+			if (!hit)
+				continue;
+		}
+		matched++;
+		if (json_is_true(json_object_get(f, "stale"))) {
+			json_array_append_new(skipped, json_pack("{s:s, s:s}", "featureId", fid, "reason",
+			                                         "the feature is stale in the app map (its code is gone)"));
+			continue;
+		}
+		if (level >= 3 && json_is_true(json_object_get(f, "auth")))
+			json_array_append_new(blocked, json_pack("{s:s, s:s}", "featureId", fid, "reason",
+			                                         "adversarial cases behind sign-in need a disposable test "
+			                                         "account; they are generated with safety metadata, run them "
+			                                         "only on test data"));
+		size_t screens = json_array_size(json_object_get(f, "staticScreens")) +
+		                 json_array_size(json_object_get(f, "runtimeScreens"));
+		if (screens == 0)
+			json_array_append_new(gaps, json_sprintf("feature %s has no screen in the map", fid));
+		else if (json_array_size(json_object_get(f, "runtimeScreens")) == 0)
+			json_array_append_new(gaps, json_sprintf("feature %s was never reached at run time (no runtime screen)", fid));
+		feature_cases(f, level, manual, gen);
+	}
+	if (only && matched == 0)
+		json_array_append_new(skipped, json_pack("{s:s, s:s}", "featureId", only, "reason",
+		                                         "no feature of the app map has this id or title"));
+	if (session && !only) {
+		json_t *rc_case = recorded_case(session, notes);
+		if (rc_case)
+			json_array_append_new(gen, rc_case);
+	}
+	if (json_array_size(gen) == 0) {
+		json_array_append_new(notes, json_string("nothing to generate: no app-map feature and no recorded run; run "
+		                                         "qa_app_map_build or drive the app first"));
+	}
+	rc = run_merge(project_root, gen, "generate", NULL, "update",
+	               session ? sw_session_redactor(session) : NULL, out, err);
+	if (rc < 0)
+		goto out;
+	json_t *generated = json_array();
+	json_t *c;
+	json_array_foreach(gen, i, c) json_array_append_new(
+	    generated, json_pack("{s:O, s:O, s:O}", "feature", json_object_get(c, "feature"), "title",
+	                         json_object_get(c, "title"), "type", json_object_get(c, "type")));
+	json_object_set_new(out, "generated", generated);
+	json_object_set(out, "skippedFeatures", skipped);
+	json_object_set(out, "blockedFeatures", blocked);
+	json_object_set(out, "coverageGaps", gaps);
+	json_object_set_new(out, "creativity", json_string(LEVELS[level]));
+	json_array_extend(json_object_get(out, "notes"), notes);
+	*result_json = sw__json_pretty(out);
+	rc = *result_json ? SW_OK : sw__error_nomem(err);
+	(void)ctx;
+out:
+	json_decref(req);
+	json_decref(out);
+	json_decref(gen);
+	json_decref(notes);
+	json_decref(skipped);
+	json_decref(blocked);
+	json_decref(gaps);
+	json_decref(map);
+	free(mtext);
+	return rc;
+}
