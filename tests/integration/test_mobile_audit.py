@@ -658,12 +658,57 @@ class ReleaseGate(Base):
             st = {c["id"]: c for c in res["checks"]}
             self.assertEqual(st["release.issue_recurrence"]["status"], "fail")
             self.assertIn(iid, st["release.issue_recurrence"]["reason"])
+            # no .swipium/pages: nothing to lint, said so, never a pass
             self.assertEqual(st["release.locator_readiness"]["status"], "not_evaluated")
-            self.assertIn("not evaluated", st["release.locator_readiness"]["reason"])
+            self.assertIn("no page objects", st["release.locator_readiness"]["reason"])
             self.assertEqual(res["releaseImpact"]["verdict"], "block")
             self.assertEqual(res["audited"]["sourceRevision"], {"commit": "abc123"})
             self.assertEqual(self.airplane(env), "0")
             self.assertEqual(res["counts"]["total"], len(res["checks"]))
+            s.close()
+
+
+class LocatorReadiness(Base):
+    def write_page(self, elements):
+        pages = os.path.join(self.project, ".swipium", "pages")
+        os.makedirs(pages, exist_ok=True)
+        with open(os.path.join(pages, "notes.yaml"), "w") as f:
+            f.write("name: NotesPage\nscreen: home\nelements:\n" + elements)
+
+    def gate(self, s, sid):
+        res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "release_gate", "mode": "execute",
+                                            "offlineMode": False}, timeout=180))
+        self.assert_evidence_rule(res)
+        return [c for c in res["checks"] if c["id"] == "release.locator_readiness"][0], res
+
+    def test_page_object_lint_decides_locator_readiness(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            # a coordinate-only element is a lint error: the check fails with the lint items as evidence
+            self.write_page("  privacy:\n    id: com.example.audit:id/privacy\n"
+                            "  canvas:\n    coordinates: [540, 1200]\n")
+            lr, res = self.gate(s, sid)
+            self.assertEqual(lr["status"], "fail", lr)
+            lines = " ".join(e.get("line", "") for e in lr["evidence"])
+            self.assertIn("COORDINATE_ONLY_LOCATOR", lines)
+            self.assertIn("1 error(s)", lines)
+            self.assertTrue(any("(release.locator_readiness) failed" in i["title"]
+                                for i in self.audit_issues(s, sid)))
+            # durable ids (and a text locator, a warning): ready
+            self.write_page("  privacy:\n    id: com.example.audit:id/privacy\n"
+                            "  terms:\n    accessibilityId: terms\n  title:\n    text: Notes\n")
+            lr, res = self.gate(s, sid)
+            self.assertEqual(lr["status"], "pass", lr)
+            self.assertIn("0 error(s)", lr["evidence"][0]["line"])
+            # a page object that is not YAML is an error item naming the file
+            pages = os.path.join(self.project, ".swipium", "pages")
+            with open(os.path.join(pages, "broken.yaml"), "w") as f:
+                f.write("name: [unclosed\n\tkey: : :\n")
+            lr, res = self.gate(s, sid)
+            self.assertEqual(lr["status"], "fail", lr)
+            self.assertIn("broken.yaml", " ".join(e.get("line", "") for e in lr["evidence"]))
             s.close()
 
 
