@@ -524,6 +524,26 @@ class Network(Base):
             self.assertEqual(self.audit_issues(s, sid), [])
             s.close()
 
+    def test_envelope_approval_runs_and_ledgers_the_consent(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            args = {"sessionId": sid, "profile": "resilience", "mode": "execute"}
+            env_ = sc(s.tool("qa_mobile_audit", args))
+            self.assertTrue(env_.get("requiresConsent"), env_)
+            r = s.tool("qa_mobile_audit", dict(args, consentId=env_["consentId"], approve=True), timeout=120)
+            self.assertFalse(is_error(r), r)
+            self.assertTrue(sc(r)["network"]["restored"])
+            self.assertEqual(self.airplane(env), "0")
+            # the id is single use
+            r = s.tool("qa_mobile_audit", dict(args, consentId=env_["consentId"], approve=True))
+            self.assertTrue(sc(r).get("requiresConsent") or is_error(r), r)
+            st = Network.state(self, env, sid)
+            mech = [m["consent"].get("approvalMechanism") for m in st["mutations"] if m["status"] == "approved"]
+            self.assertIn("client-assertion", mech)
+            s.close()
+
     def test_cancel_restores_the_airplane_state(self):
         with self.device() as env:
             s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
@@ -545,6 +565,24 @@ class Network(Base):
             st = Network.state(self, env, sid)
             self.assertTrue(st["network"]["restored"], st["network"])
             s.close()
+
+
+    def test_server_shutdown_mid_audit_puts_airplane_back_on(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            self.set_airplane(env, True)
+            s.request("tools/call", {"name": "qa_mobile_audit", "arguments": {
+                "sessionId": sid, "profile": "resilience", "mode": "execute"}})
+            deadline = time.monotonic() + 30
+            while self.airplane(env) != "0":  # the reconnect check turned it off
+                self.assertLess(time.monotonic(), deadline, "airplane mode never went off")
+                time.sleep(0.05)
+            self.assertEqual(s.close(), 0)  # stdin closed mid-call: the server ends the call and exits
+            self.assertEqual(self.airplane(env), "1")
+            st = Network.state(self, env, sid)
+            self.assertTrue(st["network"]["restored"], st["network"])
 
 
 class Accounts(Base):
