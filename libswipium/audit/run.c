@@ -14,6 +14,7 @@
 #include <swipium/health.h>
 #include <swipium/issues.h>
 #include <swipium/redact.h>
+#include <swipium/suite.h>
 
 typedef struct run {
 	sw_ctx *ctx;
@@ -1218,14 +1219,76 @@ static void network_restore(run *r)
 
 /* ---- release gate ------------------------------------------------------------------------------ */
 
-static void gate(run *r)
+/* The page objects' locators, through the suite concern's lint (`swipium suite lint`). */
+static void locator_readiness(run *r)
 {
 	json_t *c = check_new("release.locator_readiness");
-	json_object_set_new(c, "status", json_string("not_evaluated"));
-	json_object_set_new(c, "reason", json_string("not evaluated: the page-object locator lint is not part of this "
-	                                             "build yet; no verdict is given for locator readiness"));
-	json_array_append_new(r->checks, c);
-	c = check_new("release.issue_recurrence");
+	char *out = NULL;
+	sw_error *e = NULL;
+	if (sw_suite_pages_lint(sw_session_root(r->s), &out, &e) != SW_OK) {
+		char *reason = REASON("the page objects could not be linted: %s", sw_error_message(e));
+		check_done(r, c, "blocked", reason, sw_error_failure_code(e), "environment_noise");
+		free(reason);
+		sw_error_free(e);
+		return;
+	}
+	json_t *l = json_loads(out, 0, NULL);
+	sw_free(out);
+	if (!json_is_true(json_object_get(l, "pagesFound"))) {
+		json_object_set_new(c, "status", json_string("not_evaluated"));
+		json_object_set_new(c, "reason", json_string("not evaluated: the project has no page objects "
+		                                             "(.swipium/pages) to lint; qa_generate target pom or suite "
+		                                             "writes them"));
+		json_array_append_new(r->checks, c);
+		json_decref(l);
+		return;
+	}
+	json_int_t errors = json_integer_value(json_object_get(l, "errors"));
+	json_int_t warnings = json_integer_value(json_object_get(l, "warnings"));
+	char *line = REASON("locator lint of .swipium/pages: %lld page(s), %lld error(s), %lld warning(s)",
+	                    (long long)json_integer_value(json_object_get(l, "pages")), (long long)errors,
+	                    (long long)warnings);
+	ev_line(c, "log", line);
+	free(line);
+	/* the first items as evidence lines, the count of the rest */
+	size_t i, shown = 0;
+	json_t *it;
+	json_array_foreach(json_object_get(l, "items"), i, it) {
+		if (shown == 10)
+			break;
+		const char *msg = json_string_value(json_object_get(it, "message"));
+		char *cut = sw__cap(msg ? msg : "", 240);
+		char *t = REASON("%s %s: %s", json_string_value(json_object_get(it, "level")),
+		                 json_string_value(json_object_get(it, "code")), cut ? cut : "");
+		ev_line(c, "lint", t);
+		free(t);
+		free(cut);
+		shown++;
+	}
+	size_t total = json_array_size(json_object_get(l, "items"));
+	if (total > shown) {
+		char *t = REASON("%zu more lint item(s) not listed; swipium suite lint shows them all", total - shown);
+		ev_line(c, "lint", t);
+		free(t);
+	}
+	if (errors) {
+		char *reason = REASON("%lld locator error(s) in the page objects (coordinate-only or invalid): automation "
+		                      "built on them breaks; give those elements durable ids",
+		                      (long long)errors);
+		check_done(r, c, "fail", reason, NULL, NULL);
+		free(reason);
+	} else {
+		char *reason = REASON("no locator error in the page objects (%lld warning(s))", (long long)warnings);
+		check_done(r, c, "pass", reason, NULL, NULL);
+		free(reason);
+	}
+	json_decref(l);
+}
+
+static void gate(run *r)
+{
+	locator_readiness(r);
+	json_t *c = check_new("release.issue_recurrence");
 	if (!r->history) {
 		char *reason = REASON("the issue ledger could not be read: %s", r->history_error ? r->history_error : "?");
 		check_done(r, c, "blocked", reason, NULL, "environment_noise");

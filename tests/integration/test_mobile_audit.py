@@ -524,6 +524,26 @@ class Network(Base):
             self.assertEqual(self.audit_issues(s, sid), [])
             s.close()
 
+    def test_envelope_approval_runs_and_ledgers_the_consent(self):
+        with self.device() as env:
+            s = self.server(env)
+            sid = self.session(s)
+            self.launch(env)
+            args = {"sessionId": sid, "profile": "resilience", "mode": "execute"}
+            env_ = sc(s.tool("qa_mobile_audit", args))
+            self.assertTrue(env_.get("requiresConsent"), env_)
+            r = s.tool("qa_mobile_audit", dict(args, consentId=env_["consentId"], approve=True), timeout=120)
+            self.assertFalse(is_error(r), r)
+            self.assertTrue(sc(r)["network"]["restored"])
+            self.assertEqual(self.airplane(env), "0")
+            # the id is single use
+            r = s.tool("qa_mobile_audit", dict(args, consentId=env_["consentId"], approve=True))
+            self.assertTrue(sc(r).get("requiresConsent") or is_error(r), r)
+            st = Network.state(self, env, sid)
+            mech = [m["consent"].get("approvalMechanism") for m in st["mutations"] if m["status"] == "approved"]
+            self.assertIn("client-assertion", mech)
+            s.close()
+
     def test_cancel_restores_the_airplane_state(self):
         with self.device() as env:
             s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
@@ -545,6 +565,24 @@ class Network(Base):
             st = Network.state(self, env, sid)
             self.assertTrue(st["network"]["restored"], st["network"])
             s.close()
+
+
+    def test_server_shutdown_mid_audit_puts_airplane_back_on(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            self.set_airplane(env, True)
+            s.request("tools/call", {"name": "qa_mobile_audit", "arguments": {
+                "sessionId": sid, "profile": "resilience", "mode": "execute"}})
+            deadline = time.monotonic() + 30
+            while self.airplane(env) != "0":  # the reconnect check turned it off
+                self.assertLess(time.monotonic(), deadline, "airplane mode never went off")
+                time.sleep(0.05)
+            self.assertEqual(s.close(), 0)  # stdin closed mid-call: the server ends the call and exits
+            self.assertEqual(self.airplane(env), "1")
+            st = Network.state(self, env, sid)
+            self.assertTrue(st["network"]["restored"], st["network"])
 
 
 class Accounts(Base):
@@ -658,12 +696,57 @@ class ReleaseGate(Base):
             st = {c["id"]: c for c in res["checks"]}
             self.assertEqual(st["release.issue_recurrence"]["status"], "fail")
             self.assertIn(iid, st["release.issue_recurrence"]["reason"])
+            # no .swipium/pages: nothing to lint, said so, never a pass
             self.assertEqual(st["release.locator_readiness"]["status"], "not_evaluated")
-            self.assertIn("not evaluated", st["release.locator_readiness"]["reason"])
+            self.assertIn("no page objects", st["release.locator_readiness"]["reason"])
             self.assertEqual(res["releaseImpact"]["verdict"], "block")
             self.assertEqual(res["audited"]["sourceRevision"], {"commit": "abc123"})
             self.assertEqual(self.airplane(env), "0")
             self.assertEqual(res["counts"]["total"], len(res["checks"]))
+            s.close()
+
+
+class LocatorReadiness(Base):
+    def write_page(self, elements):
+        pages = os.path.join(self.project, ".swipium", "pages")
+        os.makedirs(pages, exist_ok=True)
+        with open(os.path.join(pages, "notes.yaml"), "w") as f:
+            f.write("name: NotesPage\nscreen: home\nelements:\n" + elements)
+
+    def gate(self, s, sid):
+        res = sc(s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "release_gate", "mode": "execute",
+                                            "offlineMode": False}, timeout=180))
+        self.assert_evidence_rule(res)
+        return [c for c in res["checks"] if c["id"] == "release.locator_readiness"][0], res
+
+    def test_page_object_lint_decides_locator_readiness(self):
+        with self.device() as env:
+            s = self.server(env, {"SWIPIUM_CONSENT_PREAPPROVE": "network_change"})
+            sid = self.session(s)
+            self.launch(env)
+            # a coordinate-only element is a lint error: the check fails with the lint items as evidence
+            self.write_page("  privacy:\n    id: com.example.audit:id/privacy\n"
+                            "  canvas:\n    coordinates: [540, 1200]\n")
+            lr, res = self.gate(s, sid)
+            self.assertEqual(lr["status"], "fail", lr)
+            lines = " ".join(e.get("line", "") for e in lr["evidence"])
+            self.assertIn("COORDINATE_ONLY_LOCATOR", lines)
+            self.assertIn("1 error(s)", lines)
+            self.assertTrue(any("(release.locator_readiness) failed" in i["title"]
+                                for i in self.audit_issues(s, sid)))
+            # durable ids (and a text locator, a warning): ready
+            self.write_page("  privacy:\n    id: com.example.audit:id/privacy\n"
+                            "  terms:\n    accessibilityId: terms\n  title:\n    text: Notes\n")
+            lr, res = self.gate(s, sid)
+            self.assertEqual(lr["status"], "pass", lr)
+            self.assertIn("0 error(s)", lr["evidence"][0]["line"])
+            # a page object that is not YAML is an error item naming the file
+            pages = os.path.join(self.project, ".swipium", "pages")
+            with open(os.path.join(pages, "broken.yaml"), "w") as f:
+                f.write("name: [unclosed\n\tkey: : :\n")
+            lr, res = self.gate(s, sid)
+            self.assertEqual(lr["status"], "fail", lr)
+            self.assertIn("broken.yaml", " ".join(e.get("line", "") for e in lr["evidence"]))
             s.close()
 
 
