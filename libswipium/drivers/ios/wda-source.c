@@ -130,25 +130,42 @@ static void put_node(sw_buf *b, xmlTextReaderPtr r, const char *type, const char
 			text = value;
 	} else if (!is_switch && value && *value && (!lab || strcmp(value, lab) != 0))
 		text = value;
+	if (type_is(type, (const char *const[]){"Application", NULL}))
+		desc = ""; /* the app's name is no element of the screen */
+	/* only what differs from the parser's defaults (empty strings, false, enabled): a 50,000-element
+	 * source stays small */
 	sw__buf_puts(b, "<node");
-	put_attr(b, "index", "0");
-	put_attr(b, "text", text);
-	put_attr(b, "resource-id", id);
 	put_attr(b, "class", type);
-	put_attr(b, "package", package ? package : "");
-	put_attr(b, "content-desc", desc);
-	put_attr(b, "hint", ph ? ph : "");
-	put_attr(b, "checkable", is_switch ? "true" : "false");
-	put_attr(b, "checked", is_switch && value && !strcmp(value, "1") ? "true" : "false");
-	put_attr(b, "clickable", pressable ? "true" : "false");
-	put_attr(b, "enabled", bool_attr(r, "enabled", true) ? "true" : "false");
-	put_attr(b, "focusable", field ? "true" : "false");
-	put_attr(b, "focused", bool_attr(r, "focused", false) ? "true" : "false");
-	put_attr(b, "scrollable", scroller ? "true" : "false");
-	put_attr(b, "long-clickable", "false");
-	put_attr(b, "password", secure ? "true" : "false");
-	put_attr(b, "selected", bool_attr(r, "selected", false) ? "true" : "false");
-	put_attr(b, "visible-to-user", visible ? "true" : "false");
+	if (*text)
+		put_attr(b, "text", text);
+	if (*id)
+		put_attr(b, "resource-id", id);
+	if (package && *package)
+		put_attr(b, "package", package);
+	if (*desc)
+		put_attr(b, "content-desc", desc);
+	if (ph && *ph)
+		put_attr(b, "hint", ph);
+	if (is_switch)
+		put_attr(b, "checkable", "true");
+	if (is_switch && value && !strcmp(value, "1"))
+		put_attr(b, "checked", "true");
+	if (pressable || field)
+		put_attr(b, "clickable", "true");
+	if (!bool_attr(r, "enabled", true))
+		put_attr(b, "enabled", "false");
+	if (field)
+		put_attr(b, "focusable", "true");
+	if (bool_attr(r, "focused", false))
+		put_attr(b, "focused", "true");
+	if (scroller)
+		put_attr(b, "scrollable", "true");
+	if (secure)
+		put_attr(b, "password", "true");
+	if (bool_attr(r, "selected", false))
+		put_attr(b, "selected", "true");
+	if (!visible)
+		put_attr(b, "visible-to-user", "false");
 	if (geo && w > 0 && h > 0) {
 		char bounds[128];
 		snprintf(bounds, sizeof(bounds), "[%ld,%ld][%ld,%ld]", lround(x), lround(y), lround(x + w), lround(y + h));
