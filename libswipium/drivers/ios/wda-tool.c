@@ -333,3 +333,45 @@ out:
 	json_decref(opts);
 	return rc;
 }
+
+int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)(void *ud), void *abort_ud,
+                    char **out_json, sw_error **err)
+{
+	int rc = sw_ios_check(ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	char *url = session_str(s, "wdaUrl"), *base = NULL;
+	bool loopback = false;
+	rc = sw__wda_url_parse(url ? url : SW__WDA_DEFAULT_URL, &base, &loopback, err);
+	free(url);
+	if (rc != SW_OK)
+		return rc;
+	if (!loopback && !sw__wda_remote_allowed(base)) {
+		rc = sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED", "Attach it with qa_wda and its consent first",
+		                   "%s is not a loopback address; qa_wait does not contact it", base);
+		free(base);
+		return rc;
+	}
+	int64_t t0 = sw_monotonic_ms();
+	json_t *st = NULL;
+	bool ready = false;
+	for (;;) {
+		json_decref(st);
+		st = status_of(base, &ready);
+		if (ready || sw_monotonic_ms() - t0 >= timeout_ms)
+			break;
+		if (abort_fn && abort_fn(abort_ud)) {
+			json_decref(st);
+			free(base);
+			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_wait was cancelled");
+		}
+		sw__sleep_ms(250);
+	}
+	json_t *o = json_pack("{s:s,s:b,s:b,s:I,s:I,s:s,s:o}", "for", "wda_ready", "satisfied", ready, "timedOut", !ready,
+	                      "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timeoutMs", (json_int_t)timeout_ms, "url",
+	                      base, "state", st);
+	free(base);
+	*out_json = o ? sw__json_compact(o) : NULL;
+	json_decref(o);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}

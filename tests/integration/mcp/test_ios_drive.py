@@ -267,6 +267,17 @@ class TestWda(WdaCase):
         self.tool_ok(s, "qa_snapshot", sid)  # the session still works
         self.assertEqual(s.close(), 0)
 
+    def test_wait_wda_ready(self):
+        s, sid = self.attached()
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 2000})
+        self.assertTrue(w["satisfied"], w)
+        self.assertEqual(w["url"], self.url)
+        self.wda_knobs({"notReady": True})
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 700})
+        self.assertFalse(w["satisfied"])
+        self.assertTrue(w["timedOut"])
+        self.assertEqual(s.close(), 0)
+
     def test_attach_refusals(self):
         s, sid = self.start()
         # nothing bound and no device: never guesses
