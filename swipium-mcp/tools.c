@@ -16,6 +16,7 @@ extern const struct mcp_tool mcp_tool_qa_doctor;
 extern const struct mcp_tool mcp_tool_qa_start_session;
 extern const struct mcp_tool mcp_tool_qa_prepare_target;
 extern const struct mcp_tool mcp_tool_qa_ios;
+extern const struct mcp_tool mcp_tool_qa_wda;
 /* build */
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
 extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
@@ -93,6 +94,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_start_session,
 	&mcp_tool_qa_prepare_target,
 	&mcp_tool_qa_ios,
+	&mcp_tool_qa_wda,
 	/* build */
 	&mcp_tool_qa_resolve_target,
 	&mcp_tool_qa_resolve_artifact,

@@ -219,12 +219,25 @@ out:
 	free(arsc);
 }
 
+/*
+ * A plist string node's text, or NULL. plist_get_string_val() asserts (aborts the process) on a string
+ * with an embedded NUL, which a crafted bplist00 can hold (found by tests/fuzz/fuzz-plist): read the
+ * pointer and its length instead, and treat such a string as absent. (transfer full)
+ */
+static char *plist_text(plist_t n)
+{
+	if (!n || plist_get_node_type(n) != PLIST_STRING)
+		return NULL;
+	uint64_t len = 0;
+	const char *p = plist_get_string_ptr(n, &len);
+	if (!p || len > SW__ART_MAX_MANIFEST || memchr(p, '\0', (size_t)len))
+		return NULL;
+	return sw__strndup(p, (size_t)len);
+}
+
 static void plist_string(plist_t dict, const char *key, json_t *o, const char *field)
 {
-	plist_t n = plist_dict_get_item(dict, key);
-	char *s = NULL;
-	if (n && plist_get_node_type(n) == PLIST_STRING)
-		plist_get_string_val(n, &s);
+	char *s = plist_text(plist_dict_get_item(dict, key));
 	if (s && sw__utf8_valid(s, strlen(s)))
 		json_object_set_new(o, field, json_string(s));
 	else
@@ -234,9 +247,7 @@ static void plist_string(plist_t dict, const char *key, json_t *o, const char *f
 
 static json_t *plist_str_json(plist_t n)
 {
-	char *s = NULL;
-	if (n && plist_get_node_type(n) == PLIST_STRING)
-		plist_get_string_val(n, &s);
+	char *s = plist_text(n);
 	json_t *v = s && sw__utf8_valid(s, strlen(s)) ? json_string(s) : json_null();
 	free(s);
 	return v;
@@ -314,10 +325,7 @@ static void apply_plist(const char *data, size_t len, json_t *o, json_t *warning
 	plist_t plats = plist_dict_get_item(root, "CFBundleSupportedPlatforms");
 	if (plats && plist_get_node_type(plats) == PLIST_ARRAY && installable) {
 		for (uint32_t i = 0; i < plist_array_get_size(plats); i++) {
-			char *p = NULL;
-			plist_t it = plist_array_get_item(plats, i);
-			if (it && plist_get_node_type(it) == PLIST_STRING)
-				plist_get_string_val(it, &p);
+			char *p = plist_text(plist_array_get_item(plats, i));
 			if (p && !strcmp(p, "iPhoneSimulator"))
 				json_array_append_new(installable, json_string("ios-simulator"));
 			else if (p && !strcmp(p, "iPhoneOS"))

@@ -679,9 +679,7 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 			int irc = sw_ios_check(ctx, err); /* no xcrun: BACKEND_UNSUPPORTED naming it */
 			if (irc != SW_OK)
 				return irc;
-			return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
-			                     "Drive the simulator visual-only: qa_screenshot and qa_ios work without it",
-			                     "qa_wait for wda_ready needs WebDriverAgent, which this server does not drive yet");
+			return sw_ios_wait_wda(ctx, s, timeout, abort_fn, userdata, out_json, err);
 		}
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                     "for must be device_online, metro_ready, wda_ready or simulator_booted");

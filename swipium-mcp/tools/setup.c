@@ -153,8 +153,10 @@ static void qa_doctor(mcp_call *call, json_t *args)
 			sw_text_snprintf(detail, sizeof(detail), "%s", xbp ? "xcodebuild -version failed" : "xcodebuild not on PATH");
 		row(rows, "xcodebuild", xbv ? "ok" : "warn", detail,
 		    xbv ? NULL : "Install Xcode (xcodebuild builds and starts WebDriverAgent); without it iOS runs visual-only.");
-		row(rows, "wda", "warn", "WebDriverAgent is not driven by this server yet: iOS runs visual-only (simctl).",
-		    NULL);
+		row(rows, "wda", "warn",
+		    "WebDriverAgent is used once attached (qa_wda {action: \"attach\"}); this server does not build or start "
+		    "it: until one is attached iOS runs visual-only (simctl).",
+		    "qa_wda {action: \"status\"} checks http://127.0.0.1:8100");
 		const char *idb = json_string_value(json_object_get(json_object_get(tc, "idb"), "path"));
 		sw_text_snprintf(detail, sizeof(detail), "%s", idb ? idb : "idb not on PATH (optional: visual-only taps)");
 		row(rows, "idb", idb ? "ok" : "warn", detail,

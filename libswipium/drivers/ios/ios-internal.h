@@ -76,7 +76,7 @@ int sw__ios_app_check(const char *path, json_t **out, sw_error **err);
 #define SW__WDA_STATUS_MS 1500     /* a /status probe */
 #define SW__WDA_COMMAND_MS 30000   /* every other request (less when the caller's deadline is nearer) */
 #define SW__WDA_BODY_MAX ((size_t)64 << 20)
-#define SW__WDA_NODE_LIMIT 200000  /* elements converted from one source */
+#define SW__WDA_NODE_LIMIT 50000   /* elements converted from one source (the snapshot parser reads at most 50,000 nodes) */
 #define SW__WDA_MAX_DEPTH 256
 #define SW__WDA_DEFAULT_URL "http://127.0.0.1:8100"
 

@@ -64,51 +64,80 @@ static void put_attr(sw_buf *b, const char *name, const char *value)
 	sw__buf_putc(b, '"');
 }
 
-/* A WDA number attribute; false when missing or not finite (inf, nan). */
-static bool num_attr(xmlTextReaderPtr r, const char *name, double *out)
+/* The attributes of one WDA element, read in one pass over the reader's attributes. */
+typedef struct wattrs {
+	char *type, *name, *label, *value, *ph, *x, *y, *w, *h;
+	bool visible, enabled, focused, selected;
+} wattrs;
+
+static void wattrs_read(xmlTextReaderPtr r, wattrs *a)
 {
-	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
+	memset(a, 0, sizeof(*a));
+	a->visible = a->enabled = true;
+	while (xmlTextReaderMoveToNextAttribute(r) == 1) {
+		const char *k = (const char *)xmlTextReaderConstLocalName(r);
+		const char *v = (const char *)xmlTextReaderConstValue(r);
+		if (!k || !v)
+			continue;
+		char **slot = NULL;
+		bool *flag = NULL;
+		switch (k[0]) {
+		case 't': slot = !strcmp(k, "type") ? &a->type : NULL; break;
+		case 'n': slot = !strcmp(k, "name") ? &a->name : NULL; break;
+		case 'l': slot = !strcmp(k, "label") ? &a->label : NULL; break;
+		case 'v':
+			if (!strcmp(k, "value"))
+				slot = &a->value;
+			else if (!strcmp(k, "visible"))
+				flag = &a->visible;
+			break;
+		case 'p': slot = !strcmp(k, "placeholderValue") ? &a->ph : NULL; break;
+		case 'x': slot = !k[1] ? &a->x : NULL; break;
+		case 'y': slot = !k[1] ? &a->y : NULL; break;
+		case 'w': slot = !strcmp(k, "width") ? &a->w : NULL; break;
+		case 'h': slot = !strcmp(k, "height") ? &a->h : NULL; break;
+		case 'e': flag = !strcmp(k, "enabled") ? &a->enabled : NULL; break;
+		case 'f': flag = !strcmp(k, "focused") ? &a->focused : NULL; break;
+		case 's': flag = !strcmp(k, "selected") ? &a->selected : NULL; break;
+		default: break;
+		}
+		if (slot && !*slot)
+			*slot = sw__strdup(v);
+		if (flag)
+			*flag = !strcmp(v, "true") || !strcmp(v, "1");
+	}
+	xmlTextReaderMoveToElement(r);
+}
+
+static void wattrs_clear(wattrs *a)
+{
+	char *all[] = {a->type, a->name, a->label, a->value, a->ph, a->x, a->y, a->w, a->h};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(all); i++)
+		free(all[i]);
+}
+
+/* A WDA number; false when missing or not finite (inf, nan). */
+static bool num_of(const char *v, double *out)
+{
 	if (!v)
 		return false;
 	char *end = NULL;
-	double d = strtod((const char *)v, &end);
-	bool ok = end && end != (char *)v && *end == '\0' && isfinite(d);
-	xmlFree(v);
-	if (ok)
-		*out = d;
-	return ok;
-}
-
-static char *str_attr(xmlTextReaderPtr r, const char *name)
-{
-	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
-	if (!v)
-		return NULL;
-	char *s = sw__strdup((const char *)v);
-	xmlFree(v);
-	return s;
-}
-
-static bool bool_attr(xmlTextReaderPtr r, const char *name, bool dflt)
-{
-	xmlChar *v = xmlTextReaderGetAttribute(r, (const xmlChar *)name);
-	if (!v)
-		return dflt;
-	bool t = !strcmp((const char *)v, "true") || !strcmp((const char *)v, "1");
-	xmlFree(v);
-	return t;
+	double d = strtod(v, &end);
+	if (!end || end == v || *end != '\0' || !isfinite(d))
+		return false;
+	*out = d;
+	return true;
 }
 
 /* One element's <node ...> opening tag. @hidden: inside a visible="false" subtree. */
-static void put_node(sw_buf *b, xmlTextReaderPtr r, const char *type, const char *package, bool hidden, bool *out_hidden,
+static void put_node(sw_buf *b, const wattrs *a, const char *type, const char *package, bool hidden, bool *out_hidden,
                      sw__wda_source_stats *st)
 {
-	char *name = str_attr(r, "name"), *label = str_attr(r, "label"), *value = str_attr(r, "value"),
-	     *ph = str_attr(r, "placeholderValue");
-	bool visible = !hidden && bool_attr(r, "visible", true);
+	const char *name = a->name, *label = a->label, *value = a->value, *ph = a->ph;
+	bool visible = !hidden && a->visible;
 	*out_hidden = !visible;
 	double x = 0, y = 0, w = 0, h = 0;
-	bool geo = num_attr(r, "x", &x) && num_attr(r, "y", &y) && num_attr(r, "width", &w) && num_attr(r, "height", &h);
+	bool geo = num_of(a->x, &x) && num_of(a->y, &y) && num_of(a->w, &w) && num_of(a->h, &h);
 	if (!geo)
 		st->bad_frames++;
 	bool field = type_is(type, FIELDS);
@@ -130,25 +159,42 @@ static void put_node(sw_buf *b, xmlTextReaderPtr r, const char *type, const char
 			text = value;
 	} else if (!is_switch && value && *value && (!lab || strcmp(value, lab) != 0))
 		text = value;
+	if (type_is(type, (const char *const[]){"Application", NULL}))
+		desc = ""; /* the app's name is no element of the screen */
+	/* only what differs from the parser's defaults (empty strings, false, enabled): a 50,000-element
+	 * source stays small */
 	sw__buf_puts(b, "<node");
-	put_attr(b, "index", "0");
-	put_attr(b, "text", text);
-	put_attr(b, "resource-id", id);
 	put_attr(b, "class", type);
-	put_attr(b, "package", package ? package : "");
-	put_attr(b, "content-desc", desc);
-	put_attr(b, "hint", ph ? ph : "");
-	put_attr(b, "checkable", is_switch ? "true" : "false");
-	put_attr(b, "checked", is_switch && value && !strcmp(value, "1") ? "true" : "false");
-	put_attr(b, "clickable", pressable ? "true" : "false");
-	put_attr(b, "enabled", bool_attr(r, "enabled", true) ? "true" : "false");
-	put_attr(b, "focusable", field ? "true" : "false");
-	put_attr(b, "focused", bool_attr(r, "focused", false) ? "true" : "false");
-	put_attr(b, "scrollable", scroller ? "true" : "false");
-	put_attr(b, "long-clickable", "false");
-	put_attr(b, "password", secure ? "true" : "false");
-	put_attr(b, "selected", bool_attr(r, "selected", false) ? "true" : "false");
-	put_attr(b, "visible-to-user", visible ? "true" : "false");
+	if (*text)
+		put_attr(b, "text", text);
+	if (*id)
+		put_attr(b, "resource-id", id);
+	if (package && *package)
+		put_attr(b, "package", package);
+	if (*desc)
+		put_attr(b, "content-desc", desc);
+	if (ph && *ph)
+		put_attr(b, "hint", ph);
+	if (is_switch)
+		put_attr(b, "checkable", "true");
+	if (is_switch && value && !strcmp(value, "1"))
+		put_attr(b, "checked", "true");
+	if (pressable || field)
+		put_attr(b, "clickable", "true");
+	if (!a->enabled)
+		put_attr(b, "enabled", "false");
+	if (field)
+		put_attr(b, "focusable", "true");
+	if (a->focused)
+		put_attr(b, "focused", "true");
+	if (scroller)
+		put_attr(b, "scrollable", "true");
+	if (secure)
+		put_attr(b, "password", "true");
+	if (a->selected)
+		put_attr(b, "selected", "true");
+	if (!visible)
+		put_attr(b, "visible-to-user", "false");
 	if (geo && w > 0 && h > 0) {
 		char bounds[128];
 		snprintf(bounds, sizeof(bounds), "[%ld,%ld][%ld,%ld]", lround(x), lround(y), lround(x + w), lround(y + h));
@@ -159,10 +205,6 @@ static void put_node(sw_buf *b, xmlTextReaderPtr r, const char *type, const char
 		put_attr(b, "bounds", "");
 	}
 	sw__buf_putc(b, '>');
-	free(name);
-	free(label);
-	free(value);
-	free(ph);
 }
 
 int sw__wda_source_convert(const char *xml, size_t len, const char *package, size_t node_limit, char **out,
@@ -215,15 +257,15 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 				                   node_limit);
 				break;
 			}
-			const char *type = nm;
-			xmlChar *t = xmlTextReaderGetAttribute(r, (const xmlChar *)"type");
+			bool empty = xmlTextReaderIsEmptyElement(r) == 1;
+			wattrs a;
+			wattrs_read(r, &a);
 			bool hidden = false;
-			put_node(&b, r, t ? (const char *)t : type, package, hidden_at[depth], &hidden, &st);
-			if (t)
-				xmlFree(t);
+			put_node(&b, &a, a.type ? a.type : nm, package, hidden_at[depth], &hidden, &st);
+			wattrs_clear(&a);
 			if (hidden)
 				st.hidden++;
-			if (xmlTextReaderIsEmptyElement(r))
+			if (empty)
 				sw__buf_puts(&b, "</node>");
 			else {
 				open++;

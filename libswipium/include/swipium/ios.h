@@ -81,6 +81,28 @@ SW_API int sw_ios_resolve_target(sw_ctx *ctx, sw_session *s, const char *options
                                  sw_error **err);
 
 /**
+ * qa_wda's plan: {action, url (base), loopback, remoteAllowedByEnv, needsNonLoopbackConsent}. A URL that is
+ * not loopback (localhost, 127.0.0.0/8, [::1] read from its host) and not listed in SWIPIUM_ALLOW_REMOTE_WDA
+ * fails DESTRUCTIVE_REFUSED unless allowNonLoopback is true (then the caller asks wda_non_loopback consent
+ * and passes nonLoopbackApproved:true). Nothing is sent. (transfer full)
+ */
+SW_API int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err);
+/**
+ * qa_wda: status, doctor, diagnose, tune (reports only), attach (binds the URL to the session: mode
+ * structured), logs and stop (no WDA is managed by this server), build/start (BACKEND_UNSUPPORTED here).
+ * (transfer full)
+ */
+SW_API int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err);
+
+/**
+ * qa_wait {for: "wda_ready"}: polls the session's attached WebDriverAgent (else http://127.0.0.1:8100) until
+ * its /status says ready or @timeout_ms passes ({satisfied, timedOut, url, status}). A non-loopback attached
+ * URL is not polled here (DESTRUCTIVE_REFUSED). (transfer full)
+ */
+SW_API int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)(void *ud), void *abort_ud,
+                           char **out_json, sw_error **err);
+
+/**
  * The iOS Simulator driver: simctl for screenshots, recordings, apps and URLs; WebDriverAgent (when the
  * bind options carry {"wda": {"url", "sessionId"?}}) for the UI tree and input; without it visual-only
  * (taps through idb when it is on PATH). @options_json of sw_device_open: {serial? (UDID), appId?, wda?}.

@@ -9,8 +9,9 @@ answers BACKEND_UNSUPPORTED, qa_orientation too (simctl cannot rotate).
 """
 import json
 import os
-import plistlib
+import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -143,6 +144,163 @@ class TestIosVisualOnly(DriveCase):
         self.assertIn("Failed to capture the screen", sc["what"])
         self.knobs({})
         self.tool_ok(s, "qa_screenshot", sid)
+        self.assertEqual(s.close(), 0)
+
+
+WDA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "ios", "wda.py")
+
+
+class WdaCase(DriveCase):
+    """A WebDriverAgent stand-in (tests/ios/wda.py) on a free loopback port for each test."""
+
+    def setUp(self):
+        super().setUp()
+        pf = os.path.join(self.home, "wda.port")
+        self.wda = subprocess.Popen([sys.executable, WDA, "--port", "0", "--port-file", pf],
+                                    env=dict(os.environ, HOME=self.home), stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            if os.path.exists(pf):
+                break
+            time.sleep(0.05)
+        with open(pf) as f:
+            self.url = "http://127.0.0.1:%s" % f.read().strip()
+
+    def tearDown(self):
+        self.wda.kill()
+        self.wda.wait()
+        super().tearDown()
+
+    def wda_knobs(self, k):
+        d = os.path.join(self.home, ".fake-wda")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "knobs.json"), "w") as f:
+            json.dump(k, f)
+
+    def requests(self):
+        try:
+            with open(os.path.join(self.home, ".fake-wda", "requests.jsonl")) as f:
+                return [json.loads(line) for line in f]
+        except OSError:
+            return []
+
+    def attached(self, env=None):
+        s, sid = self.ready()
+        sc = self.tool_ok(s, "qa_wda", sid, action="attach", webDriverAgentUrl=self.url)
+        self.assertTrue(sc["attached"])
+        self.assertEqual(sc["mode"], "structured")
+        self.assertEqual(sc["udid"], IPHONE15PRO)
+        return s, sid
+
+
+class TestWda(WdaCase):
+    def test_snapshot_element_lines_from_the_wda_source(self):
+        s, sid = self.attached()
+        st = self.tool_ok(s, "qa_status", sid)
+        self.assertEqual(st["mode"], "structured")
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        lines = snap["elements"]
+        blob = "\n".join(lines)
+        self.assertIn('[text-field] "Email" #email', blob)
+        self.assertIn('[button] "Sign in" #signin [24,310][369,360]', blob)
+        pw = [l for l in lines if '"Password" #password' in l]
+        self.assertTrue(pw and "secure" in pw[0] and "\u00absecure\u00bb" in pw[0], blob)
+        self.assertNotIn("\u2022", blob)
+        self.assertNotIn("XCUIElementTypeApplication", blob)
+        # hidden, non-finite, zero-size and off-screen elements are not lines
+        for gone in ("Debug menu", "Broken frame", "Zero size", "Far away"):
+            self.assertNotIn(gone, blob)
+        self.assertEqual(s.close(), 0)
+
+    def test_login_through_wda_type_tap_and_back(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        act = self.tool_ok(s, "qa_act", sid, action="type", target={"id": "email"}, text="ann@example.com")
+        self.assertTrue(act["changed"], act)
+        act = self.tool_ok(s, "qa_act", sid, action="type", target={"id": "password"}, text="hunter2")
+        blob = json.dumps(act)
+        self.assertNotIn("hunter2", blob)
+        self.assertNotIn("\u2022" * 7, blob)  # WDA's bullets give the length away: never shown
+        act = self.tool_ok(s, "qa_act", sid, action="tap", target={"text": "Sign in"})
+        self.assertTrue(act["changed"])
+        self.assertTrue(any("Item 1" in l for l in act["elements"]), act["elements"])
+        # typing went through WDA's element value route with both text and the character array
+        vals = [r for r in self.requests() if r["path"].endswith("/value")]
+        self.assertTrue(vals and vals[0]["body"]["value"] == list("ann@example.com"), vals)
+        # back: the navigation bar's back button
+        act = self.tool_ok(s, "qa_act", sid, action="press", key="back")
+        self.assertTrue(any("Email" in l for l in act["elements"]), act["elements"])
+        self.assertEqual(s.close(), 0)
+        for root, _, files in os.walk(os.path.join(self.home, ".swipium")):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    self.assertNotIn(b"hunter2", fh.read(), f)
+
+    def test_dead_session_is_recreated_once_with_a_warning(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        self.wda_knobs({"invalidate": 1})
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertTrue(snap["elements"])
+        creates = [r for r in self.requests() if r["method"] == "POST" and r["path"] == "/session"]
+        self.assertFalse(creates[-1]["body"]["capabilities"]["alwaysMatch"]["forceAppLaunch"], creates[-1])
+        self.assertFalse(creates[-1]["body"]["capabilities"]["alwaysMatch"]["shouldTerminateApp"])
+        self.assertEqual(s.close(), 0)
+
+    def test_hostile_sources(self):
+        s, sid = self.attached()
+        for knob, code in (({"status500": ["/source"]}, "UNKNOWN"), ({"garbage": ["/source"]}, "WDA_UNREACHABLE"),
+                           ({"truncated": ["/source"]}, "WDA_UNREACHABLE")):
+            self.wda_knobs(knob)
+            r = self.tool(s, "qa_snapshot", sid)
+            self.assertTrue(r.get("isError"), json.dumps(r)[:600])
+            self.assertIn(r["structuredContent"]["failureCode"], (code, "SNAPSHOT_FAILED", "VISUAL_ONLY_SCREEN"),
+                          json.dumps(r)[:600])
+        self.wda_knobs({"hugeNodes": 20000})
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertLessEqual(len(snap["elements"]), 61)
+        self.assertGreater(snap["elementsOmitted"], 0)
+        # past the node limit: a clear refusal, never memory exhaustion
+        self.wda_knobs({"hugeNodes": 50000})
+        sc = self.tool_fails(s, "qa_snapshot", sid, "WDA_HIERARCHY_TOO_LARGE")
+        self.assertIn("50000", sc["what"])
+        self.wda_knobs({})
+        self.tool_ok(s, "qa_snapshot", sid)  # the session still works
+        self.assertEqual(s.close(), 0)
+
+    def test_wait_wda_ready(self):
+        s, sid = self.attached()
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 2000})
+        self.assertTrue(w["satisfied"], w)
+        self.assertEqual(w["url"], self.url)
+        self.wda_knobs({"notReady": True})
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 700})
+        self.assertFalse(w["satisfied"])
+        self.assertTrue(w["timedOut"])
+        self.assertEqual(s.close(), 0)
+
+    def test_attach_refusals(self):
+        s, sid = self.start()
+        # nothing bound and no device: never guesses
+        self.tool_fails(s, "qa_wda", sid, "MULTIPLE_DEVICES", action="attach", webDriverAgentUrl=self.url)
+        self.booted(s, sid)
+        for url in ("http://0.0.0.0:8100", "http://127.0.0.1.nip.io:8100", "http://localhost.example:8100",
+                    "http://127.0.0.1@example.com:8100", "http://10.0.0.5:8100"):
+            sc = self.tool_fails(s, "qa_wda", sid, "DESTRUCTIVE_REFUSED", action="attach", webDriverAgentUrl=url)
+            self.assertIn("no request was sent", sc["what"])
+        # allowNonLoopback asks the wda_non_loopback consent (never pre-approved)
+        r = self.tool(s, "qa_wda", sid, action="status", webDriverAgentUrl="http://10.0.0.5:8100", allowNonLoopback=True)
+        self.assertTrue(r["structuredContent"].get("requiresConsent"), json.dumps(r)[:600])
+        # a WDA that does not answer
+        self.tool_fails(s, "qa_wda", sid, "WDA_UNREACHABLE", action="attach", webDriverAgentUrl="http://127.0.0.1:9")
+        self.wda_knobs({"notReady": True})
+        self.tool_fails(s, "qa_wda", sid, "WDA_UNREACHABLE", action="attach", webDriverAgentUrl=self.url)
+        self.assertEqual(self.requests()[-1]["path"], "/status")
+        self.wda_knobs({})
+        st = self.tool_ok(s, "qa_wda", sid, action="status", webDriverAgentUrl=self.url + "/")
+        self.assertTrue(st["status"]["ready"])
+        self.assertEqual(st["url"], self.url)
+        doc = self.tool_ok(s, "qa_wda", sid, action="doctor", webDriverAgentUrl=self.url)
+        self.assertIn("searched", doc["wdaProject"])
         self.assertEqual(s.close(), 0)
 
 

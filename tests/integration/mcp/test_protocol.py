@@ -251,7 +251,7 @@ class Arguments(Base):
                 ("qa_plan", {}, "qa_resolve_target"),
                 ("qa_assert_visual", {}, "qa_visual"),
                 ("qa_ios", {"action": "screenshot"}, "qa_screenshot"),
-                ("qa_ios", {"action": "wda_status"}, "qa_doctor"),  # qa_wda is not served here
+                ("qa_ios", {"action": "wda_status"}, "qa_wda"),  # qa_wda is listed: the replacement names it
                 ("qa_wait", {"for": "job_done", "jobId": "x"}, "qa_job_status")):
             r = s.tool(name, args)["result"]
             self.assertTrue(r["isError"], name)
