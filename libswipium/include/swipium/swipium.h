@@ -30,5 +30,6 @@
 #include <swipium/explore.h>
 #include <swipium/autopilot.h>
 #include <swipium/process.h>
+#include <swipium/metro.h>
 
 #endif
