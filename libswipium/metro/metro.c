@@ -492,6 +492,7 @@ SW_API int sw_metro_start(sw_ctx *ctx, sw_session *s, char **out_json, sw_error 
 		goto out;
 	p.serial = device_serial(dev);
 	struct managed m;
+	bool started_now = false;
 	if (reg_find(sw_session_id(s), &m) && !sw__proc_ended(m.pid, NULL)) {
 		json_array_append_new(notes, json_sprintf("Metro %d started earlier for this session is still running", (int)m.pid));
 		goto report_running;
@@ -577,6 +578,7 @@ SW_API int sw_metro_start(sw_ctx *ctx, sw_session *s, char **out_json, sw_error 
 	if (!reg_put(&m))
 		json_array_append_new(notes, json_string("too many Metro processes: this one is not stopped at server shutdown"));
 	set_metro_pid(s, pid);
+	started_now = true;
 	/* watch the start: an exit at once is a failure with the log's words; serving early is ready */
 	int64_t until = sw_monotonic_ms() + START_WATCH_MS;
 	int status = 0;
@@ -608,7 +610,7 @@ report_running:;
 		int rev = dev ? reverse_set(dev, p.port) : 1;
 		struct managed cur;
 		bool have = reg_find(sw_session_id(s), &cur);
-		json_t *o = json_pack("{s:b,s:b,s:s,s:i,s:o,s:O,s:s,s:s?,s:b,s:b,s:b,s:b,s:s?,s:O}", "started", have && !json_array_size(notes) ? 1 : have,
+		json_t *o = json_pack("{s:b,s:b,s:s,s:i,s:o,s:O,s:s,s:s?,s:b,s:b,s:b,s:b,s:s?,s:O}", "started", started_now,
 		                      "reused", 0, "framework", p.framework, "port", p.port, "metroPid",
 		                      have ? json_integer(cur.pid) : json_null(), "argv", p.argv, "cwd", p.cwd, "device", p.serial,
 		                      "metroListening", tcp_listening(p.port), "reverseSet", rev == 1, "serving", serving, "ready",

@@ -277,6 +277,10 @@ class Metro(unittest.TestCase):
             r = sc(s.tool("qa_metro", {"sessionId": sid, "action": "start"}))
             pid = r["metroPid"]
             self.assertTrue(alive(pid))
+            # a second start while it runs starts nothing new
+            again = sc(s.tool("qa_metro", {"sessionId": sid, "action": "start"}))
+            self.assertEqual((again["started"], again["metroPid"]), (False, pid), again)
+            self.assertEqual(len(self.ncalls_list()), 1)
             s.close()
             self.servers.remove(s)
             deadline = time.monotonic() + 15
