@@ -46,7 +46,7 @@ static void mcp_device_startup(struct mcp_server *srv)
 	startup_running = pthread_create(&startup_tid, NULL, startup_thread, srv->ctx) == 0;
 }
 
-/* Shutdown (stdin closed, SIGINT, SIGTERM): stop recorders, restore the network of every live session. */
+/* Shutdown (stdin closed, SIGINT, SIGTERM): stop recorders and Metro, restore the network of every live session. */
 static void mcp_device_shutdown(struct mcp_server *srv)
 {
 	if (startup_running) {
@@ -55,6 +55,7 @@ static void mcp_device_shutdown(struct mcp_server *srv)
 	}
 	if (srv->store)
 		sw_devctl_shutdown(srv->ctx, srv->store, NULL, NULL);
+	sw_metro_shutdown(srv->ctx, srv->store); /* the Metro bundlers this server started, with their reverses */
 }
 
 static int sig_pipe[2] = {-1, -1};

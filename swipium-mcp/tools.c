@@ -34,6 +34,7 @@ extern const struct mcp_tool mcp_tool_qa_device_info;
 extern const struct mcp_tool mcp_tool_qa_orientation;
 extern const struct mcp_tool mcp_tool_qa_geolocation;
 extern const struct mcp_tool mcp_tool_qa_network;
+extern const struct mcp_tool mcp_tool_qa_metro;
 extern const struct mcp_tool mcp_tool_qa_app_control;
 extern const struct mcp_tool mcp_tool_qa_screen_record;
 extern const struct mcp_tool mcp_tool_qa_clear_overlay;
@@ -105,6 +106,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_orientation,
 	&mcp_tool_qa_geolocation,
 	&mcp_tool_qa_network,
+	&mcp_tool_qa_metro,
 	&mcp_tool_qa_app_control,
 	&mcp_tool_qa_screen_record,
 	/* drive */

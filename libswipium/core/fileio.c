@@ -215,7 +215,8 @@ SW_API int sw_file_write_atomic(const char *path, const void *data, size_t len, 
 	struct stat old;
 	if ((flags & SW_WRITE_KEEP_MODE) && stat(path, &old) == 0 && S_ISREG(old.st_mode))
 		mode = old.st_mode & 07777;
-	if (fchmod(fd, mode) != 0 || sw__write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	bool durable = !(flags & SW__WRITE_NO_SYNC);
+	if (fchmod(fd, mode) != 0 || sw__write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0)) {
 		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -231,7 +232,7 @@ SW_API int sw_file_write_atomic(const char *path, const void *data, size_t len, 
 	}
 	free(tmp);
 	tmp = NULL;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = durable ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		(void)fsync(dfd);
 		close(dfd);

@@ -119,6 +119,13 @@ int sw__mkdirs(const char *path, mode_t mode, sw_error **err);
 int sw__read_file(const char *path, size_t max, char **out, size_t *len_out, sw_error **err);
 /* write(2) all of data, retrying on EINTR and short writes; 0, or -1 with errno set */
 int sw__write_all(int fd, const char *data, size_t len);
+/*
+ * A flag of sw_file_write_atomic() for the library's own files whose loss in a crash is harmless (they
+ * are rebuilt or only save work): still a temporary file and a rename, so never torn, but neither the file
+ * nor its folder is fsync'ed. The journal's position mark uses it (an old or missing mark replays a few
+ * journal lines twice, which the load drops; see store/journal.c).
+ */
+#define SW__WRITE_NO_SYNC (1u << 30)
 bool sw__is_dir(const char *path);
 bool sw__is_file(const char *path);
 /* Joins two path parts with one '/'. */

@@ -65,6 +65,8 @@ static int unsupported(const sw_device *dev, const char *what, sw_error **err)
 #define HAS2(dev, cap, slot) ((dev) && (dev)->ops->version >= 2 && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
 /* a version 3 slot */
 #define HAS3(dev, cap, slot) ((dev) && (dev)->ops->version >= 3 && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
+/* a version 4 slot */
+#define HAS4(dev, cap, slot) ((dev) && (dev)->ops->version >= 4 && ((dev)->ops->caps & (cap)) && (dev)->ops->slot)
 
 int sw_device_describe(sw_device *dev, char **out_json, sw_error **err)
 {
@@ -411,4 +413,46 @@ int sw_device_observe(sw_device *dev, const sw_observe_request *req, sw_observat
 		}
 	}
 	return SW_OK;
+}
+
+/* ---- version 4 ---------------------------------------------------------------- */
+
+static int check_port(int port, const char *which, sw_error **err)
+{
+	if (port < 1 || port > 65535)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the %s port must be 1..65535, not %d", which,
+		                     port);
+	return SW_OK;
+}
+
+int sw_device_reverse_add(sw_device *dev, int device_port, int host_port, sw_error **err)
+{
+	if (!HAS4(dev, SW_DRIVER_CAP_REVERSE, reverse_add))
+		return unsupported(dev, "forward a device port back to the host (reverse)", err);
+	int rc = check_port(device_port, "device", err);
+	if (rc == SW_OK)
+		rc = check_port(host_port, "host", err);
+	return rc == SW_OK ? dev->ops->reverse_add(dev->state, device_port, host_port, err) : rc;
+}
+
+int sw_device_reverse_list(sw_device *dev, char **out_json, sw_error **err)
+{
+	if (!HAS4(dev, SW_DRIVER_CAP_REVERSE, reverse_list) || !out_json)
+		return unsupported(dev, "list its reverse port forwards", err);
+	*out_json = NULL;
+	return dev->ops->reverse_list(dev->state, out_json, err);
+}
+
+int sw_device_reverse_remove(sw_device *dev, int device_port, int *removed, sw_error **err)
+{
+	if (!HAS4(dev, SW_DRIVER_CAP_REVERSE, reverse_remove))
+		return unsupported(dev, "remove a reverse port forward", err);
+	int rc = check_port(device_port, "device", err);
+	if (rc != SW_OK)
+		return rc;
+	int got = 0;
+	rc = dev->ops->reverse_remove(dev->state, device_port, &got, err);
+	if (removed)
+		*removed = got;
+	return rc;
 }

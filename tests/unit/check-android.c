@@ -21,6 +21,20 @@ static char *words_json(const char *text)
 	return out;
 }
 
+START_TEST(test_reverse_list_parse)
+{
+	/* adbd names the transport differently across versions; the last two fields are what counts */
+	json_t *a = sw__android_parse_reverse_list("host-19 tcp:8081 tcp:8081\nUsbFfs tcp:9000 tcp:9001\n\ngarbage\n");
+	ck_assert_uint_eq(json_array_size(a), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 1), "device")), "tcp:9000");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 1), "host")), "tcp:9001");
+	json_decref(a);
+	a = sw__android_parse_reverse_list("");
+	ck_assert_uint_eq(json_array_size(a), 0);
+	json_decref(a);
+}
+END_TEST
+
 START_TEST(test_input_text_escaping)
 {
 	char *j;
@@ -478,6 +492,7 @@ static Suite *android_suite(void)
 	tc = tcase_create("tools");
 	tcase_add_test(tc, test_tool_discovery);
 	tcase_add_test(tc, test_proc_runner);
+	tcase_add_test(tc, test_reverse_list_parse);
 	suite_add_tcase(s, tc);
 	return s;
 }

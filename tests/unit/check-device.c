@@ -440,6 +440,51 @@ START_TEST(version_one_tables_keep_working)
 END_TEST
 
 
+static int fake_reverse_add(void *state, int device_port, int host_port, sw_error **err)
+{
+	(void)state;
+	(void)err;
+	strncat(sd.calls, "reverse_add ", sizeof(sd.calls) - strlen(sd.calls) - 1);
+	return device_port == host_port ? SW_OK : SW_EIO;
+}
+
+START_TEST(version_three_tables_have_no_reverse)
+{
+	/* the reverse slots came with version 4: a version 3 table that claims the bit is never read there */
+	struct sw_driver_ops v3 = *sd_ops();
+	v3.version = 3;
+	v3.caps |= SW_DRIVER_CAP_REVERSE;
+	v3.reverse_add = fake_reverse_add;
+	struct rig r;
+	rig_up(&r);
+	sw_device *dev = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_device_open(r.ctx, &v3, NULL, &dev, NULL), SW_OK);
+	ck_assert_int_eq(sw_device_reverse_add(dev, 8081, 8081, &err), SW_EUNSUPPORTED);
+	ck_assert_str_eq(sw_error_failure_code(err), "BACKEND_UNSUPPORTED");
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_ptr_null(strstr(sd.calls, "reverse_add"));
+	sw_device_free(dev);
+	/* the same table as version 4 is served, and ports are checked before the driver is asked */
+	struct sw_driver_ops v4 = v3;
+	v4.version = 4;
+	ck_assert_int_eq(sw_device_open(r.ctx, &v4, NULL, &dev, NULL), SW_OK);
+	ck_assert_int_eq(sw_device_reverse_add(dev, 0, 8081, &err), SW_EINVAL);
+	sw_error_free(err);
+	err = NULL;
+	ck_assert_ptr_null(strstr(sd.calls, "reverse_add"));
+	ck_assert_int_eq(sw_device_reverse_add(dev, 8081, 8081, &err), SW_OK);
+	ck_assert_ptr_nonnull(strstr(sd.calls, "reverse_add"));
+	/* a driver without the list slot answers BACKEND_UNSUPPORTED for it */
+	char *out = NULL;
+	ck_assert_int_eq(sw_device_reverse_list(dev, &out, &err), SW_EUNSUPPORTED);
+	sw_error_free(err);
+	sw_device_free(dev);
+	rig_down(&r);
+}
+END_TEST
+
 START_TEST(observe_falls_back_to_the_older_slots)
 {
 	/* a driver without the observe slot is served by dump_ui, keyboard and log_read */
@@ -501,6 +546,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, each_slot_fails_in_turn);
 	tcase_add_test(tc, version_one_tables_keep_working);
 	tcase_add_test(tc, observe_falls_back_to_the_older_slots);
+	tcase_add_test(tc, version_three_tables_have_no_reverse);
 	suite_add_tcase(s, tc);
 	return s;
 }

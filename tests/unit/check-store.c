@@ -1345,6 +1345,46 @@ START_TEST(test_journal_replay_after_a_crash_doubles_nothing)
 }
 END_TEST
 
+/* journal.pos is written without fsync (SW__WRITE_NO_SYNC): after a crash it may be missing or empty (its data
+ * never reached the disk). Either way the load replays the journal from its start and doubles nothing. */
+START_TEST(test_lost_or_empty_mark_doubles_nothing)
+{
+	for (int variant = 0; variant < 2; variant++) {
+		fixture f;
+		fx_open(&f);
+		sw_session *s = NULL;
+		ck_assert_int_eq(sw_session_create(f.store, f.root, NULL, NULL, &s, NULL), SW_OK);
+		char *id = strdup(sw_session_id(s));
+		for (int i = 0; i < 20; i++) {
+			char note[96];
+			snprintf(note, sizeof(note), "{\"workflow\":\"w%d\",\"outcome\":\"pass\"}", i);
+			ck_assert_int_eq(sw_session_add_note(s, note, NULL), SW_OK);
+		}
+		ck_assert_int_eq(sw_session_flush(s, NULL), SW_OK);
+		for (int i = 0; i < 5; i++)
+			ck_assert_int_eq(sw_session_add_note(s, "{\"workflow\":\"late\",\"outcome\":\"fail\"}", NULL), SW_OK);
+		char *jpath = sw__path_join(sw_session_dir(s), "journal.jsonl");
+		char *pos = sw__path_join(sw_session_dir(s), "journal.pos");
+		char *jtext = slurp(jpath);
+		sw_store_free(f.store);
+		ck_assert_int_eq(sw_file_write_atomic(jpath, jtext, strlen(jtext), 0, NULL), SW_OK);
+		if (variant == 0)
+			unlink(pos);
+		else
+			ck_assert_int_eq(sw_file_write_atomic(pos, "", 0, 0, NULL), SW_OK);
+		ck_assert_int_eq(sw_store_open(f.ctx, &f.store, NULL), SW_OK);
+		ck_assert_int_eq(sw_store_get_session(f.store, id, &s, NULL), SW_OK);
+		ck_assert_uint_eq(count_notes(s, NULL), 25);
+		ck_assert_uint_eq(count_notes(s, "late"), 5);
+		free(jtext);
+		free(jpath);
+		free(pos);
+		free(id);
+		fx_close(&f);
+	}
+}
+END_TEST
+
 /* A record the disk refuses is still kept in memory, and the call says it is not saved. */
 START_TEST(test_unwritable_journal_says_not_persisted)
 {
@@ -1489,6 +1529,7 @@ static Suite *store_suite(void)
 	tcase_add_test(tc, test_two_processes_one_session_keep_every_note);
 	tcase_add_test(tc, test_unwritable_journal_says_not_persisted);
 	tcase_add_test(tc, test_journal_replay_after_a_crash_doubles_nothing);
+	tcase_add_test(tc, test_lost_or_empty_mark_doubles_nothing);
 	tcase_add_test(tc, test_summary_counts);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rehydration");

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 	      "  --ready-fd FD          write \"<adb port> <serial>\\n\" to FD once listening, then close it\n"
 	      "  --physical             look like real hardware (no ro.kernel.qemu, ro.hardware=qcom)\n"
 	      "  --disconnect-after N   drop the adb connection instead of serving command N+1\n"
+	      "  --busy-port N          device port N is taken by a device process: adb reverse onto it fails\n"
 	      "  --dump MODE            uiautomator dump: normal, garbage, empty, fail, huge, huge_below\n"
 	      "  --huge-nodes N         extra nodes for --dump huge (default 5000)\n"
 	      "  --dump-count N         only the first N dumps use --dump's mode, then dumps are normal\n"
@@ -383,6 +384,7 @@ int main(int argc, char **argv)
 	    {"stats", required_argument, NULL, 'S'},
 	    {"touch-log", required_argument, NULL, 'T'},
 	    {"prop", required_argument, NULL, 'R'},
+	    {"busy-port", required_argument, NULL, 'b'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -434,6 +436,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'S': o->stats_path = optarg; break;
+		case 'b': o->busy_port = (int)parse_long(optarg, "--busy-port"); break;
 		case 'T': o->touch_log = optarg; break;
 		case 'R': {
 			char *eq = strchr(optarg, '=');

@@ -396,6 +396,34 @@ static bool parse_shell_service(const char *svc, bool *v2, bool *pty, const char
 	return true;
 }
 
+/* A `reverse:` request: the stream opens, carries adbd's one reply, and closes. */
+static void serve_reverse(struct vd_conn *c, uint32_t remote_id, size_t slot, const char *req)
+{
+	struct stream *s = slot < MAX_STREAMS ? calloc(1, sizeof(*s)) : NULL;
+	if (!s) {
+		send_packet(c, A_CLSE, 0, remote_id, NULL, 0);
+		return;
+	}
+	if (!count_command(c)) {
+		free(s);
+		return;
+	}
+	s->local_id = c->next_id++;
+	if (c->next_id == 0)
+		c->next_id = 1;
+	s->remote_id = remote_id;
+	s->kind = STREAM_RAW;
+	s->service = "reverse";
+	c->streams[slot] = s;
+	send_packet(c, A_OKAY, s->local_id, remote_id, NULL, 0);
+	vd_log("reverse: %s", req);
+	vd_latency_begin(c->dev);
+	vd_reverse_serve(c->dev, req, &s->out);
+	vd_latency_end(c->dev, "reverse", req, s->out.len);
+	s->close_after = true;
+	pump(c, s);
+}
+
 static void on_open(struct vd_conn *c, uint32_t remote_id, const char *svc)
 {
 	size_t slot = MAX_STREAMS;
@@ -418,6 +446,9 @@ static void on_open(struct vd_conn *c, uint32_t remote_id, const char *svc)
 	} else if (strncmp(svc, "reboot:", 7) == 0) {
 		kind = STREAM_RAW;
 		cmd = "reboot";
+	} else if (strncmp(svc, "reverse:", 8) == 0) {
+		serve_reverse(c, remote_id, slot, svc + 8);
+		return;
 	} else {
 		size_t len = strlen(svc), n = len > 80 ? 80 : len;
 		while (n > 0 && n < len && ((unsigned char)svc[n] & 0xC0) == 0x80)

@@ -78,6 +78,7 @@ struct vd_options {
 	double latency_scale; /* wall time slept = modelled time x this (default 1) */
 	const char *stats_path; /* one JSON line per adb invocation (--stats FILE) */
 	const char *touch_log;  /* one JSON line per touch and key with the element it landed on (--touch-log FILE) */
+	int busy_port;          /* a device port some device process already listens on (--busy-port N) */
 };
 
 /* ---- in-memory file system (fs.c) ------------------------------------------- */
@@ -161,9 +162,10 @@ struct vd_device {
 		uint32_t crc;
 	} certs[16];
 	int n_certs;
-	/* ports forwarded back to the host by `adb reverse` (transport.c): "tcp:8081" -> "tcp:8081" */
+	/* ports forwarded back to the host by `adb reverse` (reverse.c): the device-side listener
+	 * ("tcp:8081") and the host-side target it leads to ("tcp:8081") */
 	struct {
-		char remote[64], local[64];
+		char device[64], host[64];
 	} reverses[8];
 	int n_reverses;
 	/* latency.c: the invocation being served */
@@ -185,6 +187,15 @@ bool vd_device_control(struct vd_device *d, const char *name, const char *value)
 /* Parses "off", "emulator" or "emulator:SCALE" into the options; false on a bad value. */
 bool vd_latency_parse(const char *s, struct vd_options *o);
 /* Starts serving one adb invocation (a shell/exec command, a sync session, an interactive line). */
+/* ---- adb reverse (reverse.c) ----------------------------------------------------- */
+
+/*
+ * Serves one `reverse:` request (the part after "reverse:") the way adbd answers it on the stream:
+ * forward:[norebind:]DEV;HOST and killforward:DEV and killforward-all answer OKAY or FAIL<len><message>,
+ * list-forward answers <len><lines>. Appends the reply to @out.
+ */
+void vd_reverse_serve(struct vd_device *d, const char *req, struct vd_buf *out);
+
 void vd_latency_begin(struct vd_device *d);
 /* Charges one program of the invocation: @argv as run, @out_bytes it printed. */
 void vd_latency_charge(struct vd_device *d, int argc, char **argv, size_t out_bytes);

@@ -116,6 +116,12 @@ int sw__android_setting_get(void *state, const char *ns, const char *key, char *
 int sw__android_setting_put(void *state, const char *ns, const char *key, const char *value, sw_error **err);
 int sw__android_devices_slot(sw_ctx *ctx, char **out_json, sw_error **err);
 void sw__android_shutdown(sw_ctx *ctx);
+/* The version 4 slots (reverse.c): adb reverse. */
+int sw__android_reverse_add(void *state, int device_port, int host_port, sw_error **err);
+int sw__android_reverse_list(void *state, char **out_json, sw_error **err);
+int sw__android_reverse_remove(void *state, int device_port, int *removed, sw_error **err);
+/* `adb reverse --list` output ("<transport> tcp:D tcp:H" lines) to [{device, host}]. */
+json_t *sw__android_parse_reverse_list(const char *out);
 /* rotation 0..3 from `dumpsys window` output (mCurrentRotation=ROTATION_90 or =1), -1 when unknown */
 int sw__android_parse_rotation(const char *out);
 

@@ -934,7 +934,7 @@ static const struct sw_driver_ops android_ops = {
             SW_DRIVER_CAP_APP | SW_DRIVER_CAP_KEYBOARD | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS |
             SW_DRIVER_CAP_ROTATION | SW_DRIVER_CAP_NETWORK | SW_DRIVER_CAP_GEO | SW_DRIVER_CAP_LOGS |
             SW_DRIVER_CAP_RECORD | SW_DRIVER_CAP_APP_DATA | SW_DRIVER_CAP_SETTINGS | SW_DRIVER_CAP_DEVICES |
-            SW_DRIVER_CAP_OBSERVE,
+            SW_DRIVER_CAP_OBSERVE | SW_DRIVER_CAP_REVERSE,
     .probe = android_probe,
     .release = android_release,
     .describe = android_describe,
@@ -973,6 +973,10 @@ static const struct sw_driver_ops android_ops = {
     .shutdown = sw__android_shutdown,
     /* version 3 (observe.c) */
     .observe = sw__android_observe,
+    /* version 4 (reverse.c) */
+    .reverse_add = sw__android_reverse_add,
+    .reverse_list = sw__android_reverse_list,
+    .reverse_remove = sw__android_reverse_remove,
 };
 
 const struct sw_driver_ops *sw_driver_android(void)

@@ -32,6 +32,8 @@ enum sw_driver_cap {
 	SW_DRIVER_CAP_DEVICES = 1u << 15,  /**< devices (no bound device needed) */
 	/* ---- version 3 ---- */
 	SW_DRIVER_CAP_OBSERVE = 1u << 16, /**< observe */
+	/* ---- version 4 ---- */
+	SW_DRIVER_CAP_REVERSE = 1u << 17, /**< reverse_add, reverse_list, reverse_remove */
 };
 
 /** The version of sw_observe_request described here. */
@@ -68,7 +70,7 @@ typedef struct sw_observation {
  * for version N has exactly the slots up to the "version N" line below, and the library never reads
  * a slot past its table's version (version 1 tables keep working, without the version 2 capabilities).
  */
-#define SW_DRIVER_OPS_VERSION 3
+#define SW_DRIVER_OPS_VERSION 4
 
 /**
  * One platform driver. Every slot receives the state its probe returned.
@@ -165,6 +167,19 @@ struct sw_driver_ops {
 	 * and out->dump_error says why. SW_DRIVER_CAP_OBSERVE.
 	 */
 	int (*observe)(void *state, const sw_observe_request *req, sw_observation *out, sw_error **err);
+
+	/* ---- version 4: a host port the device reaches on its own loopback (adb reverse) ---- */
+
+	/**
+	 * Makes the device's tcp:@device_port lead to the host's tcp:@host_port (replacing a reverse of the
+	 * same device port). A refusal of the device (the port taken there, ...) fails with the device's
+	 * own words in the message. SW_DRIVER_CAP_REVERSE.
+	 */
+	int (*reverse_add)(void *state, int device_port, int host_port, sw_error **err);
+	/** The reverses set on the device: [{device: "tcp:8081", host: "tcp:8081"}]. SW_DRIVER_CAP_REVERSE. (transfer full) */
+	int (*reverse_list)(void *state, char **out_json, sw_error **err);
+	/** Removes the reverse of tcp:@device_port; *@removed 0 when there was none (not an error). SW_DRIVER_CAP_REVERSE. */
+	int (*reverse_remove)(void *state, int device_port, int *removed, sw_error **err);
 };
 
 /** The Android driver (adb). (transfer none) */
@@ -250,6 +265,15 @@ SW_API int sw_recording_stop(sw_recording *rec, const char *local_path, sw_error
 SW_API int sw_device_observe(sw_device *dev, const sw_observe_request *req, sw_observation *out, sw_error **err);
 /** Frees what @o holds and zeroes it. NULL is accepted. */
 SW_API void sw_observation_clear(sw_observation *o);
+
+/* ---- version 4 (SW_EUNSUPPORTED / BACKEND_UNSUPPORTED without SW_DRIVER_CAP_REVERSE) ---- */
+
+/** See struct sw_driver_ops.reverse_add (ports 1..65535). */
+SW_API int sw_device_reverse_add(sw_device *dev, int device_port, int host_port, sw_error **err);
+/** [{device, host}]. (transfer full) */
+SW_API int sw_device_reverse_list(sw_device *dev, char **out_json, sw_error **err);
+/** *@removed (nullable) 1 when a reverse of @device_port was there and is gone, 0 when there was none. */
+SW_API int sw_device_reverse_remove(sw_device *dev, int device_port, int *removed, sw_error **err);
 
 /** The devices @ops can see, without binding one: [{serial, state}]. (transfer full) */
 SW_API int sw_driver_devices(const struct sw_driver_ops *ops, sw_ctx *ctx, char **out_json, sw_error **err);

@@ -34,5 +34,6 @@
 #include <swipium/generate.h>
 #include <swipium/suite.h>
 #include <swipium/audit.h>
+#include <swipium/metro.h>
 
 #endif
