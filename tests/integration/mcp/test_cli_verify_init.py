@@ -11,6 +11,21 @@ import unittest
 CLI = os.environ["SWIPIUM_CLI"]
 
 
+def children_of(pid):
+    """The pids whose parent is @pid (processes that end while we look are skipped)."""
+    out = []
+    for c in os.listdir("/proc"):
+        if not c.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % c) as f:
+                if f.read().split(") ")[-1].split()[1] == str(pid):
+                    out.append(int(c))
+        except (OSError, IndexError):
+            pass
+    return out
+
+
 class CliBase(unittest.TestCase):
     def setUp(self):
         self.home = tempfile.mkdtemp(prefix="swipium-cli-")
@@ -96,9 +111,8 @@ class Serve(CliBase):
                 self.assertIn(b'"serverInfo"', p.stdout.readline())  # it is up and serving
                 if label == "serve":
                     self.assertEqual(os.path.realpath("/proc/%d/exe" % p.pid), mcp)
-                    self.assertEqual([c for c in os.listdir("/proc") if c.isdigit() and
-                                      open("/proc/%s/stat" % c).read().split(") ")[-1].split()[1] == str(p.pid)],
-                                     [], "swipium serve left a process between the client and the server")
+                    self.assertEqual(children_of(p.pid), [],
+                                     "swipium serve left a process between the client and the server")
                 p.send_signal(signal.SIGTERM)
                 codes[label] = p.wait(timeout=30)
             finally:
