@@ -4,9 +4,13 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcpclient import pass_on_sanitizer_reports  # noqa: E402
 
 CLI = os.environ["SWIPIUM_CLI"]
 
@@ -55,8 +59,10 @@ class CliBase(unittest.TestCase):
     def run_cli(self, *args, cli=CLI, cwd=None, path="/usr/bin:/bin"):
         env = self.cli_env(path)
         # A copied binary loses the build tree's rpath (cli_env points it at the library).
-        return subprocess.run([cli] + list(args), cwd=cwd or self.app, env=env, capture_output=True, text=True,
-                              timeout=120)
+        r = subprocess.run([cli] + list(args), cwd=cwd or self.app, env=env, capture_output=True, text=True,
+                           timeout=120)
+        pass_on_sanitizer_reports(r.stderr)  # into the test log, where the ASan stage counts it
+        return r
 
 
 class Verify(CliBase):
