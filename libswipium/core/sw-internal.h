@@ -241,6 +241,11 @@ int sw__options_check(const json_t *opts, const sw__opt *spec, const char *what,
  */
 int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body_out, size_t max_body, sw_error **err);
 
+/* ---- metro (metro/metro.c) ------------------------------------------------ */
+
+/* Metro's port: 8081, or SWIPIUM_METRO_PORT (1..65535) from the server's own environment. */
+int sw__metro_port(void);
+
 /* ---- drivers (drivers/driver.c) ------------------------------------------ */
 
 struct sw_driver_ops;
