@@ -118,7 +118,7 @@ static void print_argv(char *const argv[])
 
 static int init_claude(const char *scope, const char *cmd, bool apply)
 {
-	char *argv[8];
+	char *argv[10]; /* claude mcp add swipium [--scope S] -- CMD, and the NULL: 9 at most */
 	int n = 0;
 	argv[n++] = "claude";
 	argv[n++] = "mcp";

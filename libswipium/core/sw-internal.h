@@ -271,6 +271,11 @@ typedef struct sw__http_resp {
  * resp->timed_out) with curl's reason, and no failure code: the caller names it. */
 int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **err);
 
+/* ---- metro (metro/metro.c) ------------------------------------------------ */
+
+/* Metro's port: 8081, or SWIPIUM_METRO_PORT (1..65535) from the server's own environment. */
+int sw__metro_port(void);
+
 /* ---- drivers (drivers/driver.c) ------------------------------------------ */
 
 struct sw_driver_ops;

@@ -740,7 +740,9 @@ int sw_devctl_wait(sw_ctx *ctx, sw_session *s, const char *options_json, sw_abor
 			}
 		} else {
 			char *why = NULL;
-			satisfied = metro_status("http://127.0.0.1:8081/status", &why);
+			char url[64]; /* the one port rule (metro/metro.c): 8081 or the server's SWIPIUM_METRO_PORT */
+			snprintf(url, sizeof(url), "http://127.0.0.1:%d/status", sw__metro_port());
+			satisfied = metro_status(url, &why);
 			json_object_set_new(state, "metro", json_string(satisfied ? "running" : "not running"));
 			if (why)
 				json_object_set_new(state, "reason", json_string(why));

@@ -85,7 +85,7 @@ static bool reg_put(const struct managed *m)
 /* ---- small probes ---------------------------------------------------------------------- */
 
 /* 8081, or SWIPIUM_METRO_PORT from the server's environment (never from the repository). */
-static int metro_port(void)
+int sw__metro_port(void)
 {
 	const char *e = getenv("SWIPIUM_METRO_PORT");
 	if (e && *e) {
@@ -169,7 +169,7 @@ static int project_plan(sw_session *s, struct plan *p, sw_error **err)
 	const char *fw = json_string_value(json_object_get(d, app_root ? "appFramework" : "framework"));
 	if (!fw)
 		fw = json_string_value(json_object_get(d, "framework"));
-	p->port = metro_port();
+	p->port = sw__metro_port();
 	if (fw && !strcmp(fw, "expo")) {
 		p->framework = "expo";
 		p->argv = json_pack("[s,s,s,s,s,s]", "npx", "expo", "start", "--dev-client", "--port", "");
@@ -360,7 +360,7 @@ SW_API int sw_metro_status(sw_ctx *ctx, sw_session *s, int diagnose, char **out_
 	struct plan p = {0};
 	sw_error *perr = NULL;
 	if (project_plan(s, &p, &perr) != SW_OK) {
-		p.port = metro_port(); /* status still answers for a project we cannot start Metro for */
+		p.port = sw__metro_port(); /* status still answers for a project we cannot start Metro for */
 		p.framework = NULL;
 	}
 	json_t *notes = json_array();
@@ -665,7 +665,7 @@ SW_API int sw_metro_stop(sw_ctx *ctx, sw_session *s, char **out_json, sw_error *
 		o = stop_one(ctx, s, &m, notes);
 	} else {
 		/* nothing of ours: never signal a pid this process did not start; the reverse still goes */
-		int port = metro_port();
+		int port = sw__metro_port();
 		json_array_append_new(notes, json_string("no Metro started by this server for the session: nothing was signalled"));
 		int removed = unreverse(ctx, s, NULL, port, notes);
 		o = json_pack("{s:b,s:n,s:b,s:i}", "stopped", 0, "pid", "reverseRemoved", removed == 1, "port", port);

@@ -87,8 +87,8 @@ static void qa_bundletool(mcp_call *call, json_t *args)
 		/* nothing to run: the APK converted earlier is newer than the bundle */
 		rc = sw_bundletool_run(mcp_call_ctx(call), s, plan_text, NULL, NULL, NULL, &out, &err);
 		free(plan_text);
-		json_decref(plan);
 		if (rc != SW_OK) {
+			json_decref(plan);
 			mcp_fail_err(call, err);
 			sw_error_free(err);
 			return;
@@ -97,6 +97,7 @@ static void qa_bundletool(mcp_call *call, json_t *args)
 		sw_free(out);
 		mcp_next(call, "qa_prepare_target {sessionId: \"%s\", apk: \"%s\"} to install and launch it", sw_session_id(s),
 		         apk);
+		json_decref(plan); /* apk points into it */
 		mcp_ok(call, res, "The universal APK converted earlier is newer than the bundle: reused (force:true rebuilds).");
 		return;
 	}

@@ -78,7 +78,7 @@ static void qa_metro(mcp_call *call, json_t *args)
 		json_array_append_new(commands, json_pack("{s:s,s:O,s:O,s:s}", "label", "metro", "argv",
 		                                          json_object_get(plan, "argv"), "cwd", json_object_get(plan, "cwd"),
 		                                          "origin", "the project's framework"));
-		json_t *affects = json_pack("{s:O,s:i,s:O}", "cwd", json_object_get(plan, "cwd"), "port", port, "device",
+		json_t *affects = json_pack("{s:O,s:i,s:o}", "cwd", json_object_get(plan, "cwd"), "port", port, "device",
 		                            serial ? json_string(serial) : json_null());
 		char explain[600];
 		sw_text_snprintf(explain, sizeof(explain),

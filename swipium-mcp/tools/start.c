@@ -708,6 +708,7 @@ static void qa_get_artifact(mcp_call *call, json_t *args)
 		return;
 	}
 	meta = take_json(meta_text);
+	mime = json_string_value(json_object_get(meta, "mime")); /* the first metadata (and its mime) is gone */
 	json_object_set_new(meta, "mode", json_string("inline"));
 	if (!data) {
 		const char *note = json_string_value(json_object_get(meta, "note"));

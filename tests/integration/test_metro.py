@@ -166,6 +166,8 @@ class Metro(unittest.TestCase):
             self.assertEqual(calls[0]["pgid"], pid, "Metro leads its own process group")
             self.assertIn("tcp:%d tcp:%d" % (self.port, self.port), rev_list(env))
             self.assertEqual([e["pid"] for e in self.processes()], [pid])
+            w = sc(s.tool("qa_wait", {"sessionId": sid, "for": "metro_ready", "timeoutMs": 20000}))
+            self.assertTrue(w["satisfied"], w)  # qa_wait asks the same port
             st = self.wait_ready(s, sid)
             self.assertTrue(st["ready"], st)
             self.assertEqual(st["metroPid"], pid)

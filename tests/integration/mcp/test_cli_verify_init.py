@@ -4,28 +4,31 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcpclient import pass_on_sanitizer_reports  # noqa: E402
+
 CLI = os.environ["SWIPIUM_CLI"]
 
 
-
 def children_of(pid):
-    """The pids whose parent is @pid (a process that ends while /proc is read is skipped)."""
-    found = []
+    """The pids whose parent is @pid (processes that end while we look are skipped)."""
+    out = []
     for c in os.listdir("/proc"):
         if not c.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % c) as f:
-                ppid = f.read().split(") ")[-1].split()[1]
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
-        if ppid == str(pid):
-            found.append(c)
-    return found
+                if f.read().split(") ")[-1].split()[1] == str(pid):
+                    out.append(int(c))
+        except (OSError, IndexError):
+            pass
+    return out
+
 
 class CliBase(unittest.TestCase):
     def setUp(self):
@@ -56,8 +59,10 @@ class CliBase(unittest.TestCase):
     def run_cli(self, *args, cli=CLI, cwd=None, path="/usr/bin:/bin"):
         env = self.cli_env(path)
         # A copied binary loses the build tree's rpath (cli_env points it at the library).
-        return subprocess.run([cli] + list(args), cwd=cwd or self.app, env=env, capture_output=True, text=True,
-                              timeout=120)
+        r = subprocess.run([cli] + list(args), cwd=cwd or self.app, env=env, capture_output=True, text=True,
+                           timeout=120)
+        pass_on_sanitizer_reports(r.stderr)  # into the test log, where the ASan stage counts it
+        return r
 
 
 class Verify(CliBase):
