@@ -212,6 +212,23 @@ class Compile(SuiteCase):
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertIn("outside the project", p.stderr)
 
+    def test_pages_folder_linked_out(self):
+        outside = os.path.join(self.home, "outside-pages")
+        os.makedirs(outside)
+        with open(os.path.join(outside, "login.yaml"), "w") as f:
+            f.write(PAGE)
+        self.write("tests/login.yaml", TEST)
+        self.write("suites/smoke.yaml", SUITE)
+        os.symlink(outside, os.path.join(self.app, ".swipium", "pages"))
+        s = self.server()
+        self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "UNSAFE_ACTION_REFUSED")
+        self.err(s, "qa_suite_lint", {"projectRoot": self.app}, "UNSAFE_ACTION_REFUSED")
+        self.assertFalse(os.path.exists(os.path.join(self.app, ".swipium", "flows")))
+        for sub in ("lint", "compile"):
+            p = self.cli("suite", sub, self.app)
+            self.assertEqual(p.returncode, 2, sub)
+            self.assertIn("outside the project root", p.stderr, sub)
+
     def test_missing_and_broken_suite(self):
         s = self.server()
         self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "FLOW_NOT_FOUND")
