@@ -210,17 +210,32 @@ SW_API int sw_suite_read(const char *project_root, const char *request_json, cha
 	                "functionalities", funcs, "format", format);
 	if (!strcmp(format, "markdown")) {
 		char *md = markdown(groups, shown);
-		json_object_set_new(res, "markdown", json_string(md ? md : ""));
+		size_t mlen = md ? strlen(md) : 0;
+		char *head = mlen > INLINE_CAP ? sw__utf8_cap(md, mlen, INLINE_CAP / 2, SW_CAP_HEAD) : NULL;
+		json_object_set_new(res, "markdown", json_string(head ? head : md ? md : ""));
+		if (head)
+			json_object_set_new(res, "markdownTruncated",
+			                    json_pack("{s:I, s:s}", "bytes", (json_int_t)mlen, "reason",
+			                              "the markdown is larger than a tool result carries; narrow it with "
+			                              "functionality / status, or qa_suite_export {format:\"markdown\", "
+			                              "save:true}"));
+		free(head);
 		free(md);
 	} else {
 		json_t *list = json_array();
-		size_t omitted = 0, n = 0;
+		size_t omitted = 0, n = 0, bytes = 0;
 		json_object_foreach(groups, k, g)
 		{
 			json_array_foreach(g, i, c)
 			{
 				if (!strcmp(format, "json")) {
-					json_array_append(list, c);
+					char *t = bytes <= INLINE_CAP ? sw__json_compact(c) : NULL;
+					bytes += t ? strlen(t) : 0;
+					free(t);
+					if (bytes <= INLINE_CAP)
+						json_array_append(list, c);
+					else
+						omitted++;
 				} else if (n++ < SUMMARY_CAP) {
 					json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "id", str(c, "id", ""),
 					                                      "title", str(c, "title", ""), "functionality", k, "status",
@@ -236,8 +251,11 @@ SW_API int sw_suite_read(const char *project_root, const char *request_json, cha
 		if (omitted)
 			json_object_set_new(res, "omitted",
 			                    json_pack("{s:I, s:s}", "cases", (json_int_t)omitted, "reason",
-			                              "the summary lists 50 cases; pass format json (or markdown), or narrow "
-			                              "it with functionality / status"));
+			                              !strcmp(format, "json")
+			                                  ? "the cases past 1 MB of JSON are left out; narrow it with "
+			                                    "functionality / status, or read .swipium/test-suite.json"
+			                                  : "the summary lists 50 cases; pass format json (or markdown), or "
+			                                    "narrow it with functionality / status"));
 	}
 	if (!d.existed)
 		json_object_set_new(res, "notes", json_pack("[s]", "the project has no .swipium/test-suite.json yet; "

@@ -212,6 +212,23 @@ class Compile(SuiteCase):
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertIn("outside the project", p.stderr)
 
+    def test_pages_folder_linked_out(self):
+        outside = os.path.join(self.home, "outside-pages")
+        os.makedirs(outside)
+        with open(os.path.join(outside, "login.yaml"), "w") as f:
+            f.write(PAGE)
+        self.write("tests/login.yaml", TEST)
+        self.write("suites/smoke.yaml", SUITE)
+        os.symlink(outside, os.path.join(self.app, ".swipium", "pages"))
+        s = self.server()
+        self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "UNSAFE_ACTION_REFUSED")
+        self.err(s, "qa_suite_lint", {"projectRoot": self.app}, "UNSAFE_ACTION_REFUSED")
+        self.assertFalse(os.path.exists(os.path.join(self.app, ".swipium", "flows")))
+        for sub in ("lint", "compile"):
+            p = self.cli("suite", sub, self.app)
+            self.assertEqual(p.returncode, 2, sub)
+            self.assertIn("outside the project root", p.stderr, sub)
+
     def test_missing_and_broken_suite(self):
         s = self.server()
         self.err(s, "qa_flow_compile", {"projectRoot": self.app}, "FLOW_NOT_FOUND")
@@ -477,6 +494,12 @@ class CanonicalSuite(SuiteCase):
         self.assertGreater(t["bytes"], 1024 * 1024)
         self.assertLess(len(ex["content"].encode()), t["bytes"])
         self.assertIn("save:true", t["reason"])
+        rd = self.ok(s, "qa_suite_read", {"projectRoot": self.app, "format": "json"})
+        self.assertEqual(rd["total"], 2000)
+        self.assertEqual(len(rd["cases"]) + rd["omitted"]["cases"], 2000)
+        self.assertGreater(rd["omitted"]["cases"], 0)
+        rd = self.ok(s, "qa_suite_read", {"projectRoot": self.app, "format": "markdown"})
+        self.assertGreater(rd["markdownTruncated"]["bytes"], 1024 * 1024)
         ex = self.ok(s, "qa_suite_export", {"projectRoot": self.app, "format": "junit", "save": True})
         path = os.path.join(self.app, ex["files"][0])
         self.assertEqual(os.path.getsize(path), ex["bytes"])
