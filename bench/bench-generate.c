@@ -48,43 +48,47 @@ static json_t *recording(int n)
 		int y = 100 + (i % 20) * 100;
 		switch (i % 8) {
 		case 0:
-			a = json_pack("{ss,ss,s{ss},ss,s{ss,ss,ss,s[iiii]},ss,sI}", "tool", "qa_act", "action", "type", "target",
-			              "id", id, "text", "hello", "element", "resourceId", rid, "id", id, "hint", "Name", "bounds",
-			              0, y, 1000, y + 90, "screen", screen, "seq", (json_int_t)i + 1);
+			a = json_pack("{ss,ss,s{ss},ss,s{ss,ss,ss,s[iiii]},ss,sI}", "tool", "qa_act", "action", "type",
+			              "target", "id", id, "text", "hello", "element", "resourceId", rid, "id", id,
+			              "hint", "Name", "bounds", 0, y, 1000, y + 90, "screen", screen, "seq",
+			              (json_int_t)i + 1);
 			break;
 		case 1:
-			a = json_pack("{ss,ss,s{ss},ss,sb,ss,s{ss,ss,sb,s[iiii]},ss,sI}", "tool", "qa_act", "action", "type",
-			              "target", "id", "password", "text", "${SWIPIUM_TEST_PASSWORD}", "secret", 1, "secretKind",
-			              "password", "element", "resourceId", "com.example.bench:id/password", "id", "password",
-			              "secure", 1, "bounds", 0, y, 1000, y + 90, "screen", screen, "seq", (json_int_t)i + 1);
+			a = json_pack("{ss,ss,s{ss},ss,sb,ss,s{ss,ss,sb,s[iiii]},ss,sI}", "tool", "qa_act", "action",
+			              "type", "target", "id", "password", "text", "${SWIPIUM_TEST_PASSWORD}", "secret",
+			              1, "secretKind", "password", "element", "resourceId",
+			              "com.example.bench:id/password", "id", "password", "secure", 1, "bounds", 0, y,
+			              1000, y + 90, "screen", screen, "seq", (json_int_t)i + 1);
 			break;
 		case 2:
-			a = json_pack("{ss,ss,s{ss},s{ss,ss,s[iiii]},ss,sI}", "tool", "qa_act", "action", "tap", "target", "id",
-			              id, "element", "resourceId", rid, "text", label, "bounds", 0, y, 1000, y + 90, "screen",
-			              screen, "seq", (json_int_t)i + 1);
+			a = json_pack("{ss,ss,s{ss},s{ss,ss,s[iiii]},ss,sI}", "tool", "qa_act", "action", "tap",
+			              "target", "id", id, "element", "resourceId", rid, "text", label, "bounds", 0, y,
+			              1000, y + 90, "screen", screen, "seq", (json_int_t)i + 1);
 			break;
 		case 3:
-			a = json_pack("{ss,ss,s{ss},s{ss,s[iiii]},ss,sI}", "tool", "qa_act", "action", "tap", "target", "text",
-			              label, "element", "text", label, "bounds", 0, y, 1000, y + 90, "screen", screen, "seq",
-			              (json_int_t)i + 1);
+			a = json_pack("{ss,ss,s{ss},s{ss,s[iiii]},ss,sI}", "tool", "qa_act", "action", "tap", "target",
+			              "text", label, "element", "text", label, "bounds", 0, y, 1000, y + 90, "screen",
+			              screen, "seq", (json_int_t)i + 1);
 			break;
 		case 4:
-			a = json_pack("{ss,ss,s{sisi},s{s[iiii]},ss,sI}", "tool", "qa_act", "action", "tap", "target", "x", 500,
-			              "y", y, "element", "bounds", 0, y - 40, 1000, y + 40, "screen", screen, "seq",
-			              (json_int_t)i + 1);
+			a = json_pack("{ss,ss,s{sisi},s{s[iiii]},ss,sI}", "tool", "qa_act", "action", "tap", "target",
+			              "x", 500, "y", y, "element", "bounds", 0, y - 40, 1000, y + 40, "screen", screen,
+			              "seq", (json_int_t)i + 1);
 			break;
 		case 5:
-			a = json_pack("{ss,ss,ss,s{ss},ss,sI}", "tool", "qa_act", "action", "scroll", "direction", "down",
-			              "untilVisible", "text", "Settings", "screen", screen, "seq", (json_int_t)i + 1);
+			a = json_pack("{ss,ss,ss,s{ss},ss,sI}", "tool", "qa_act", "action", "scroll", "direction",
+			              "down", "untilVisible", "text", "Settings", "screen", screen, "seq",
+			              (json_int_t)i + 1);
 			break;
 		case 6:
 			a = json_pack("{ss,ss,ss,ss,sI}", "tool", "qa_act", "action", i % 16 == 6 ? "swipe" : "press",
-			              i % 16 == 6 ? "direction" : "key", i % 16 == 6 ? "up" : "back", "screen", screen, "seq",
-			              (json_int_t)i + 1);
+			              i % 16 == 6 ? "direction" : "key", i % 16 == 6 ? "up" : "back", "screen", screen,
+			              "seq", (json_int_t)i + 1);
 			break;
 		default:
-			a = json_pack("{ss,ss,ss,sb,ss,sI}", "tool", "qa_visual", "action", "visualCheck", "assertion", label,
-			              "pass", 1, "screenshotUri", "swipium://artifact/x.png", "seq", (json_int_t)i + 1);
+			a = json_pack("{ss,ss,ss,sb,ss,sI}", "tool", "qa_visual", "action", "visualCheck", "assertion",
+			              label, "pass", 1, "screenshotUri", "swipium://artifact/x.png", "seq",
+			              (json_int_t)i + 1);
 		}
 		json_array_append_new(rec, a);
 	}
@@ -94,7 +98,8 @@ static json_t *recording(int n)
 static double run_once(sw_redactor *red, const json_t *rec, const char *root, const char *target, int *ok)
 {
 	char opts[512];
-	snprintf(opts, sizeof(opts), "{\"target\":\"%s\",\"save\":true,\"root\":\"%s\",\"name\":\"bench\"}", target, root);
+	snprintf(opts, sizeof(opts), "{\"target\":\"%s\",\"save\":true,\"root\":\"%s\",\"name\":\"bench\"}", target,
+	         root);
 	char *out = NULL;
 	sw_error *err = NULL;
 	double t0 = now_ms();
@@ -150,8 +155,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		double ratio = best_b / best_s;
-		printf("generate %-9s: 200 actions %8.2f ms, 2,000 actions %8.2f ms, ratio %5.2fx%s\n", targets[t], best_s,
-		       best_b, ratio, ratio > 12.0 ? "  OVER 12x" : "");
+		printf("generate %-9s: 200 actions %8.2f ms, 2,000 actions %8.2f ms, ratio %5.2fx%s\n", targets[t],
+		       best_s, best_b, ratio, ratio > 12.0 ? "  OVER 12x" : "");
 		if (ratio > 12.0)
 			bad = 1;
 	}

@@ -1414,7 +1414,8 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 	rc = kind->fn(&c, err);
 	{
 		/* the recording: what was acted on, even when the action failed afterwards */
-		const char *const names[] = {c.tgt.id ? (strrchr(c.tgt.id, '/') ? strrchr(c.tgt.id, '/') + 1 : c.tgt.id) : NULL,
+		const char *const names[] = {c.tgt.id ? (strrchr(c.tgt.id, '/') ? strrchr(c.tgt.id, '/') + 1 : c.tgt.id)
+		                                      : NULL,
 		                             c.tgt.hint, c.tgt.desc, c.tgt.label};
 		bool have_el = c.tgt.id || c.tgt.desc || c.tgt.text || c.tgt.label || c.tgt.b[2] > c.tgt.b[0];
 		d->acted = acted_json(have_el ? &c.tgt : NULL, screen, c.secret, names, SW_ARRAY_SIZE(names));

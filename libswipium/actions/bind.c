@@ -262,7 +262,8 @@ static void record_acted(sw_drive *d, json_t *rec)
 		json_object_set_new(rec, "secret", json_true());
 		if (!only_placeholder(text)) {
 			const char *ph = kind_placeholder(json_string_value(json_object_get(acted, "secretKind")));
-			/* the generic kind is numbered at generation (SWIPIUM_SECRET_<n>); the value is gone either way */
+			/* the generic kind is numbered at generation (SWIPIUM_SECRET_<n>); the value is gone either way
+			 */
 			json_object_set_new(rec, "text", ph ? json_string(ph) : json_null());
 			json_object_set_new(rec, "textPlaceholder", json_string(ph ? "kind" : "numbered"));
 		}
@@ -425,7 +426,8 @@ SW_API int sw_session_record_checkpoint(sw_session *s, const char *assertion, co
                                         sw_error **err)
 {
 	if (!s || !assertion)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "a session and an assertion are required");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "a session and an assertion are required");
 	json_t *rec = json_pack("{ss,ss,ss,sb}", "tool", "qa_visual", "action", "visualCheck", "assertion", assertion,
 	                        "pass", pass != 0);
 	if (!rec)

@@ -16,7 +16,8 @@ static const char *sget(const json_t *o, const char *k)
 /* Plain text a selector parser would read as a prefix form (id=, name=, ...) is matched by what follows it. */
 static char *plain_text_selector(const char *v)
 {
-	static const char *const prefixes[] = {"id=", "accessibility id=", "name=", "predicate string=", "class chain="};
+	static const char *const prefixes[] = {
+	    "id=", "accessibility id=", "name=", "predicate string=", "class chain="};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(prefixes); i++)
 		if (!strncasecmp(v, prefixes[i], strlen(prefixes[i])))
 			return sw__gen_safe_part(v + strlen(prefixes[i]));
@@ -41,7 +42,8 @@ char *sw__gen_flow_selector(const json_t *loc, const char *platform)
 
 static json_t *point_of(const json_t *loc)
 {
-	return json_pack("[II]", json_integer_value(json_object_get(loc, "x")), json_integer_value(json_object_get(loc, "y")));
+	return json_pack("[II]", json_integer_value(json_object_get(loc, "x")),
+	                 json_integer_value(json_object_get(loc, "y")));
 }
 
 static const char *finger_of_scroll(const char *dir)
@@ -100,7 +102,8 @@ static bool flow_steps(const json_t *st, const char *platform, json_t *out)
 			json_array_append_new(out, one("tapAt", point_of(loc)));
 		else
 			json_object_set_new(it, "into", json_string(sel));
-		json_object_set_new(it, "text", json_string(!strcmp(kind, "clear") ? "" : (sget(st, "text") ? sget(st, "text") : "")));
+		json_object_set_new(
+		    it, "text", json_string(!strcmp(kind, "clear") ? "" : (sget(st, "text") ? sget(st, "text") : "")));
 		if (json_is_string(json_object_get(st, "secretKind")))
 			json_object_set_new(it, "secret", json_true());
 		json_array_append_new(out, one("inputText", it));
@@ -129,7 +132,8 @@ static bool flow_steps(const json_t *st, const char *platform, json_t *out)
 		free(u);
 	} else if (!strcmp(kind, "visualCheck")) {
 		/* a manual checkpoint: screenshot evidence for a person, never a text assertion */
-		json_array_append_new(out, one("assertVisual", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
+		json_array_append_new(
+		    out, one("assertVisual", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
 	} else if (!strcmp(kind, "assertText") && sel) {
 		json_array_append_new(out, one("assertVisible", json_string(sel)));
 	} else {
@@ -165,12 +169,14 @@ static const char *fix_of(const char *quality, const char *platform)
 	bool ios = platform && !strcmp(platform, "ios");
 	if (!strcmp(quality, "semi"))
 		return ios ? "give the element an accessibilityIdentifier so it is found without its visible text"
-		           : "give the element an android:id (Compose: Modifier.testTag with testTagsAsResourceId; React "
+		           : "give the element an android:id (Compose: Modifier.testTag with testTagsAsResourceId; "
+		             "React "
 		             "Native: testID) so it is found without its visible text";
 	if (!strcmp(quality, "brittle"))
 		return ios ? "give the element an accessibilityIdentifier and an accessibility label; it is found by a "
 		             "screen point only"
-		           : "give the element an android:id or a content description (React Native: testID); it is found "
+		           : "give the element an android:id or a content description (React Native: testID); it is "
+		             "found "
 		             "by a screen point only";
 	return NULL;
 }
@@ -228,10 +234,10 @@ static char *loc_key(const json_t *loc)
 json_t *sw__gen_pom(const json_t *model, json_t **refs_out)
 {
 	const char *platform = sget(model, "platform");
-	json_t *pages = json_object();      /* page name -> {name, screen, platform, elements} */
-	json_t *by_screen = json_object();  /* screen -> page name */
-	json_t *by_loc = json_object();     /* page \x1e loc key -> element name */
-	json_t *refs = json_array();        /* per model step: {page, element} or null */
+	json_t *pages = json_object();     /* page name -> {name, screen, platform, elements} */
+	json_t *by_screen = json_object(); /* screen -> page name */
+	json_t *by_loc = json_object();    /* page \x1e loc key -> element name */
+	json_t *refs = json_array();       /* per model step: {page, element} or null */
 	size_t i;
 	json_t *st;
 	json_array_foreach(json_object_get(model, "steps"), i, st)
@@ -245,7 +251,8 @@ json_t *sw__gen_pom(const json_t *model, json_t **refs_out)
 		const char *page = sget(by_screen, screen);
 		if (!page) {
 			char *base = sw__gen_ident(screen, true, "Screen", "Main");
-			char *full = base ? sw__asprintf("%s%s", base, sw__str_has_suffix(base, "Page") ? "" : "Page") : NULL;
+			char *full =
+			    base ? sw__asprintf("%s%s", base, sw__str_has_suffix(base, "Page") ? "" : "Page") : NULL;
 			char *pn = full ? unique_name(pages, full) : NULL;
 			free(base);
 			free(full);
@@ -289,7 +296,8 @@ json_t *sw__gen_pom(const json_t *model, json_t **refs_out)
 			json_object_set_new(json_object_get(els, el_name), "secret", json_true());
 		}
 		free(k);
-		json_array_append_new(refs, el_name ? json_pack("{ss,ss}", "page", page, "element", el_name) : json_null());
+		json_array_append_new(refs,
+		                      el_name ? json_pack("{ss,ss}", "page", page, "element", el_name) : json_null());
 	}
 	json_decref(by_screen);
 	json_decref(by_loc);
@@ -317,7 +325,8 @@ json_t *sw__gen_locator_audit(const json_t *pages, const char *name, double brit
 			                       : json_object_get(e, "accessibilityId") ? "accessibility_id"
 			                       : json_object_get(e, "text")            ? "text"
 			                                                               : "coordinates";
-			json_t *row = json_pack("{ss,ss,ss,ss}", "page", pn, "element", en, "strategy", strategy, "quality", q);
+			json_t *row =
+			    json_pack("{ss,ss,ss,ss}", "page", pn, "element", en, "strategy", strategy, "quality", q);
 			if (sget(e, "fix"))
 				json_object_set_new(row, "fix", json_string(sget(e, "fix")));
 			json_array_append_new(list, row);
@@ -348,7 +357,8 @@ static char *ref_text(const json_t *ref)
 json_t *sw__gen_test_doc(const json_t *model, const json_t *pages, const json_t *refs, const char *name)
 {
 	const char *platform = sget(model, "platform");
-	json_t *doc = json_pack("{so,ss}", "name", defused(name), "description", "Replays the run an agent recorded with Swipium");
+	json_t *doc = json_pack("{so,ss}", "name", defused(name), "description",
+	                        "Replays the run an agent recorded with Swipium");
 	if (sget(model, "appId") && sget(model, "appId")[0])
 		json_object_set_new(doc, "appId", json_string(sget(model, "appId")));
 	json_object_set_new(doc, "setup", json_pack("[s]", "prepareTarget"));
@@ -385,13 +395,15 @@ json_t *sw__gen_test_doc(const json_t *model, const json_t *pages, const json_t 
 			if (json_is_true(json_object_get(st, "submit")))
 				json_array_append_new(steps, one("press", json_string("enter")));
 		} else if (!strcmp(kind, "visualCheck")) {
-			json_array_append_new(steps, one("visualCheck", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
+			json_array_append_new(
+			    steps, one("visualCheck", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
 		} else if (!strcmp(kind, "scroll") && json_is_object(json_object_get(st, "untilVisible"))) {
 			json_t *m = element_map(json_object_get(st, "untilVisible"), platform);
 			if (m)
 				json_array_append_new(steps, one("scrollTo", m));
 			else
-				json_array_append_new(steps, one("swipe", json_string(finger_of_scroll(sget(st, "direction")))));
+				json_array_append_new(
+				    steps, one("swipe", json_string(finger_of_scroll(sget(st, "direction")))));
 		} else {
 			json_t *tmp = json_array();
 			flow_steps(st, platform, tmp);
@@ -406,8 +418,9 @@ json_t *sw__gen_test_doc(const json_t *model, const json_t *pages, const json_t 
 
 json_t *sw__gen_page_doc(const json_t *page)
 {
-	return json_pack("{sO,sO,sO,sO}", "name", json_object_get(page, "name"), "screen", json_object_get(page, "screen"),
-	                 "platform", json_object_get(page, "platform"), "elements", json_object_get(page, "elements"));
+	return json_pack("{sO,sO,sO,sO}", "name", json_object_get(page, "name"), "screen",
+	                 json_object_get(page, "screen"), "platform", json_object_get(page, "platform"), "elements",
+	                 json_object_get(page, "elements"));
 }
 
 /* ---- test cases ------------------------------------------------------------------------ */
@@ -417,12 +430,13 @@ static char *step_sentence(const json_t *st)
 {
 	const char *kind = sget(st, "kind"), *label = sget(st, "label");
 	const json_t *loc = json_object_get(st, "locator");
-	char *what = label ? sw__asprintf("\"%s\"", label)
-	             : loc && !strcmp(sget(loc, "strategy"), "coordinates")
-	                 ? sw__asprintf("the point (%lld, %lld)", (long long)json_integer_value(json_object_get(loc, "x")),
-	                                (long long)json_integer_value(json_object_get(loc, "y")))
-	             : loc ? sw__asprintf("\"%s\"", sget(loc, "value"))
-	                   : sw__strdup("the screen");
+	char *what =
+	    label ? sw__asprintf("\"%s\"", label)
+	    : loc && !strcmp(sget(loc, "strategy"), "coordinates")
+	        ? sw__asprintf("the point (%lld, %lld)", (long long)json_integer_value(json_object_get(loc, "x")),
+	                       (long long)json_integer_value(json_object_get(loc, "y")))
+	    : loc ? sw__asprintf("\"%s\"", sget(loc, "value"))
+	          : sw__strdup("the screen");
 	char *s;
 	if (!strcmp(kind, "tap"))
 		s = sw__asprintf("Tap %s", what);
@@ -433,8 +447,9 @@ static char *step_sentence(const json_t *st)
 	else if (!strcmp(kind, "swipe"))
 		s = sw__asprintf("Swipe %s", sget(st, "direction"));
 	else if (!strcmp(kind, "scroll"))
-		s = json_is_object(json_object_get(st, "untilVisible")) ? sw__asprintf("Scroll %s until %s shows", sget(st, "direction"), what)
-		                                                      : sw__asprintf("Scroll %s", sget(st, "direction"));
+		s = json_is_object(json_object_get(st, "untilVisible"))
+		        ? sw__asprintf("Scroll %s until %s shows", sget(st, "direction"), what)
+		        : sw__asprintf("Scroll %s", sget(st, "direction"));
 	else if (!strcmp(kind, "back"))
 		s = sw__strdup("Press Back");
 	else if (!strcmp(kind, "key"))
@@ -443,7 +458,7 @@ static char *step_sentence(const json_t *st)
 		s = sw__asprintf("Open the link %s", sget(st, "url"));
 	else if (!strcmp(kind, "wait"))
 		s = json_is_object(json_object_get(st, "untilVisible")) ? sw__asprintf("Wait until %s shows", what)
-		                                                      : sw__strdup("Wait for the screen to settle");
+		                                                        : sw__strdup("Wait for the screen to settle");
 	else if (!strcmp(kind, "visualCheck"))
 		s = sw__asprintf("MANUAL visual check: look that %s", what);
 	else
@@ -469,7 +484,9 @@ json_t *sw__gen_testcases(const json_t *model, const char *name, const char *flo
 	json_t *v;
 	json_array_foreach(json_object_get(model, "variables"), i, v)
 	{
-		char *p = sw__asprintf("${%s} is set%s", sget(v, "name"), json_is_true(json_object_get(v, "secret")) ? " (a secret: needs human data)" : "");
+		char *p =
+		    sw__asprintf("${%s} is set%s", sget(v, "name"),
+		                 json_is_true(json_object_get(v, "secret")) ? " (a secret: needs human data)" : "");
 		json_array_append_new(pre, json_string(p));
 		free(p);
 	}
@@ -488,15 +505,19 @@ json_t *sw__gen_testcases(const json_t *model, const char *name, const char *flo
 				json_array_append_new(evidence, json_string(sget(st, "evidence")));
 		}
 	}
-	char *expected = last_screen ? sw__asprintf("Every step completes without a crash or an error screen, ending on %s", last_screen)
-	                             : sw__strdup("Every step completes without a crash or an error screen");
+	char *expected =
+	    last_screen
+	        ? sw__asprintf("Every step completes without a crash or an error screen, ending on %s", last_screen)
+	        : sw__strdup("Every step completes without a crash or an error screen");
 	char *title = sw__asprintf("%s: the recorded run replays", name);
-	char *actual = sw__asprintf("Passed when recorded (%zu step(s))", json_array_size(json_object_get(model, "steps")));
-	json_array_append_new(cases, json_pack("{ss,ss,ss,ss,so,so,ss,ss,s{ss,ss?},ss,so}", "id", "TC-001", "title", title,
-	                                      "purpose", "Guard the journey an agent walked through against regressions",
-	                                      "priority", "high", "preconditions", pre, "steps", steps, "expected", expected,
-	                                      "actual", actual, "automation", "status", "automated", "flow", flow_path,
-	                                      "replayStatus", replay_status, "evidence", json_deep_copy(evidence)));
+	char *actual =
+	    sw__asprintf("Passed when recorded (%zu step(s))", json_array_size(json_object_get(model, "steps")));
+	json_array_append_new(cases,
+	                      json_pack("{ss,ss,ss,ss,so,so,ss,ss,s{ss,ss?},ss,so}", "id", "TC-001", "title", title,
+	                                "purpose", "Guard the journey an agent walked through against regressions",
+	                                "priority", "high", "preconditions", pre, "steps", steps, "expected", expected,
+	                                "actual", actual, "automation", "status", "automated", "flow", flow_path,
+	                                "replayStatus", replay_status, "evidence", json_deep_copy(evidence)));
 	free(expected);
 	free(title);
 	free(actual);
@@ -511,11 +532,11 @@ json_t *sw__gen_testcases(const json_t *model, const char *name, const char *flo
 			json_array_append_new(ev, json_string(sget(st, "evidence")));
 		json_array_append_new(
 		    cases, json_pack("{ss,ss,ss,ss,s[s],s[s],ss,ss,s{ss},ss,so}", "id", id, "title", t, "purpose",
-		                     "A person confirms what a screenshot showed; it is not automated", "priority", "medium",
-		                     "preconditions", "The recorded run reached this screen", "steps",
-		                     "Look at the screen and compare it with the recorded screenshot", "expected", label,
-		                     "actual", "Confirmed visually when recorded", "automation", "status", "manual",
-		                     "replayStatus", "manual", "evidence", ev));
+		                     "A person confirms what a screenshot showed; it is not automated", "priority",
+		                     "medium", "preconditions", "The recorded run reached this screen", "steps",
+		                     "Look at the screen and compare it with the recorded screenshot", "expected",
+		                     label, "actual", "Confirmed visually when recorded", "automation", "status",
+		                     "manual", "replayStatus", "manual", "evidence", ev));
 		free(t);
 	}
 	json_decref(manual);

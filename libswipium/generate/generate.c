@@ -1,6 +1,8 @@
-/* generate.c: sw_generate (qa_generate): targets, plan and generate, the secret guard, confined atomic writes, replay. */
+/* generate.c: sw_generate (qa_generate): targets, plan and generate, the secret guard, confined atomic writes, replay.
+ */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen-emit.h"
 #include "gen-internal.h"
@@ -11,19 +13,29 @@
 #include <swipium/redact.h>
 #include <swipium/util.h>
 
-static const sw__opt gen_opts[] = {
-    {"target", SW__OPT_STRING, false},         {"mode", SW__OPT_STRING, false},
-    {"root", SW__OPT_STRING, false},           {"name", SW__OPT_STRING, false},
-    {"save", SW__OPT_BOOL, false},             {"budgetProfile", SW__OPT_STRING, false},
-    {"compile", SW__OPT_BOOL, false},          {"replay", SW__OPT_STRING, false},
-    {"stateProfile", SW__OPT_STRING, false},   {"freshStateApproved", SW__OPT_BOOL, false},
-    {"format", SW__OPT_STRING, false},         {"bootstrap", SW__OPT_ANY, false},
-    {"feature", SW__OPT_STRING, false},        {"device", SW__OPT_STRING, false},
-    {"language", SW__OPT_STRING, false},       {"platform", SW__OPT_STRING, false},
-    {"backend", SW__OPT_STRING, false},        {"integrateIntoProject", SW__OPT_BOOL, false},
-    {"includeCi", SW__OPT_BOOL, false},        {"candidateOnly", SW__OPT_BOOL, false},
-    {"brittleThreshold", SW__OPT_NUMBER, false}, {"automationWriteApproved", SW__OPT_BOOL, false},
-    {NULL}};
+static const sw__opt gen_opts[] = {{"target", SW__OPT_STRING, false},
+                                   {"mode", SW__OPT_STRING, false},
+                                   {"root", SW__OPT_STRING, false},
+                                   {"name", SW__OPT_STRING, false},
+                                   {"save", SW__OPT_BOOL, false},
+                                   {"budgetProfile", SW__OPT_STRING, false},
+                                   {"compile", SW__OPT_BOOL, false},
+                                   {"replay", SW__OPT_STRING, false},
+                                   {"stateProfile", SW__OPT_STRING, false},
+                                   {"freshStateApproved", SW__OPT_BOOL, false},
+                                   {"format", SW__OPT_STRING, false},
+                                   {"bootstrap", SW__OPT_ANY, false},
+                                   {"feature", SW__OPT_STRING, false},
+                                   {"device", SW__OPT_STRING, false},
+                                   {"language", SW__OPT_STRING, false},
+                                   {"platform", SW__OPT_STRING, false},
+                                   {"backend", SW__OPT_STRING, false},
+                                   {"integrateIntoProject", SW__OPT_BOOL, false},
+                                   {"includeCi", SW__OPT_BOOL, false},
+                                   {"candidateOnly", SW__OPT_BOOL, false},
+                                   {"brittleThreshold", SW__OPT_NUMBER, false},
+                                   {"automationWriteApproved", SW__OPT_BOOL, false},
+                                   {NULL}};
 
 /* Which target takes which parameter (the rest are ignored with a note). */
 static const struct {
@@ -70,7 +82,8 @@ static int invalid(sw_error **err, const char *msg)
 /* One output file: path relative to the root, its text, and what it is. */
 static void add_file(json_t *files, const char *path, char *content, const char *kind)
 {
-	json_array_append_new(files, json_pack("{ss,ss,ss}", "path", path, "content", content ? content : "", "kind", kind));
+	json_array_append_new(files,
+	                      json_pack("{ss,ss,ss}", "path", path, "content", content ? content : "", "kind", kind));
 	free(content);
 }
 
@@ -100,7 +113,8 @@ static int guard(sw_redactor *red, const char *name, const json_t *files, sw_err
 		if (rc < 0)
 			break;
 		const char *p = sget(f, "path"), *c = sget(f, "content");
-		if ((rc = sw_redactor_guard(red, p, strlen(p), err)) < 0 || (rc = sw_redactor_guard(red, c, strlen(c), err)) < 0)
+		if ((rc = sw_redactor_guard(red, p, strlen(p), err)) < 0 ||
+		    (rc = sw_redactor_guard(red, c, strlen(c), err)) < 0)
 			break;
 	}
 	if (rc < 0 && err && *err)
@@ -112,8 +126,12 @@ static int guard(sw_redactor *red, const char *name, const json_t *files, sw_err
 	return rc;
 }
 
-/* Confines every path first (nothing is written when one is refused), then writes each atomically. */
-static int write_all(const char *root, json_t *files, sw_error **err)
+/*
+ * Confines every path first (nothing is written when one is refused), then writes each atomically. With
+ * @keep_existing (appium integrateIntoProject) a file that exists already is left as it is and listed in
+ * @kept instead.
+ */
+static int write_all(const char *root, json_t *files, bool keep_existing, json_t *kept, sw_error **err)
 {
 	size_t i;
 	json_t *f;
@@ -121,14 +139,21 @@ static int write_all(const char *root, json_t *files, sw_error **err)
 	{
 		char *real = NULL;
 		int rc = sw__confine(root, sget(f, "path"), 0, &real, err);
+		if (rc == SW_OK && keep_existing && real && access(real, F_OK) == 0)
+			json_object_set_new(f, "keep", json_true());
 		free(real);
 		if (rc < 0)
 			return rc;
 	}
 	json_array_foreach(files, i, f)
 	{
+		if (json_is_true(json_object_get(f, "keep"))) {
+			json_array_append(kept, json_object_get(f, "path"));
+			continue;
+		}
 		const char *c = sget(f, "content");
-		int rc = sw_project_write_file(root, sget(f, "path"), c, strlen(c), SW_WRITE_MKDIRS | SW_WRITE_SHARED, err);
+		int rc =
+		    sw_project_write_file(root, sget(f, "path"), c, strlen(c), SW_WRITE_MKDIRS | SW_WRITE_SHARED, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -171,8 +196,9 @@ static json_t *replay_flow(sw_ctx *ctx, sw_session *s, sw_drive *d, const char *
 	json_t *res = rc == SW_OK ? json_loads(out, 0, NULL) : NULL;
 	sw_free(out);
 	if (!res)
-		res = json_pack("{ss,ss,ss}", "outcome", "fail", "failureCode", e ? sw_error_failure_code(e) : "UNKNOWN",
-		                "message", e ? sw_error_message(e) : "the flow did not run");
+		res =
+		    json_pack("{ss,ss,ss}", "outcome", "fail", "failureCode", e ? sw_error_failure_code(e) : "UNKNOWN",
+		              "message", e ? sw_error_message(e) : "the flow did not run");
 	sw_error_free(e);
 	return res;
 }
@@ -193,6 +219,7 @@ typedef struct gen_run {
 	json_t *files; /* [{path, content, kind}] */
 	json_t *res;   /* the result being built */
 	json_t *notes;
+	bool flow_invalid; /* the flow target's text does not pass the checker: it is not written */
 } gen_run;
 
 static int target_flow(gen_run *g, sw_error **err)
@@ -211,8 +238,9 @@ static int target_flow(gen_run *g, sw_error **err)
 		snprintf(note, sizeof(note), "%zu step(s) have no Flow V2 form and were left out", miss);
 		json_array_append_new(g->notes, json_string(note));
 	}
-	json_object_set_new(g->res, "check",
-	                    check_flow(g->root, sget(json_array_get(g->files, 0), "content"), false));
+	json_t *chk = check_flow(g->root, sget(json_array_get(g->files, 0), "content"), false);
+	g->flow_invalid = !json_is_true(json_object_get(chk, "valid"));
+	json_object_set_new(g->res, "check", chk);
 	return SW_OK;
 }
 
@@ -235,8 +263,8 @@ static int pages_and_audit(gen_run *g, json_t **pages_out, json_t **refs_out, sw
 		char *slug = sw__gen_slug(pn);
 		char *path = sw__asprintf(".swipium/pages/%s.yaml", slug);
 		json_t *doc = sw__gen_page_doc(p);
-		rc = add_yaml(g->files, path, doc, "Page object generated by Swipium from a recorded run; labels are data.",
-		              "page", err);
+		rc = add_yaml(g->files, path, doc,
+		              "Page object generated by Swipium from a recorded run; labels are data.", "page", err);
 		json_decref(doc);
 		free(path);
 		free(slug);
@@ -246,9 +274,10 @@ static int pages_and_audit(gen_run *g, json_t **pages_out, json_t **refs_out, sw
 	json_t *audit = sw__gen_locator_audit(pages, g->name, brittle_threshold(g));
 	if (rc == SW_OK) {
 		char *path = sw__asprintf(".swipium/locators/%s.yaml", g->slug);
-		rc = add_yaml(g->files, path, audit,
-		              "Locator audit: durable = resource-id or accessibility id, semi = text, brittle = a point.",
-		              "locatorAudit", err);
+		rc = add_yaml(
+		    g->files, path, audit,
+		    "Locator audit: durable = resource-id or accessibility id, semi = text, brittle = a point.",
+		    "locatorAudit", err);
 		free(path);
 	}
 	json_object_set(g->res, "locatorAudit", json_object_get(audit, "summary"));
@@ -281,7 +310,8 @@ static int testcases_files(gen_run *g, const char *format, const char *flow_path
 		json_array_foreach(cases, i, c)
 		{
 			char *path = sw__asprintf(".swipium/testcases/%s/%s.yaml", g->slug, sget(c, "id"));
-			rc = add_yaml(g->files, path, c, "Test case generated by Swipium from a recorded run.", "testcase", err);
+			rc = add_yaml(g->files, path, c, "Test case generated by Swipium from a recorded run.",
+			              "testcase", err);
 			free(path);
 			if (rc < 0)
 				break;
@@ -328,13 +358,16 @@ static void readiness(gen_run *g, bool compiled, bool all_valid, bool ci_ok, con
 	else if (!all_valid)
 		json_array_append_new(why, json_string("a compiled flow does not pass qa_flow_check"));
 	if (!ci_ok)
-		json_array_append_new(why, json_string("a compiled flow needs variables or mutations CI cannot give it"));
+		json_array_append_new(why,
+		                      json_string("a compiled flow needs variables or mutations CI cannot give it"));
 	if (!replayed_ok)
-		json_array_append_new(why, json_string(!strcmp(replay, "none") || !strcmp(replay, "dry_run")
-		                                           ? "the suite was not replayed on a device (replay same_session or fresh_state)"
-		                                           : "the replay did not pass"));
+		json_array_append_new(
+		    why, json_string(!strcmp(replay, "none") || !strcmp(replay, "dry_run")
+		                         ? "the suite was not replayed on a device (replay same_session or fresh_state)"
+		                         : "the replay did not pass"));
 	if (brittle_over)
-		json_array_append_new(why, json_string("more brittle (coordinate) locators than brittleThreshold allows"));
+		json_array_append_new(why,
+		                      json_string("more brittle (coordinate) locators than brittleThreshold allows"));
 	json_object_set_new(g->res, "ciReadyBlockers", why);
 }
 
@@ -362,8 +395,8 @@ static int target_suite(gen_run *g, sw_error **err)
 	if (sget(g->model, "appId") && sget(g->model, "appId")[0])
 		json_object_set_new(suite, "appId", json_string(sget(g->model, "appId")));
 	free(test_path);
-	rc = add_yaml(g->files, ".swipium/suites/smoke.yaml", suite, "Suite generated by Swipium (qa_flow_compile reads it).",
-	              "suite", err);
+	rc = add_yaml(g->files, ".swipium/suites/smoke.yaml", suite,
+	              "Suite generated by Swipium (qa_flow_compile reads it).", "suite", err);
 	json_decref(suite);
 	if (rc < 0)
 		goto out;
@@ -389,8 +422,9 @@ static int target_suite(gen_run *g, sw_error **err)
 	json_t *rep = json_pack("{ss}", "mode", replay);
 	if (compile && flow_text) {
 		json_t *chk = check_flow(g->root, flow_text, true);
-		all_valid = json_is_true(json_object_get(chk, "valid")) || (json_object_get(chk, "valid") == NULL &&
-		                                                            json_array_size(json_object_get(chk, "errors")) == 0);
+		all_valid =
+		    json_is_true(json_object_get(chk, "valid")) ||
+		    (json_object_get(chk, "valid") == NULL && json_array_size(json_object_get(chk, "errors")) == 0);
 		ci_ok = json_is_true(json_object_get(json_object_get(chk, "ci"), "ready"));
 		json_object_set_new(rep, "check", chk);
 	}
@@ -406,13 +440,15 @@ static int target_suite(gen_run *g, sw_error **err)
 		const char *profile = sget(g->opts, "stateProfile");
 		status = "blocked";
 		if (!profile)
-			json_object_set_new(rep, "reason",
-			                    json_string("fresh_state needs stateProfile (a state profile under .swipium/state/); "
-			                                "nothing was run"));
+			json_object_set_new(
+			    rep, "reason",
+			    json_string("fresh_state needs stateProfile (a state profile under .swipium/state/); "
+			                "nothing was run"));
 		else
-			json_object_set_new(rep, "reason",
-			                    json_string("fresh_state replay with a state profile is not available in this "
-			                                "build; nothing was run (use replay same_session)"));
+			json_object_set_new(
+			    rep, "reason",
+			    json_string("fresh_state replay with a state profile is not available in this "
+			                "build; nothing was run (use replay same_session)"));
 	} else if (g->plan) {
 		status = "planned";
 	} else if (!g->drive) {
@@ -429,7 +465,8 @@ static int target_suite(gen_run *g, sw_error **err)
 	json_object_set_new(rep, "status", json_string(status));
 	json_object_set_new(g->res, "replay", rep);
 	json_t *audit = json_object_get(g->res, "locatorAudit");
-	readiness(g, compile, all_valid, ci_ok, replay, replayed_ok, json_is_true(json_object_get(audit, "overThreshold")));
+	readiness(g, compile, all_valid, ci_ok, replay, replayed_ok,
+	          json_is_true(json_object_get(audit, "overThreshold")));
 	rc = testcases_files(g, "both", flow_path, status, err);
 	free(flow_path);
 out:
@@ -504,8 +541,8 @@ SW_API int sw_generate(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *
 		(void)sw__session_get(s, "device", &device, NULL);
 	}
 	const char *platform = json_string_value(json_object_get(device, "platform"));
-	int rc = sw__gen_run(ctx, s, drive, s ? sw_session_redactor(s) : NULL, recorded, json_string_value(app), platform,
-	                     s ? sw_session_root(s) : NULL, options_json, result_json, err);
+	int rc = sw__gen_run(ctx, s, drive, s ? sw_session_redactor(s) : NULL, recorded, json_string_value(app),
+	                     platform, s ? sw_session_root(s) : NULL, options_json, result_json, err);
 	json_decref(recorded);
 	json_decref(app);
 	json_decref(device);
@@ -548,22 +585,25 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	if (rc < 0)
 		goto out;
 	if (json_array_size(json_object_get(g.model, "steps")) == 0) {
-		rc = sw__error_set(err, SW_ENOTFOUND, "NO_RECORDED_ACTIONS",
-		                   "Drive the app first (qa_act, qa_explore or qa_smoke) in this session, then generate.",
-		                   "%s: nothing to generate from, the session holds no replayable recorded action "
-		                   "(%zu recorded, none usable); nothing was written",
-		                   s ? "This session" : "No session", json_array_size(recorded));
+		rc = sw__error_set(
+		    err, SW_ENOTFOUND, "NO_RECORDED_ACTIONS",
+		    "Drive the app first (qa_act, qa_explore or qa_smoke) in this session, then generate.",
+		    "%s: nothing to generate from, the session holds no replayable recorded action "
+		    "(%zu recorded, none usable); nothing was written",
+		    s ? "This session" : "No session", json_array_size(recorded));
 		goto out;
 	}
 	if (!g.root) {
 		rc = invalid(err, "qa_generate needs a project root (projectRoot or a session with one)");
 		goto out;
 	}
-	char *name = sget(opts, "name") ? sw__strdup(sget(opts, "name")) : default_name(g.model);
+	char *name =
+	    sget(opts, "name") && sget(opts, "name")[0] ? sw__strdup(sget(opts, "name")) : default_name(g.model);
 	g.name = name;
 	g.slug = sw__gen_slug(name);
 	bool save_default = !strcmp(g.target, "suite") || !strcmp(g.target, "appium");
-	bool save = json_is_boolean(json_object_get(opts, "save")) ? json_is_true(json_object_get(opts, "save")) : save_default;
+	bool save =
+	    json_is_boolean(json_object_get(opts, "save")) ? json_is_true(json_object_get(opts, "save")) : save_default;
 	if (g.plan && save) {
 		save = false;
 		json_array_append_new(g.notes, json_string("mode plan: nothing is written or run (save forced off)"));
@@ -582,8 +622,26 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	/* the final guard runs on every output, also in plan and unsaved modes: none of it may carry a secret */
 	if (rc == SW_OK)
 		rc = guard(red, name, g.files, err);
+	if (rc == SW_OK && save && g.flow_invalid) {
+		save = false;
+		json_array_append_new(g.notes,
+		                      json_string("not written: the generated flow does not pass qa_flow_check "
+		                                  "(see check); its text is in content"));
+	}
+	json_t *kept = json_array();
+	bool keep_existing = !strcmp(g.target, "appium") && json_is_true(json_object_get(opts, "integrateIntoProject"));
 	if (rc == SW_OK && save)
-		rc = write_all(g.root, g.files, err);
+		rc = write_all(g.root, g.files, keep_existing, kept, err);
+	if (rc == SW_OK && json_array_size(kept)) {
+		char note[160];
+		snprintf(note, sizeof(note),
+		         "integrateIntoProject never overwrites: %zu existing file(s) were left as they are (see "
+		         "keptExisting)",
+		         json_array_size(kept));
+		json_array_append_new(g.notes, json_string(note));
+		json_object_set(g.res, "keptExisting", kept);
+	}
+	json_decref(kept);
 	if (rc < 0) {
 		free(name);
 		goto out;
@@ -591,9 +649,9 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	json_t *list = json_array();
 	size_t i;
 	json_t *f;
-	json_array_foreach(g.files, i, f)
-	    json_array_append_new(list, json_pack("{sO,sI,sO}", "path", json_object_get(f, "path"), "bytes",
-	                                          (json_int_t)strlen(sget(f, "content")), "kind", json_object_get(f, "kind")));
+	json_array_foreach(g.files, i, f) json_array_append_new(
+	    list, json_pack("{sO,sI,sO}", "path", json_object_get(f, "path"), "bytes",
+	                    (json_int_t)strlen(sget(f, "content")), "kind", json_object_get(f, "kind")));
 	json_object_set_new(g.res, "saved", json_boolean(save));
 	json_object_set_new(g.res, "files", list);
 	if (!save && !g.plan && json_array_size(g.files) == 1)
@@ -605,7 +663,8 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 		                                              json_object_get(f, "content")));
 		json_object_set_new(g.res, "contents", contents);
 	}
-	json_object_set_new(g.res, "steps", json_integer((json_int_t)json_array_size(json_object_get(g.model, "steps"))));
+	json_object_set_new(g.res, "steps",
+	                    json_integer((json_int_t)json_array_size(json_object_get(g.model, "steps"))));
 	json_object_set(g.res, "skipped", json_object_get(g.model, "skipped"));
 	json_object_set(g.res, "variables", json_object_get(g.model, "variables"));
 	json_object_set(g.res, "recorded", json_object_get(g.model, "recorded"));
@@ -613,15 +672,17 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	json_object_set_new(g.res, "droppedBeforeRecording", json_integer(dropped));
 	if (dropped > 0) {
 		char note[200];
-		snprintf(note, sizeof(note),
-		         "the session keeps the last 300 recorded actions: %lld older action(s) were dropped and are not in "
-		         "the output",
-		         (long long)dropped);
+		snprintf(
+		    note, sizeof(note),
+		    "the session keeps the last 300 recorded actions: %lld older action(s) were dropped and are not in "
+		    "the output",
+		    (long long)dropped);
 		json_array_append_new(g.notes, json_string(note));
 	}
 	if (json_array_size(json_object_get(g.model, "skipped"))) {
 		char note[160];
-		snprintf(note, sizeof(note), "%zu recorded action(s) could not be replayed and were left out (see skipped)",
+		snprintf(note, sizeof(note),
+		         "%zu recorded action(s) could not be replayed and were left out (see skipped)",
 		         json_array_size(json_object_get(g.model, "skipped")));
 		json_array_append_new(g.notes, json_string(note));
 	}

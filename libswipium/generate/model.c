@@ -49,7 +49,8 @@ static json_t *locator_of(const json_t *el, const json_t *target, const json_t *
 	} else if (json_array_size(point) == 2) {
 		x = (int)json_integer_value(json_array_get(point, 0));
 		y = (int)json_integer_value(json_array_get(point, 1));
-	} else if (target && json_is_number(json_object_get(target, "x")) && json_is_number(json_object_get(target, "y"))) {
+	} else if (target && json_is_number(json_object_get(target, "x")) &&
+	           json_is_number(json_object_get(target, "y"))) {
 		x = (int)json_number_value(json_object_get(target, "x"));
 		y = (int)json_number_value(json_object_get(target, "y"));
 	}
@@ -62,8 +63,12 @@ static json_t *locator_of(const json_t *el, const json_t *target, const json_t *
 /* The raw label of the element (untrusted; redacted already when it showed a registered secret). */
 static const char *label_of(const json_t *el, const json_t *target)
 {
-	const char *c[] = {sget(el, "label"), sget(el, "text"), sget(el, "accessibilityId"), sget(el, "hint"),
-	                   target ? sget(target, "text") : NULL, sget(el, "id")};
+	const char *c[] = {sget(el, "label"),
+	                   sget(el, "text"),
+	                   sget(el, "accessibilityId"),
+	                   sget(el, "hint"),
+	                   target ? sget(target, "text") : NULL,
+	                   sget(el, "id")};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(c); i++)
 		if (c[i] && c[i][0])
 			return c[i];
@@ -127,8 +132,8 @@ static char *only_var(const char *t)
 }
 
 typedef struct model_ctx {
-	int secret_n; /* SWIPIUM_SECRET_<n> handed out */
-	int input_n;  /* SWIPIUM_INPUT_<n>: typed text that held a ${...} no one resolved */
+	int secret_n;      /* SWIPIUM_SECRET_<n> handed out */
+	int input_n;       /* SWIPIUM_INPUT_<n>: typed text that held a ${...} no one resolved */
 	json_t *variables; /* [{name, secret, reason}] */
 } model_ctx;
 
@@ -222,7 +227,8 @@ static json_t *step_of(model_ctx *m, const json_t *a, const char **why)
 	*why = NULL;
 	if (tool && !strcmp(tool, "qa_visual") && action && !strcmp(action, "visualCheck")) {
 		json_t *st = base_step("visualCheck", a);
-		json_object_set_new(st, "label", json_string(sget(a, "assertion") ? sget(a, "assertion") : "visual check"));
+		json_object_set_new(st, "label",
+		                    json_string(sget(a, "assertion") ? sget(a, "assertion") : "visual check"));
 		if (sget(a, "screenshotUri"))
 			json_object_set_new(st, "evidence", json_string(sget(a, "screenshotUri")));
 		return st;
@@ -271,9 +277,11 @@ static json_t *step_of(model_ctx *m, const json_t *a, const char **why)
 				json_decref(loc);
 				json_object_set_new(st, "untilVisible", json_null());
 			}
-			json_object_set_new(st, "maxScrolls", json_integer(json_is_number(json_object_get(a, "maxScrolls"))
-			                                                       ? (json_int_t)json_number_value(json_object_get(a, "maxScrolls"))
-			                                                       : 8));
+			json_object_set_new(
+			    st, "maxScrolls",
+			    json_integer(json_is_number(json_object_get(a, "maxScrolls"))
+			                     ? (json_int_t)json_number_value(json_object_get(a, "maxScrolls"))
+			                     : 8));
 		}
 	} else if (!strcmp(action, "press")) {
 		const char *key = sget(a, "key");
@@ -309,8 +317,7 @@ static json_t *step_of(model_ctx *m, const json_t *a, const char **why)
 	return st;
 }
 
-int sw__gen_model(const json_t *recorded, const char *app_id, const char *platform, json_t **model_out,
-                  sw_error **err)
+int sw__gen_model(const json_t *recorded, const char *app_id, const char *platform, json_t **model_out, sw_error **err)
 {
 	model_ctx m = {0, 0, json_array()};
 	json_t *steps = json_array(), *skipped = json_array();

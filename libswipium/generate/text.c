@@ -69,27 +69,18 @@ static int node(yaml_emitter_t *e, const json_t *v, int depth)
 		size_t i;
 		json_t *x;
 		json_array_foreach(v, i, x) if (!json_is_number(x)) numbers = false;
-		if (!yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-		                                          numbers ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE) ||
+		if (!yaml_sequence_start_event_initialize(
+		        &ev, NULL, NULL, 1, numbers ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE) ||
 		    !yaml_emitter_emit(e, &ev))
 			return 0;
 		json_array_foreach(v, i, x) if (!node(e, x, depth + 1)) return 0;
 		return yaml_sequence_end_event_initialize(&ev) && yaml_emitter_emit(e, &ev);
 	}
-	case JSON_STRING:
-		return scalar(e, json_string_value(v), true);
-	case JSON_INTEGER:
-		snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-		goto plain;
-	case JSON_REAL:
-		snprintf(num, sizeof(num), "%.17g", json_real_value(v));
-		goto plain;
-	case JSON_TRUE:
-		strcpy(num, "true");
-		goto plain;
-	case JSON_FALSE:
-		strcpy(num, "false");
-		goto plain;
+	case JSON_STRING: return scalar(e, json_string_value(v), true);
+	case JSON_INTEGER: snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v)); goto plain;
+	case JSON_REAL: snprintf(num, sizeof(num), "%.17g", json_real_value(v)); goto plain;
+	case JSON_TRUE: strcpy(num, "true"); goto plain;
+	case JSON_FALSE: strcpy(num, "false"); goto plain;
 	default:
 		strcpy(num, "null");
 	plain:
@@ -138,20 +129,12 @@ void sw__gen_md_text(sw_buf *b, const char *s)
 {
 	for (const char *p = s ? s : ""; *p; p++) {
 		switch (*p) {
-		case '&':
-			sw__buf_puts(b, "&amp;");
-			break;
-		case '<':
-			sw__buf_puts(b, "&lt;");
-			break;
-		case '>':
-			sw__buf_puts(b, "&gt;");
-			break;
+		case '&': sw__buf_puts(b, "&amp;"); break;
+		case '<': sw__buf_puts(b, "&lt;"); break;
+		case '>': sw__buf_puts(b, "&gt;"); break;
 		case '\n':
 		case '\r':
-		case '\t':
-			sw__buf_putc(b, ' ');
-			break;
+		case '\t': sw__buf_putc(b, ' '); break;
 		case '\\':
 		case '`':
 		case '*':
@@ -173,21 +156,57 @@ void sw__gen_md_text(sw_buf *b, const char *s)
 	}
 }
 
+/* The ASCII spelling of a Latin-1 letter (U+00C0..U+00FF), or NULL. */
+static const char *latin_ascii(uint32_t cp)
+{
+	static const char *const upper[] = {"A", "A",  "A", "A", "A", "A", "AE", "C", "E",  "E", "E",
+	                                    "E", "I",  "I", "I", "I", "D", "N",  "O", "O",  "O", "O",
+	                                    "O", NULL, "O", "U", "U", "U", "U",  "Y", "TH", "ss"};
+	if (cp >= 0xC0 && cp <= 0xDF)
+		return upper[cp - 0xC0];
+	if (cp >= 0xE0 && cp <= 0xFF && cp != 0xF7) {
+		static const char *const lower[] = {"a", "a",  "a", "a", "a", "a", "ae", "c", "e",  "e", "e",
+		                                    "e", "i",  "i", "i", "i", "d", "n",  "o", "o",  "o", "o",
+		                                    "o", NULL, "o", "u", "u", "u", "u",  "y", "th", "y"};
+		return lower[cp - 0xE0];
+	}
+	return NULL;
+}
+
 char *sw__gen_ident(const char *text, bool upper_first, const char *prefix, const char *fallback)
 {
 	sw_buf b = SW_BUF_INIT;
 	bool new_word = upper_first, any = false;
-	for (const char *p = text ? text : ""; *p && b.len < 48; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (!isalnum(c)) {
+	const unsigned char *p = (const unsigned char *)(text ? text : "");
+	size_t len = strlen((const char *)p);
+	while (*p && b.len < 48) {
+		uint32_t cp = *p;
+		size_t n = 1;
+		char one[2] = {(char)*p, 0};
+		const char *piece = one;
+		if (*p >= 0x80) {
+			n = sw__utf8_decode(p, len, &cp);
+			piece = n ? latin_ascii(cp) : NULL;
+			if (!n)
+				n = 1;
+		} else if (!isalnum(*p)) {
+			piece = NULL;
+		}
+		p += n;
+		len -= n;
+		if (!piece) {
 			new_word = any || upper_first;
 			continue;
 		}
-		if (!any && isdigit(c) && prefix)
-			sw__buf_puts(&b, prefix);
-		sw__buf_putc(&b, (char)(new_word ? toupper(c) : (any ? c : (upper_first ? toupper(c) : tolower(c)))));
-		new_word = false;
-		any = true;
+		for (const char *q = piece; *q; q++) {
+			unsigned char c = (unsigned char)*q;
+			if (!any && isdigit(c) && prefix)
+				sw__buf_puts(&b, prefix);
+			sw__buf_putc(
+			    &b, (char)(new_word ? toupper(c) : (any ? c : (upper_first ? toupper(c) : tolower(c)))));
+			new_word = false;
+			any = true;
+		}
 	}
 	if (!any) {
 		sw__buf_free(&b);

@@ -19,10 +19,11 @@ static void qa_generate(mcp_call *call, json_t *args)
 	if (json_object_get(args, "sessionId") && mcp_call_session(call, NULL, &s) != 0)
 		return;
 	if (!json_object_get(args, "sessionId") && target && strcmp(target, "appium") != 0) {
-		mcp_fail(call, "INVALID_ARGUMENT",
-		         "qa_generate needs sessionId for this target: the session's recorded actions are what it generates "
-		         "from (only target appium may start without one).",
-		         NULL);
+		mcp_fail(
+		    call, "INVALID_ARGUMENT",
+		    "qa_generate needs sessionId for this target: the session's recorded actions are what it generates "
+		    "from (only target appium may start without one).",
+		    NULL);
 		return;
 	}
 	char *root = NULL;
@@ -40,16 +41,19 @@ static void qa_generate(mcp_call *call, json_t *args)
 	if (root)
 		json_object_set_new(o, "root", json_string(root));
 	/* appium integrateIntoProject writes into the app's own project: automation_project_write first */
-	if (!plan && target && !strcmp(target, "appium") && json_is_true(json_object_get(args, "integrateIntoProject"))) {
+	if (!plan && target && !strcmp(target, "appium") &&
+	    json_is_true(json_object_get(args, "integrateIntoProject"))) {
 		const char *where = root ? root : (s ? sw_session_root(s) : "the project");
 		char *cmd = NULL;
-		if (asprintf(&cmd, "write the generated Appium suite into %s (existing files are never overwritten)", where) < 0)
+		if (asprintf(&cmd, "write the generated Appium suite into %s (existing files are never overwritten)",
+		             where) < 0)
 			cmd = NULL;
 		json_t *affects = json_pack("[s]", where);
 		struct mcp_consent_request req = {
 		    .action = "automation_project_write",
 		    .risk = "medium",
-		    .explain = "qa_generate adds a generated Appium suite to the app's project; it never overwrites a file.",
+		    .explain =
+		        "qa_generate adds a generated Appium suite to the app's project; it never overwrites a file.",
 		    .exact_command = cmd,
 		    .affects = affects,
 		    .session = s,
@@ -97,11 +101,14 @@ static void qa_generate(mcp_call *call, json_t *args)
 	size_t nfiles = json_array_size(json_object_get(res, "files"));
 	bool saved = json_is_true(json_object_get(res, "saved"));
 	char summary[400];
-	sw_text_snprintf(summary, sizeof(summary), "qa_generate %s (%s): %lld step(s), %zu file(s) %s%s%s", target, mode,
-	                 (long long)json_integer_value(json_object_get(res, "steps")), nfiles,
+	sw_text_snprintf(summary, sizeof(summary), "qa_generate %s (%s): %lld step(s), %zu file(s) %s%s%s", target,
+	                 mode, (long long)json_integer_value(json_object_get(res, "steps")), nfiles,
 	                 saved ? "written" : (plan ? "planned, nothing written" : "returned, not saved"),
-	                 json_object_get(res, "ciReady") ? (json_is_true(json_object_get(res, "ciReady")) ? "; CI ready" : "; not CI ready") : "",
-	                 json_array_size(json_object_get(res, "skipped")) ? "; some actions skipped (see skipped)" : "");
+	                 json_object_get(res, "ciReady")
+	                     ? (json_is_true(json_object_get(res, "ciReady")) ? "; CI ready" : "; not CI ready")
+	                     : "",
+	                 json_array_size(json_object_get(res, "skipped")) ? "; some actions skipped (see skipped)"
+	                                                                  : "");
 	if (target && (!strcmp(target, "flow") || !strcmp(target, "suite")) && saved)
 		mcp_next(call, "qa_flow_check {flow: ...} on the written flow, then qa_flow_run to replay it");
 	else if (plan)

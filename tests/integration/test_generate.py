@@ -181,6 +181,8 @@ class Generate(unittest.TestCase):
         path = os.path.join(self.project, ".swipium", "flows", "hostile-run.yaml")
         with open(path, encoding="utf-8") as f:
             text = f.read()
+        if os.environ.get("GENERATE_SHOW"):
+            sys.stderr.write(text + "\n" + json.dumps(res) + "\n")
         doc = yaml.safe_load(text)
         self.assertEqual(doc["name"], "hostile run")
         steps = doc["steps"]
@@ -188,6 +190,9 @@ class Generate(unittest.TestCase):
         self.assertIn({"inputText": {"into": "id=com.example.hostile:id/password", "text": "${SWIPIUM_TEST_PASSWORD}",
                                      "secret": True}}, steps)
         self.assertIn({"tapAt": [540, 1440]}, steps)
+        # a label holding a line break and a line of code: one line of it, a quoted string, data only
+        self.assertIn({"tap": '");process.exit(1);//'}, steps)
+        self.assertIn({"tap": '*/ close """ now'}, steps)
         self.assertIn({"assertVisual": VISUAL_IN_FLOW}, steps)
         # a label that reads as ${HOME} is matched by a part of it that holds none
         self.assertIn({"tap": "Pay the bill"}, steps)
@@ -353,6 +358,12 @@ class Generate(unittest.TestCase):
             self.assertTrue(res["files"], target)
         self.assertEqual(self.swipium_files(), before)
 
+    def test_55_empty_name_takes_the_default(self):
+        r = self.generate({"target": "flow", "name": ""})
+        self.assertEqual(sc(r)["name"], "hostile-recorded")
+        self.assertTrue(sc(r)["check"]["valid"])
+        self.assertEqual(yaml.safe_load(sc(r)["content"])["name"], "hostile-recorded")
+
     def test_60_secret_in_a_name_is_refused_and_nothing_written(self):
         before = self.swipium_files()
         for target in ("flow", "suite", "testcases"):
@@ -390,6 +401,20 @@ class Generate(unittest.TestCase):
                     with open(full, encoding="utf-8") as fh:
                         compile(fh.read(), full, "exec")  # every module is valid Python
             self.assert_no_secret_anywhere()
+            # integrateIntoProject asks automation_project_write first and never overwrites a file
+            first = files[0]["path"]
+            with open(os.path.join(self.project, first), "w") as fh:
+                fh.write("# edited by a person\n")
+            args = {"target": "appium", "language": "python", "integrateIntoProject": True}
+            r = self.generate(args, ok=False)
+            c = sc(r)
+            self.assertTrue(c.get("requiresConsent"), json.dumps(r)[:1500])
+            self.assertEqual(c["action"], "automation_project_write")
+            args.update({"consentId": c["consentId"], "approve": True})
+            r = self.generate(args)
+            self.assertIn(first, sc(r)["keptExisting"])
+            with open(os.path.join(self.project, first)) as fh:
+                self.assertEqual(fh.read(), "# edited by a person\n")
 
     def test_90_symlinked_output_folder_is_refused(self):
         outside = os.path.join(self.tmp, "outside")
