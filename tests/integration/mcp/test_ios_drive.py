@@ -235,7 +235,7 @@ class TestWda(WdaCase):
                 with open(os.path.join(root, f), "rb") as fh:
                     self.assertNotIn(b"hunter2", fh.read(), f)
 
-    def test_dead_session_is_recreated_once_with_a_warning(self):
+    def test_dead_session_is_recreated_once_without_relaunch(self):
         s, sid = self.attached()
         self.tool_ok(s, "qa_snapshot", sid)
         self.wda_knobs({"invalidate": 1})
@@ -276,6 +276,22 @@ class TestWda(WdaCase):
         w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 700})
         self.assertFalse(w["satisfied"])
         self.assertTrue(w["timedOut"])
+        self.assertEqual(s.close(), 0)
+
+    def test_remote_url_listed_in_the_env_needs_no_consent(self):
+        port = self.url.rsplit(":", 1)[1]
+        remote = "http://0.0.0.0:%s" % port  # reaches this machine, but is not loopback
+        s = self.server({"SWIPIUM_ALLOW_REMOTE_WDA": "http://example.invalid, %s/" % remote,
+                         "SWIPIUM_CONSENT_PREAPPROVE": "wda_non_loopback"})
+        s.initialize()
+        sid = s.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
+        st = self.tool_ok(s, "qa_wda", sid, action="status", webDriverAgentUrl=remote)
+        self.assertTrue(st["status"]["ready"], st)
+        self.assertFalse(st["loopback"])
+        # another port of the same host is not listed: refused, and pre-approval does not cover wda_non_loopback
+        self.tool_fails(s, "qa_wda", sid, "DESTRUCTIVE_REFUSED", action="status", webDriverAgentUrl="http://0.0.0.0:9")
+        r = self.tool(s, "qa_wda", sid, action="status", webDriverAgentUrl="http://0.0.0.0:9", allowNonLoopback=True)
+        self.assertTrue(r["structuredContent"].get("requiresConsent"), json.dumps(r)[:600])
         self.assertEqual(s.close(), 0)
 
     def test_attach_refusals(self):
