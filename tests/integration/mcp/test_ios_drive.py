@@ -235,12 +235,16 @@ class TestWda(WdaCase):
                 with open(os.path.join(root, f), "rb") as fh:
                     self.assertNotIn(b"hunter2", fh.read(), f)
 
-    def test_dead_session_is_recreated_once_without_relaunch(self):
+    def test_dead_session_is_recreated_once_with_a_warning(self):
         s, sid = self.attached()
         self.tool_ok(s, "qa_snapshot", sid)
         self.wda_knobs({"invalidate": 1})
         snap = self.tool_ok(s, "qa_snapshot", sid)
         self.assertTrue(snap["elements"])
+        self.assertTrue(any("recreated without relaunching" in w for w in snap.get("warnings", [])), snap)
+        # said once: the next call has no such warning
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertFalse(any("recreated" in w for w in snap.get("warnings", [])), snap)
         creates = [r for r in self.requests() if r["method"] == "POST" and r["path"] == "/session"]
         self.assertFalse(creates[-1]["body"]["capabilities"]["alwaysMatch"]["forceAppLaunch"], creates[-1])
         self.assertFalse(creates[-1]["body"]["capabilities"]["alwaysMatch"]["shouldTerminateApp"])
