@@ -56,8 +56,10 @@ int sw_ios_prepare_plan(sw_ctx *ctx, sw_session *s, const char *options_json, ch
 		sw_error *e = NULL;
 		rc = aj ? sw_ios_plan(ctx, s, aj, &pj, &e) : sw__error_nomem(err);
 		free(aj);
-		if (rc != SW_OK && e && !strcmp(sw_error_failure_code(e), "DEVICE_NOT_READY")) {
-			/* not booted yet: plan the bundle alone; the install runs after the boot */
+		if (rc != SW_OK && e &&
+		    (!strcmp(sw_error_failure_code(e), "DEVICE_NOT_READY") || !strcmp(sw_error_failure_code(e), "NO_DEVICE"))) {
+			/* not booted yet (or none booted): plan the bundle alone; the boot step picks the simulator and
+			 * the install runs after it */
 			sw_error_free(e);
 			e = NULL;
 			json_t *ap = NULL;

@@ -387,6 +387,10 @@ class TestPrepareIos(WdaCase):
         self.tool_fails(s, "qa_prepare_ios_target", sid, "IOS_APP_WRONG_ARCH", app="dev/Device.app")
         self.tool_fails(s, "qa_prepare_ios_target", sid, "IOS_SIMULATOR_APP_MISSING", app="Nope.app")
         self.tool_fails(s, "qa_prepare_ios_target", sid, "INVALID_ARGUMENT")
+        # nothing booted and no device among two simulators: the consent is asked, then the boot never guesses
+        self.make_app("Shop.app", INFO)
+        r = self.prepare(s, sid, app="Shop.app")[1]
+        self.assertEqual(r["structuredContent"]["failureCode"], "MULTIPLE_DEVICES", json.dumps(r)[:600])
         # nothing was booted (the stand-in has not even written its state)
         st = os.path.join(self.home, ".fake-simctl", "state.json")
         self.assertTrue(not os.path.exists(st) or self.device(IPHONE15PRO)["state"] == "Shutdown")
