@@ -17,6 +17,7 @@ extern const struct mcp_tool mcp_tool_qa_start_session;
 extern const struct mcp_tool mcp_tool_qa_prepare_target;
 extern const struct mcp_tool mcp_tool_qa_ios;
 extern const struct mcp_tool mcp_tool_qa_wda;
+extern const struct mcp_tool mcp_tool_qa_prepare_ios_target;
 /* build */
 extern const struct mcp_tool mcp_tool_qa_resolve_target;
 extern const struct mcp_tool mcp_tool_qa_resolve_artifact;
@@ -96,6 +97,7 @@ const struct mcp_tool *const mcp_tools[] = {
 	&mcp_tool_qa_prepare_target,
 	&mcp_tool_qa_ios,
 	&mcp_tool_qa_wda,
+	&mcp_tool_qa_prepare_ios_target,
 	/* build */
 	&mcp_tool_qa_resolve_target,
 	&mcp_tool_qa_resolve_artifact,

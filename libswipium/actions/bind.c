@@ -7,6 +7,7 @@
 
 #include "actions-internal.h"
 #include <swipium/generate.h>
+#include "../drivers/ios/ios-internal.h"
 #include <swipium/ios.h>
 #include <swipium/session.h>
 #include <swipium/util.h>
@@ -209,6 +210,20 @@ SW_API void sw_drive_unbind(sw_session *s)
 
 /* ---- the books of each drive call ------------------------------------------------------- */
 
+/* Adds what the driver reported on the side (an iOS WebDriverAgent session recreated) to @res's warnings. */
+static void driver_warnings(sw_drive *d, json_t *res)
+{
+	json_t *w = sw__ios_take_warnings(sw_drive_device(d));
+	if (!w)
+		return;
+	json_t *have = json_object_get(res, "warnings");
+	if (json_is_array(have))
+		json_array_extend(have, w);
+	else
+		json_object_set(res, "warnings", w);
+	json_decref(w);
+}
+
 static bool verbose_mode(sw_session *s)
 {
 	json_t *m = NULL;
@@ -346,6 +361,7 @@ SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_
 	json_decref(args);
 	if (rc < 0)
 		return rc;
+	driver_warnings(d, res);
 	*out_json = sw__json_compact(res);
 	json_decref(res);
 	return *out_json ? SW_OK : sw__error_nomem(err);
@@ -373,6 +389,7 @@ SW_API int sw_drive_snapshot(sw_drive *d, const char *options_json, char **out_j
 	}
 	if (rc < 0)
 		return rc;
+	driver_warnings(d, res);
 	*out_json = sw__json_compact(res);
 	json_decref(res);
 	return *out_json ? SW_OK : sw__error_nomem(err);

@@ -103,6 +103,22 @@ SW_API int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*ab
                            char **out_json, sw_error **err);
 
 /**
+ * qa_prepare_ios_target's plan (nothing runs): {app {path, bundleId, insideProjectRoot}?, bundleId, udid?,
+ * commands[], risk (install_app: low inside the project root, medium outside, on realpaths), attachWda}.
+ * @options_json {app?, bundleId?, device?, launch?, attachWda? auto|required|skip}. (transfer full)
+ */
+SW_API int sw_ios_prepare_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err);
+/**
+ * qa_prepare_ios_target: boots (waits ≤30 s; past that answers {status:"booting", jobId} and a job of kind
+ * prepare_ios finishes), installs, launches, records the app as the session's, and settles the mode:
+ * attachWda auto attaches a ready loopback WebDriverAgent (the session's URL, else http://127.0.0.1:8100) or
+ * stays visual-only with a workaround; required fails with its WDA_* code; skip probes nothing. Consent is
+ * the caller's. (transfer full)
+ */
+SW_API int sw_ios_prepare_run(sw_ctx *ctx, sw_session *s, const char *options_json, int (*abort_fn)(void *ud),
+                              void *abort_ud, char **out_json, sw_error **err);
+
+/**
  * The iOS Simulator driver: simctl for screenshots, recordings, apps and URLs; WebDriverAgent (when the
  * bind options carry {"wda": {"url", "sessionId"?}}) for the UI tree and input; without it visual-only
  * (taps through idb when it is on PATH). @options_json of sw_device_open: {serial? (UDID), appId?, wda?}.

@@ -426,7 +426,11 @@ class TestIosWithoutXcrun(IosCase):
             self.assertTrue(sc.get("nextSteps"), action)
         for name, args in (("qa_wait", {"sessionId": sid, "for": "simulator_booted"}),
                            ("qa_wait", {"sessionId": sid, "for": "wda_ready"}),
-                           ("qa_resolve_target", {"sessionId": sid, "platform": "ios"})):
+                           ("qa_resolve_target", {"sessionId": sid, "platform": "ios"}),
+                           ("qa_prepare_ios_target", {"sessionId": sid, "bundleId": "com.example.shop"}),
+                           ("qa_wda", {"sessionId": sid, "action": "attach", "device": "iPhone 15"}),
+                           ("qa_wda", {"sessionId": sid, "action": "doctor"}),
+                           ("qa_wda", {"sessionId": sid, "action": "build", "device": "iPhone 15"})):
             sc = s.tool(name, args)["result"]["structuredContent"]
             self.assertEqual(sc["failureCode"], "BACKEND_UNSUPPORTED", (name, sc))
             self.assertIn("xcrun", sc["what"])
@@ -440,7 +444,8 @@ class TestIosWithoutXcrun(IosCase):
         s = self.server()
         s.initialize()
         names = [t["name"] for t in s.call("tools/list")["result"]["tools"]]
-        self.assertIn("qa_ios", names)
+        for n in ("qa_ios", "qa_wda", "qa_prepare_ios_target"):
+            self.assertIn(n, names)
         with open("/proc/%d/maps" % s.proc.pid) as f:
             self.assertNotIn("libcurl", f.read())
         self.assertEqual(s.close(), 0)

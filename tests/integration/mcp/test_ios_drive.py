@@ -241,6 +241,10 @@ class TestWda(WdaCase):
         self.wda_knobs({"invalidate": 1})
         snap = self.tool_ok(s, "qa_snapshot", sid)
         self.assertTrue(snap["elements"])
+        self.assertTrue(any("recreated without relaunching" in w for w in snap.get("warnings", [])), snap)
+        # said once: the next call has no such warning
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertFalse(any("recreated" in w for w in snap.get("warnings", [])), snap)
         creates = [r for r in self.requests() if r["method"] == "POST" and r["path"] == "/session"]
         self.assertFalse(creates[-1]["body"]["capabilities"]["alwaysMatch"]["forceAppLaunch"], creates[-1])
         self.assertFalse(creates[-1]["body"]["capabilities"]["alwaysMatch"]["shouldTerminateApp"])
@@ -278,6 +282,22 @@ class TestWda(WdaCase):
         self.assertTrue(w["timedOut"])
         self.assertEqual(s.close(), 0)
 
+    def test_remote_url_listed_in_the_env_needs_no_consent(self):
+        port = self.url.rsplit(":", 1)[1]
+        remote = "http://0.0.0.0:%s" % port  # reaches this machine, but is not loopback
+        s = self.server({"SWIPIUM_ALLOW_REMOTE_WDA": "http://example.invalid, %s/" % remote,
+                         "SWIPIUM_CONSENT_PREAPPROVE": "wda_non_loopback"})
+        s.initialize()
+        sid = s.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
+        st = self.tool_ok(s, "qa_wda", sid, action="status", webDriverAgentUrl=remote)
+        self.assertTrue(st["status"]["ready"], st)
+        self.assertFalse(st["loopback"])
+        # another port of the same host is not listed: refused, and pre-approval does not cover wda_non_loopback
+        self.tool_fails(s, "qa_wda", sid, "DESTRUCTIVE_REFUSED", action="status", webDriverAgentUrl="http://0.0.0.0:9")
+        r = self.tool(s, "qa_wda", sid, action="status", webDriverAgentUrl="http://0.0.0.0:9", allowNonLoopback=True)
+        self.assertTrue(r["structuredContent"].get("requiresConsent"), json.dumps(r)[:600])
+        self.assertEqual(s.close(), 0)
+
     def test_attach_refusals(self):
         s, sid = self.start()
         # nothing bound and no device: never guesses
@@ -301,6 +321,79 @@ class TestWda(WdaCase):
         self.assertEqual(st["url"], self.url)
         doc = self.tool_ok(s, "qa_wda", sid, action="doctor", webDriverAgentUrl=self.url)
         self.assertIn("searched", doc["wdaProject"])
+        self.assertEqual(s.close(), 0)
+
+
+class TestPrepareIos(WdaCase):
+    def prepare(self, s, sid, **args):
+        r = self.tool(s, "qa_prepare_ios_target", sid, **args)
+        env = r["structuredContent"]
+        self.assertTrue(env.get("requiresConsent"), json.dumps(r)[:800])
+        r = self.tool(s, "qa_prepare_ios_target", sid, consentId=env["consentId"], approve=True, **args)
+        return env, r
+
+    def test_visual_only_when_no_wda_answers(self):
+        s, sid = self.start()
+        self.make_app("Shop.app", INFO)
+        env, r = self.prepare(s, sid, app="Shop.app", device="iPhone 15 Pro", attachWda="auto")
+        self.assertIn("low", json.dumps(env))  # an .app inside the project root
+        sc = r["structuredContent"]
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1200])
+        self.assertTrue(sc["installed"] and sc["launched"], sc)
+        self.assertEqual(sc["mode"], "visual-only")
+        self.assertFalse(sc["wda"]["attached"])
+        self.assertIsNone(sc["foreground"])  # simctl cannot tell: unknown, not guessed
+        self.assertEqual(self.device(IPHONE15PRO)["foreground"], "com.example.shop")
+        st = self.tool_ok(s, "qa_status", sid)
+        self.assertEqual((st["mode"], st["appId"]), ("visual-only", "com.example.shop"))
+        self.assertTrue(st["workarounds"], st)
+        # required: the WDA failure is the answer
+        r = self.prepare(s, sid, app="Shop.app", attachWda="required")[1]
+        self.assertEqual(r["structuredContent"]["failureCode"], "WDA_UNREACHABLE", json.dumps(r)[:800])
+        self.assertEqual(s.close(), 0)
+
+    def test_structured_with_the_attached_wda(self):
+        s, sid = self.start()
+        self.booted(s, sid)
+        self.tool_ok(s, "qa_wda", sid, action="attach", webDriverAgentUrl=self.url, bundleId="com.example.shop")
+        self.make_app("Shop.app", INFO)
+        sc = self.prepare(s, sid, app="Shop.app")[1]["structuredContent"]
+        self.assertEqual(sc["mode"], "structured", sc)
+        self.assertTrue(sc["foregroundIsApp"], sc)
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertTrue(any('"Sign in"' in l for l in snap["elements"]))
+        self.assertEqual(s.close(), 0)
+
+    def test_slow_boot_finishes_in_a_job(self):
+        self.knobs({"bootDelayS": 3})
+        s = self.server({"SWIPIUM_IOS_BOOT_WAIT_MS": "500"})
+        s.initialize()
+        sid = s.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
+        self.make_app("Shop.app", INFO)
+        sc = self.prepare(s, sid, app="Shop.app", device="iPhone 15", attachWda="skip")[1]["structuredContent"]
+        self.assertEqual(sc["status"], "booting", sc)
+        job = sc["jobId"]
+        for _ in range(20):
+            st = self.tool_ok(s, "qa_job_status", sid, jobId=job, waitMs=5000)
+            if st["status"] != "running":
+                break
+        self.assertEqual(st["status"], "done", st)
+        self.assertIn("com.example.shop", self.device("5A1C2F0B-8D3E-4C71-9B2A-1F6E0D4C3B21")["apps"])
+        self.assertEqual(s.close(), 0)
+
+    def test_refusals_before_anything_runs(self):
+        s, sid = self.start()
+        self.make_app("dev/Device.app", dict(INFO, CFBundleSupportedPlatforms=["iPhoneOS"], DTPlatformName="iphoneos"))
+        self.tool_fails(s, "qa_prepare_ios_target", sid, "IOS_APP_WRONG_ARCH", app="dev/Device.app")
+        self.tool_fails(s, "qa_prepare_ios_target", sid, "IOS_SIMULATOR_APP_MISSING", app="Nope.app")
+        self.tool_fails(s, "qa_prepare_ios_target", sid, "INVALID_ARGUMENT")
+        # nothing booted and no device among two simulators: the consent is asked, then the boot never guesses
+        self.make_app("Shop.app", INFO)
+        r = self.prepare(s, sid, app="Shop.app")[1]
+        self.assertEqual(r["structuredContent"]["failureCode"], "MULTIPLE_DEVICES", json.dumps(r)[:600])
+        # nothing was booted (the stand-in has not even written its state)
+        st = os.path.join(self.home, ".fake-simctl", "state.json")
+        self.assertTrue(not os.path.exists(st) or self.device(IPHONE15PRO)["state"] == "Shutdown")
         self.assertEqual(s.close(), 0)
 
 
