@@ -76,6 +76,32 @@ static int set_fixtures_locked(sw_session *s, const json_t *arr, sw_error **err)
 		json_array_append_new(out, m);
 	}
 	json_object_set_new(s->state, "fixtures", out);
+	/*
+	 * A secret field's value is a secret of the session from the moment it is given, not only once a
+	 * seed or a text entry reads it: whatever tool later echoes it (a suite case, a note, a result) is
+	 * redacted. The same rule as the fixtures' loader (flows/seed.c); seed header values count too.
+	 */
+	json_array_foreach(arr, i, fx)
+	{
+		const char *k;
+		json_t *fld;
+		json_object_foreach(json_object_get(fx, "fields"), k, fld)
+		{
+			const char *v = json_string_value(json_object_get(fld, "value"));
+			if (v && *v && (json_is_true(json_object_get(fld, "secret")) || sw_redact_is_secret_name(k)))
+				(void)sw_redactor_add_secret(s->redactor, v, NULL);
+		}
+		json_t *seed = json_object_get(fx, "seed");
+		json_t *specs[2] = {seed, json_object_get(seed, "cleanup")};
+		for (int j = 0; j < 2; j++) {
+			json_t *hv;
+			json_object_foreach(json_object_get(specs[j], "headers"), k, hv)
+			{
+				if (json_string_length(hv) >= 3)
+					(void)sw_redactor_add_secret(s->redactor, json_string_value(hv), NULL);
+			}
+		}
+	}
 	/* the whole objects stay in memory only, for seeds and text entry (sw__session_fixtures_live) */
 	json_t *live = json_deep_copy(arr);
 	if (live) {

@@ -121,6 +121,34 @@ class EveryTool(Base):
         self.assertEqual(s.close(), 0)
 
 
+class InlineFixture(Base):
+    def test_a_secret_field_of_an_inline_fixture_is_redacted_from_the_start(self):
+        """Given to qa_start_session, before any seed or text entry reads it: a later result or file
+        that would echo it shows the redaction mark instead (never state.json, never a result)."""
+        home = os.path.join(self.tmp, "home")
+        os.makedirs(home)
+        s = Server(env={"HOME": home, "PATH": "/usr/bin:/bin", "ANDROID_HOME": "", "ANDROID_SDK_ROOT": "",
+                        "ADB_EMU": "0", "SWIPIUM_PROJECT_ROOT": "", "CLAUDE_PROJECT_DIR": ""})
+        s.initialize()
+        fx = [{"name": "login", "fields": {"pin": {"value": SECRET, "secret": True},
+                                           "password": {"value": SECRET[::-1]}}}]
+        r = s.tool("qa_start_session", {"projectRoot": self.project, "fixtures": fx})
+        self.assertFalse(r["result"].get("isError"), r)
+        sid = r["result"]["structuredContent"]["sessionId"]
+        for value in (SECRET, SECRET[::-1]):
+            r = s.tool("qa_note", {"sessionId": sid, "workflow": "sign in as " + value, "outcome": "fail",
+                                   "reason": "the field showed " + value})
+            self.assertNotIn(value, body(r))
+            self.assertIn("\u00abredacted\u00bb", body(r))
+        self.assertEqual(s.close(), 0)
+        for dirpath, _, files in os.walk(home):
+            for name in files:
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    data = f.read()
+                for value in (SECRET, SECRET[::-1]):
+                    self.assertNotIn(value.encode(), data, os.path.join(dirpath, name))
+
+
 class OnScreen(Base):
     def test_dialog_and_log_that_echo_the_password(self):
         from vdevice_env import VDeviceEnv
