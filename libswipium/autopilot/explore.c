@@ -5,6 +5,8 @@
  * back. Crashes and ANRs are findings whose edge is marked; the app is relaunched (at most three times). A
  * login wall ends the crawl with a credentials question (stopOnAuth) without anything typed or touched there.
  * The screen graph is written in the shared format (<session dir>/explore/<jobId>/graph.json + graph.md).
+ * strategy task_planner / hybrid rank the allowed controls by the goal's words (task_planner stops at the goal
+ * screen); generateSuite merges the reached screens and crash transitions into .swipium/test-suite.json.
  */
 #include <stdio.h>
 #include <stdlib.h>
