@@ -5,6 +5,8 @@
  * back. Crashes and ANRs are findings whose edge is marked; the app is relaunched (at most three times). A
  * login wall ends the crawl with a credentials question (stopOnAuth) without anything typed or touched there.
  * The screen graph is written in the shared format (<session dir>/explore/<jobId>/graph.json + graph.md).
+ * strategy task_planner / hybrid rank the allowed controls by the goal's words (task_planner stops at the goal
+ * screen); generateSuite merges the reached screens and crash transitions into .swipium/test-suite.json.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <swipium/appmap.h>
 #include <swipium/driver.h>
 #include <swipium/redact.h>
+#include <swipium/suite.h>
 #include <swipium/util.h>
 
 #define MAX_RELAUNCHES 3
@@ -374,7 +377,88 @@ typedef struct ex_run {
 	json_t *typed;    /* [{screenSignature, field, source, input?, secret}]: what was typed (never the value) */
 	json_t *typed_keys; /* {field key: true}: each field is typed once per crawl */
 	const char *env;  /* test | staging | production | unknown (generated data only in test/staging) */
+	char goal_words[8][32]; /* task_planner / hybrid: the goal's words, case folded */
+	size_t n_goal_words;
+	bool planned;           /* strategy task_planner or hybrid with a goal that has words */
+	long goal_node;         /* the first screen that matched the goal, -1 */
+	long goal_actions;      /* actions taken when it was reached */
 } ex_run;
+
+/* ---- task_planner / hybrid: the goal's words rank the controls ------------------------------------------ */
+
+static const char *const GOAL_STOP[] = {"the", "and", "for", "with", "from", "into", "that", "this", "then", "open",
+                                        "go", "to", "a", "an", "of", "on", "in", "app", "screen", "page", "tap",
+                                        "check", "test", "find", "reach", "show", "see", "view", NULL};
+
+/* The next word of @p (ASCII letters/digits, folded, a plural s cut) into @w; returns the rest or NULL. */
+static const char *next_word(const char *p, char w[32])
+{
+	while (*p && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+		p++;
+	if (!*p)
+		return NULL;
+	size_t n = 0;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) {
+		if (n < 31)
+			w[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+		p++;
+	}
+	if (n > 3 && w[n - 1] == 's')
+		n--;
+	w[n] = 0;
+	return p;
+}
+
+static void goal_parse(ex_run *r)
+{
+	char w[32];
+	const char *p = r->o.goal;
+	while (p && (p = next_word(p, w)) && r->n_goal_words < 8) {
+		bool skip = strlen(w) < 3;
+		for (size_t i = 0; GOAL_STOP[i] && !skip; i++)
+			skip = !strcmp(w, GOAL_STOP[i]);
+		for (size_t i = 0; i < r->n_goal_words && !skip; i++)
+			skip = !strcmp(w, r->goal_words[i]);
+		if (!skip)
+			memcpy(r->goal_words[r->n_goal_words++], w, 32);
+	}
+}
+
+/* How many of the goal's words are words of @text. */
+static int goal_score(const ex_run *r, const char *text)
+{
+	int score = 0;
+	bool seen[8] = {false};
+	char w[32];
+	const char *p = text;
+	while (p && (p = next_word(p, w)))
+		for (size_t i = 0; i < r->n_goal_words; i++)
+			if (!seen[i] && !strcmp(w, r->goal_words[i])) {
+				seen[i] = true;
+				score++;
+			}
+	return score;
+}
+
+/* A screen matches the goal when its title, or its activity's class name, holds one of the goal's words. */
+static bool goal_screen(const ex_run *r, const char *title, const char *activity)
+{
+	if (goal_score(r, title) > 0)
+		return true;
+	const char *dot = activity ? strrchr(activity, '.') : NULL;
+	const char *cls = dot ? dot + 1 : activity;
+	if (!cls)
+		return false;
+	char low[128];
+	size_t n = 0;
+	for (; cls[n] && n < sizeof(low) - 1; n++)
+		low[n] = (char)(cls[n] >= 'A' && cls[n] <= 'Z' ? cls[n] - 'A' + 'a' : cls[n]);
+	low[n] = 0;
+	for (size_t i = 0; i < r->n_goal_words; i++)
+		if (strstr(low, r->goal_words[i]))
+			return true;
+	return false;
+}
 
 static bool cancelled(ex_run *r)
 {
@@ -1133,6 +1217,14 @@ static int crawl(ex_run *r, sw_error **err)
 				break;
 			}
 		}
+		if (r->planned && r->goal_node < 0 && goal_screen(r, n->title, n->activity)) {
+			r->goal_node = r->cur;
+			r->goal_actions = r->actions;
+			if (!strcmp(r->o.strategy, "task_planner")) {
+				r->stopped = "goal_reached";
+				break;
+			}
+		}
 		if (limits_reached(r))
 			break;
 		/* the next control to touch */
@@ -1213,12 +1305,21 @@ static int crawl(ex_run *r, sw_error **err)
 				return rc;
 			continue;
 		}
+		int best = 0;
 		for (size_t i = 0; i < v.n && !at_limit && !wall; i++) {
 			const ap_control *c = &v.c[i];
 			if (json_object_get(n->tried, c->sig) || !allowed(r, n, c))
 				continue;
-			pick = c;
-			break;
+			if (!r->planned) {
+				pick = c;
+				break;
+			}
+			/* task_planner / hybrid: the control sharing most words with the goal first, else the crawl's order */
+			int sc = goal_score(r, c->name) + goal_score(r, c->res_id);
+			if (!pick || sc > best) {
+				pick = c;
+				best = sc;
+			}
 		}
 		if (pick && r->approved_sig && !strcmp(pick->sig, r->approved_sig))
 			r->approved_done = true;
@@ -1501,6 +1602,173 @@ static json_t *update_app_map(ex_run *r, sw_ctx *ctx)
 	return res;
 }
 
+/* ---- generateSuite: the crawl's screens and transitions as canonical test cases ------------------------ */
+
+static const char *node_name(const ex_node *n)
+{
+	if (n->title && *n->title)
+		return n->title;
+	if (n->activity && *n->activity) {
+		const char *dot = strrchr(n->activity, '.');
+		return dot && dot[1] ? dot + 1 : n->activity;
+	}
+	return n->sig;
+}
+
+/* The first tap that led to node @j (a new_screen edge), or NULL. */
+static json_t *discovery_edge(ex_run *r, size_t j)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->edges, i, e)
+	{
+		const char *to = json_string_value(json_object_get(e, "to"));
+		if (to && !strcmp(to, r->nodes[j].sig) && !strcmp(str0(json_string_value(json_object_get(e, "outcome"))), "new_screen"))
+			return e;
+	}
+	return NULL;
+}
+
+/* The steps from the launch to node @j ("Tap "X" on Y" each), or NULL when no tapped path is known. */
+static json_t *path_steps(ex_run *r, size_t j, const char *app)
+{
+	json_t *rev = json_array();
+	long at = (long)j;
+	for (size_t guard = 0; at > 0 && guard <= r->n_nodes; guard++) {
+		json_t *e = discovery_edge(r, (size_t)at);
+		long from = e ? node_find(r, json_string_value(json_object_get(e, "from"))) : -1;
+		if (from < 0 || from == at) {
+			json_decref(rev);
+			return NULL;
+		}
+		char *st = sw__asprintf("Tap \"%s\" on the %s screen",
+		                        str0(json_string_value(json_object_get(json_object_get(e, "action"), "label"))),
+		                        node_name(&r->nodes[from]));
+		json_array_append_new(rev, json_string(st ? st : ""));
+		free(st);
+		at = from;
+	}
+	if (at != 0) {
+		json_decref(rev);
+		return NULL;
+	}
+	json_t *steps = json_array();
+	char *launch = sw__asprintf("Launch %s from a fresh start", app);
+	json_array_append_new(steps, json_string(launch ? launch : ""));
+	free(launch);
+	for (size_t k = json_array_size(rev); k > 0; k--)
+		json_array_append(steps, json_array_get(rev, k - 1));
+	json_decref(rev);
+	return steps;
+}
+
+static json_t *screen_case(ex_run *r, size_t j, json_t *steps, const char *graph_uri)
+{
+	const char *name = node_name(&r->nodes[j]);
+	char *title = j == 0 ? sw__asprintf("The app opens on the %s screen", name)
+	                     : sw__asprintf("Reach the %s screen", name);
+	char *objective = j == 0 ? sw__asprintf("Check that a fresh launch shows the %s screen without a crash or ANR", name)
+	                         : sw__asprintf("Check that the %s screen opens from the path the explorer found", name);
+	char *expected = sw__asprintf("The %s screen is shown (screen signature %s) and the app stays responsive", name,
+	                              r->nodes[j].sig);
+	json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:[s,s],s:s*}", "feature", name, "functionality", name,
+	                      "title", title ? title : "", "objective", objective ? objective : "", "steps", steps,
+	                      "expected", expected ? expected : "", "type", "navigation", "priority",
+	                      j == 0 ? "high" : "medium", "screenId", r->nodes[j].sig, "tags", "exploration",
+	                      "generated", "sourceUri", graph_uri);
+	free(title);
+	free(objective);
+	free(expected);
+	return c;
+}
+
+/* One case per screen reached by a known tapped path, one per crash/ANR transition; merged into
+ * .swipium/test-suite.json through sw_suite_update (source exploration, mergeMode update: idempotent). */
+static json_t *generate_suite(ex_run *r, const char *graph_uri)
+{
+	const char *app = r->app_id ? r->app_id : "the app";
+	json_t *cases = json_array();
+	size_t unreached = 0;
+	for (size_t j = 0; j < r->n_nodes; j++) {
+		if (r->nodes[j].blocked && j > 0)
+			continue; /* a wall or prompt is a finding of the crawl, not a screen to test past */
+		json_t *steps = path_steps(r, j, app);
+		if (!steps) {
+			unreached++;
+			continue;
+		}
+		json_array_append_new(cases, screen_case(r, j, steps, graph_uri));
+	}
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->edges, i, e)
+	{
+		const char *out = str0(json_string_value(json_object_get(e, "outcome")));
+		if (strcmp(out, "native_crash") && strcmp(out, "anr") && strcmp(out, "crash"))
+			continue;
+		long from = node_find(r, str0(json_string_value(json_object_get(e, "from"))));
+		json_t *steps = from >= 0 ? path_steps(r, (size_t)from, app) : NULL;
+		if (!steps) {
+			unreached++;
+			continue;
+		}
+		const char *label = str0(json_string_value(json_object_get(json_object_get(e, "action"), "label")));
+		const char *name = node_name(&r->nodes[from]);
+		char *st = sw__asprintf("Tap \"%s\" on the %s screen", label, name);
+		json_array_append_new(steps, json_string(st ? st : ""));
+		free(st);
+		char *title = sw__asprintf("Tapping \"%s\" on the %s screen does not %s", label, name,
+		                           !strcmp(out, "anr") ? "freeze the app (ANR)" : "crash the app");
+		json_array_append_new(
+		    cases, json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:s,s:s,s:s,s:[s,s],s:s*}", "feature", name, "functionality",
+		                     name, "title", title ? title : "", "objective", title ? title : "", "steps", steps,
+		                     "expected", "The app stays open and responsive after the tap", "type", "regression",
+		                     "priority", "high", "lastResult", "failed", "screenId", r->nodes[from].sig, "tags",
+		                     "exploration", "generated", "sourceUri", graph_uri));
+		free(title);
+	}
+	json_t *res;
+	if (json_array_size(cases) == 0) {
+		json_decref(cases);
+		res = json_pack("{s:b,s:s}", "done", 0, "note",
+		                "no screen was reached by a recorded tap: nothing was added to the test suite");
+	} else {
+		json_t *req = json_pack("{s:s,s:s*,s:s,s:o}", "source", "exploration", "sourceUri", graph_uri, "mergeMode",
+		                        "update", "cases", cases);
+		char *rj = req ? sw__json_compact(req) : NULL;
+		json_decref(req);
+		char *out = NULL;
+		sw_error *err = NULL;
+		int rc = rj ? sw_suite_update(sw_session_root(r->s), rj, sw_session_redactor(r->s), &out, &err)
+		            : sw__error_nomem(&err);
+		free(rj);
+		if (rc == SW_OK) {
+			json_t *u = json_loads(out, 0, NULL);
+			res = json_pack("{s:b,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*,s:O*}", "done", 1, "path", json_object_get(u, "path"),
+			                "created", json_object_get(u, "created"), "updated", json_object_get(u, "updated"),
+			                "unchanged", json_object_get(u, "unchanged"), "conflicts", json_object_get(u, "conflicts"),
+			                "total", json_object_get(u, "total"), "notes", json_object_get(u, "notes"));
+			json_decref(u);
+		} else {
+			res = json_pack("{s:b,s:s*,s:s}", "done", 0, "failureCode", sw_error_failure_code(err), "note",
+			                err ? sw_error_message(err) : "the test suite could not be updated");
+		}
+		sw_free(out);
+		sw_error_free(err);
+	}
+	if (res && unreached) {
+		char *n = sw__asprintf("%zu screen%s or transition%s had no recorded tapped path from the start screen and "
+		                       "got no case",
+		                       unreached, unreached == 1 ? "" : "s", unreached == 1 ? "" : "s");
+		json_object_set_new(res, "left", json_string(n ? n : ""));
+		free(n);
+	}
+	if (res)
+		json_object_set_new(res, "pomSuite", json_string("not written: this build merges canonical cases only; "
+		                                                 "qa_generate writes page objects and flows"));
+	return res;
+}
+
 SW_API int sw_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_fn cancel, void *cancel_ud,
                           const char *job_id, char **result_json, sw_error **err)
 {
@@ -1556,6 +1824,11 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 		r.env = ap_environment(s, NULL, &disposable, ev);
 		json_decref(ev);
 	}
+	r.goal_node = -1;
+	if (strcmp(r.o.strategy, "crawl") != 0) {
+		goal_parse(&r);
+		r.planned = r.n_goal_words > 0;
+	}
 	r.t0 = sw_monotonic_ms();
 	sw_iso_time(sw_wall_ms(), r.started);
 	rc = ap_drive_open(ctx, s, &r.d, err);
@@ -1598,18 +1871,34 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 	                 r.needs_input ? "; stopped at a login wall, credentials needed" : "");
 	json_t *appmap = update_app_map(&r, ctx);
 	/* options this build does not act on are said, never dropped in silence */
-	if (strcmp(r.o.strategy, "crawl") != 0) {
-		char *n = sw__asprintf("strategy %s is not implemented by this build: the crawl strategy was used",
-		                       r.o.strategy);
+	json_t *strat = json_pack("{s:s,s:[]}", "name", r.o.strategy, "goalWords");
+	for (size_t i = 0; strat && i < r.n_goal_words; i++)
+		json_array_append_new(json_object_get(strat, "goalWords"), json_string(r.goal_words[i]));
+	if (strat && r.planned) {
+		json_object_set_new(strat, "goalReached", json_boolean(r.goal_node >= 0));
+		if (r.goal_node >= 0) {
+			json_object_set_new(strat, "goalScreen", json_string(r.nodes[r.goal_node].sig));
+			json_object_set_new(strat, "actionsToGoal", json_integer(r.goal_actions));
+		}
+	}
+	if (strcmp(r.o.strategy, "crawl") != 0 && !r.planned) {
+		char *n = sw__asprintf("strategy %s needs a goal with words to plan by (got %s): the crawl's order was used",
+		                       r.o.strategy, r.o.goal ? "none usable" : "no goal");
 		if (n)
 			json_array_append_new(r.o.notes, json_string(n));
 		free(n);
-	}
-	if (r.o.generate_suite)
+	} else if (r.planned && r.goal_node < 0) {
 		json_array_append_new(r.o.notes,
-		                      json_string("generateSuite was not done: this build writes no POM suite from a crawl; "
-		                                  "suitePromotion scores the crawl, and the recorded taps are in the session "
-		                                  "for qa_generate"));
+		                      json_string("no screen whose title or activity matches the goal was reached; try a larger "
+		                                  "maxActions or depth, or name the screen as it is titled"));
+	}
+	json_t *suite = NULL;
+	if (r.o.generate_suite) {
+		if (strcmp(r.stopped, "cancelled") != 0)
+			suite = generate_suite(&r, graph_uri);
+		else
+			json_array_append_new(r.o.notes, json_string("generateSuite was not done: the crawl was cancelled"));
+	}
 	if (r.o.account_cycle)
 		json_array_append_new(r.o.notes,
 		                      json_string("accountCycle was not done: this build never logs out, not even a disposable "
@@ -1639,6 +1928,12 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 		                              r.nodes[0].blocked, "safe", counts[0], "unknown", counts[1], "destructive",
 		                              counts[2]));
 	}
+	if (res && strat)
+		json_object_set(res, "strategy", strat);
+	json_decref(strat);
+	if (res && suite)
+		json_object_set(res, "suite", suite);
+	json_decref(suite);
 	if (res && r.approved_sig)
 		json_object_set_new(res, "approvedCandidateUsed", json_boolean(r.approved_done));
 	free(graph_uri);

@@ -341,8 +341,9 @@ class TextEntry(Base):
             self.assertNotIn(self.PROMO, snap)
             # options this build does not act on are said
             notes = " ".join(res["notes"])
-            for word in ("strategy hybrid", "generateSuite", "accountCycle"):
+            for word in ("strategy hybrid needs a goal", "accountCycle"):
                 self.assertIn(word, notes)
+            self.assertTrue(res["suite"]["done"], res["suite"])  # generateSuite merged cases
             # the app map got the crawl's screens and transitions
             self.assertTrue(res["appMap"]["updated"], res["appMap"])
             with open(os.path.join(self.project, ".swipium", "app-map.json")) as f:
@@ -386,6 +387,116 @@ class TextEntry(Base):
                              {"Search receipts", "Voucher", "Card number", "Memo"}, res["skippedFields"])
             self.assertFalse({"Search receipts", "Voucher", "Card number", "Memo"}.intersection(
                 self.touched_labels()))
+            s.close()
+
+
+class GenerateSuite(Base):
+    def suite_file(self):
+        with open(os.path.join(self.project, ".swipium", "test-suite.json")) as f:
+            return json.load(f)
+
+    def test_generate_suite_merges_the_crawls_screens_and_crashes_into_the_canonical_suite(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s)
+            job, st = self.explore(s, sid, maxActions=8, depth=1, generateSuite=True)
+            self.assertEqual(st["status"], "done", st)
+            res = st["result"]
+            suite = res["suite"]
+            self.assertTrue(suite["done"], suite)
+            self.assertTrue(suite["created"], suite)
+            doc = self.suite_file()
+            cases = {c["id"]: c for c in doc["cases"]}
+            self.assertEqual(set(suite["created"]), set(cases))
+            for cid, c in cases.items():
+                self.assertRegex(cid, r"^TC-[A-Z0-9_-]+-\d{3}$")
+                self.assertEqual(c["source"], "exploration")
+                self.assertTrue(c["steps"][0].startswith("Launch " + PKG))
+            # every tap a case names is one the device really received, and every new screen has a case
+            touched = set(self.touched_labels())
+            for c in cases.values():
+                for step in c["steps"][1:]:
+                    label = step.split('"')[1]
+                    self.assertIn(label, touched, step)
+                self.assertEqual(DESTRUCTIVE.intersection(step.split('"')[1] for step in c["steps"][1:]), set())
+            g, _ = self.graph(env, sid, job)
+            linked = {sc_id for c in cases.values() for sc_id in c["links"]["screenIds"]}
+            reached = {e["to"] for e in g["edges"] if e["outcome"] == "new_screen"} | {g["nodes"][0]["signature"]}
+            blocked = {n["signature"] for n in g["nodes"] if n.get("blocked")}
+            self.assertEqual(reached - blocked - linked, set(), "a screen reached by a tap has no case")
+            crashes = [c for c in cases.values() if c["type"] == "regression"]
+            self.assertEqual(len(crashes), len([f for f in res["findings"] if f["kind"] in ("native_crash", "anr")]))
+            for c in crashes:
+                self.assertEqual(c["lastResult"], "failed")
+            # the same crawl again: merged, never duplicated
+            env.shell("am start -n %s/.HomeActivity" % PKG)
+            job2, st2 = self.explore(s, sid, maxActions=8, depth=1, generateSuite=True)
+            suite2 = st2["result"]["suite"]
+            self.assertTrue(suite2["done"], suite2)
+            doc2 = self.suite_file()
+            titles = [c["title"] for c in doc2["cases"]]
+            self.assertEqual(len(titles), len(set(titles)), titles)
+            self.assertTrue(set(cases).issubset({c["id"] for c in doc2["cases"]}))
+            self.assertTrue(set(cases).intersection(suite2["unchanged"] + suite2["updated"]), suite2)
+            s.close()
+
+    def test_without_generate_suite_no_suite_is_written(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s)
+            job, st = self.explore(s, sid, maxActions=3, depth=1)
+            self.assertNotIn("suite", st["result"])
+            self.assertFalse(os.path.exists(os.path.join(self.project, ".swipium", "test-suite.json")))
+            s.close()
+
+
+class Strategy(Base):
+    GOAL = "open the About screen"
+
+    def test_task_planner_heads_for_the_goal_and_stops_there(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".ProfileActivity")
+            job, st = self.explore(s, sid, maxActions=12, depth=3, strategy="task_planner", goal=self.GOAL)
+            res = st["result"]
+            self.assertEqual(res["stoppedReason"], "goal_reached", res)
+            self.assertEqual(res["strategy"]["goalWords"], ["about"])
+            self.assertTrue(res["strategy"]["goalReached"])
+            labels = self.touched_labels()
+            self.assertEqual(len(self.touches()), res["actions"])
+            self.assertEqual(labels[-1], "About", labels)  # the goal's control was the last touch
+            self.assertIn("Settings", labels)
+            g, _ = self.graph(env, sid, job)
+            goal = [n for n in g["nodes"] if n["signature"] == res["strategy"]["goalScreen"]]
+            self.assertEqual(goal[0]["activity"].split(".")[-1], "AboutActivity")
+            s.close()
+
+    def test_hybrid_reaches_the_goal_and_keeps_crawling_while_crawl_ignores_it(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".ProfileActivity")
+            job, st = self.explore(s, sid, maxActions=12, depth=3, strategy="hybrid", goal=self.GOAL)
+            res = st["result"]
+            self.assertNotEqual(res["stoppedReason"], "goal_reached", res)
+            self.assertTrue(res["strategy"]["goalReached"], res)
+            self.assertGreater(res["actions"], res["strategy"]["actionsToGoal"])
+            self.assertEqual(len(self.touches()), res["actions"])
+            self.assertEqual(DESTRUCTIVE.intersection(self.touched_labels()), set())
+            env.shell("am start -n %s/.ProfileActivity" % PKG)
+            job, st = self.explore(s, sid, maxActions=12, depth=3, goal=self.GOAL)
+            res = st["result"]
+            self.assertEqual(res["strategy"], {"name": "crawl", "goalWords": []})  # the crawl does not plan
+            self.assertNotEqual(res["stoppedReason"], "goal_reached")
+            s.close()
+
+    def test_task_planner_without_a_goal_says_it_crawled(self):
+        with self.env() as env:
+            s = self.server(env)
+            sid = self.start(env, s, screen=".ProfileActivity")
+            job, st = self.explore(s, sid, maxActions=2, depth=1, strategy="task_planner")
+            res = st["result"]
+            self.assertIn("strategy task_planner needs a goal", " ".join(res["notes"]))
+            self.assertNotIn("goalReached", res["strategy"])
             s.close()
 
 
