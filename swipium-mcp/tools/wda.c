@@ -1,4 +1,4 @@
-/* wda.c: qa_wda, WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach, logs, stop. */
+/* wda.c: qa_wda, WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach, build, start, logs, stop. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +55,28 @@ static void qa_wda(mcp_call *call, json_t *args)
 		free(oj);
 		oj = json_dumps(o, JSON_COMPACT);
 	}
+	const char *pa = json_string_value(json_object_get(plan, "action"));
+	if (pa && (!strcmp(pa, "build") || !strcmp(pa, "start"))) {
+		/* xcodebuild runs the WebDriverAgent project's code: asked with the whole command */
+		bool build = !strcmp(pa, "build");
+		char why[1600];
+		sw_text_snprintf(why, sizeof(why), "%s WebDriverAgent for simulator %s by running: %s",
+		                 build ? "Build" : "Start", json_string_value(json_object_get(plan, "udid")),
+		                 json_string_value(json_object_get(plan, "commandLine")));
+		json_t *affects = json_pack("{s:O,s:O,s:O,s:O}", "udid", json_object_get(plan, "udid"), "project",
+		                            json_object_get(plan, "project"), "command", json_object_get(plan, "command"),
+		                            "url", json_object_get(plan, "url"));
+		struct mcp_consent_request req = {.action = build ? "wda_build" : "wda_start", .risk = "medium",
+		                                  .explain = why, .affects = affects, .session = s};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(affects);
+		if (oc != MCP_CONSENT_APPROVED) {
+			json_decref(plan);
+			json_decref(o);
+			free(oj);
+			return;
+		}
+	}
 	json_decref(plan);
 	json_decref(o);
 	char *out = NULL;
@@ -77,7 +99,21 @@ static void qa_wda(mcp_call *call, json_t *args)
 		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent at %s attached to %s: the session is structured.",
 		                 json_string_value(json_object_get(r, "url")), json_string_value(json_object_get(r, "name")));
 		mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
-	} else if (st)
+	} else if (!strcmp(action, "build")) {
+		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent built for simulator %s.",
+		                 json_string_value(json_object_get(r, "udid")));
+		mcp_next(call, "qa_wda {sessionId: \"%s\", action: \"start\"}", sw_session_id(s));
+	} else if (!strcmp(action, "start")) {
+		bool att = json_is_true(json_object_get(r, "attached"));
+		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent started at %s (pid %lld)%s.",
+		                 json_string_value(json_object_get(r, "url")),
+		                 (long long)json_integer_value(json_object_get(r, "pid")),
+		                 att ? " and attached: the session is structured" : ", still starting");
+		if (att)
+			mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
+		else
+			mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"wda_ready\"}", sw_session_id(s));
+	} else if (st && json_is_object(st))
 		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
 		                 json_is_true(json_object_get(st, "ready"))
 		                     ? "ready"
@@ -93,7 +129,8 @@ const struct mcp_tool mcp_tool_qa_wda = {
     .name = "qa_wda",
     .group = "setup",
     .description = "WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach (structured mode for "
-                   "qa_snapshot/qa_act), logs, stop; loopback URLs only unless approved.",
+                   "qa_snapshot/qa_act), build and start (xcodebuild, with consent; start attaches), logs, stop; "
+                   "loopback URLs only unless approved.",
     .schema = "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
               "\"action\":{\"type\":\"string\",\"enum\":[\"status\",\"doctor\",\"build\",\"start\",\"stop\",\"attach\","
               "\"diagnose\",\"logs\",\"tune\"]},"

@@ -41,6 +41,8 @@ static char *bound_udid(sw_session *s)
 	return r;
 }
 
+static json_t *find_project(const char *given);
+
 /* The URL qa_wda works on: the argument, else the session's attached one, else the default. (transfer full) */
 static char *pick_url(sw_session *s, json_t *opts)
 {
@@ -49,6 +51,93 @@ static char *pick_url(sw_session *s, json_t *opts)
 		return sw__strdup(u);
 	char *att = session_str(s, "wdaUrl");
 	return att ? att : sw__strdup(SW__WDA_DEFAULT_URL);
+}
+
+static int wda_port_of(const char *base)
+{
+	const char *h = base ? strstr(base, "://") : NULL;
+	h = h ? h + 3 : base;
+	const char *c = h ? strrchr(h, ':') : NULL;
+	if (c && h[0] == '[' && strchr(c, ']'))
+		c = NULL;
+	return c ? atoi(c + 1) : 80;
+}
+
+/* build / start: the simulator, the project and the whole xcodebuild command, into @o {udid, project, command,
+ * commandLine}; nothing runs. NO_DEVICE, NO_ARTIFACT (no WebDriverAgent project), BACKEND_UNSUPPORTED. */
+static int build_plan(sw_ctx *ctx, sw_session *s, json_t *opts, const char *action, json_t *o, sw_error **err)
+{
+	int rc = sw_ios_check(ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	char *xb = sw__which("xcodebuild");
+	if (!xb)
+		return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
+		                     "Install Xcode (not only the Command Line Tools) and select it with xcode-select",
+		                     "xcodebuild is not on PATH: WebDriverAgent cannot be %s here",
+		                     !strcmp(action, "build") ? "built" : "started");
+	free(xb);
+	const char *dev = json_string_value(json_object_get(opts, "device"));
+	if (!dev)
+		dev = json_string_value(json_object_get(opts, "udid"));
+	char *bound = bound_udid(s);
+	if (!dev && !bound)
+		return sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE",
+		                     "Boot a simulator with qa_ios {action: \"boot\"}, or pass device (its UDID)",
+		                     "qa_wda %s needs a simulator UDID: none was given and the session has none bound", action);
+	json_t *list = NULL, *sim = NULL;
+	rc = sw__simctl_list(&list, err);
+	if (rc == SW_OK)
+		rc = sw__simctl_pick(list, dev ? dev : bound, NULL, false, &sim, err);
+	if (rc == SW_OK && bound && dev && strcasecmp(json_string_value(json_object_get(sim, "udid")), bound) != 0)
+		rc = sw__error_set(err, SW_ESTATE, "STALE_WDA_DEVICE",
+		                   "Use the session's simulator, or start another session for the other one",
+		                   "The session is bound to %s but qa_wda %s names %s", bound, action,
+		                   json_string_value(json_object_get(sim, "udid")));
+	free(bound);
+	if (rc != SW_OK) {
+		json_decref(list);
+		return rc;
+	}
+	json_object_set(o, "udid", json_object_get(sim, "udid"));
+	json_t *proj = find_project(json_string_value(json_object_get(opts, "wdaProjectPath")));
+	const char *path = json_string_value(json_object_get(proj, "path"));
+	if (!path) {
+		rc = sw__error_set(err, SW_ENOTFOUND, "NO_ARTIFACT",
+		                   "Install Appium's XCUITest driver (appium driver install xcuitest), or pass wdaProjectPath "
+		                   "(the WebDriverAgent.xcodeproj directory)",
+		                   "No WebDriverAgent project was found (%zu places searched)",
+		                   json_array_size(json_object_get(proj, "searched")));
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:O}", "searched", json_object_get(proj, "searched")));
+		json_decref(proj);
+		json_decref(list);
+		return rc;
+	}
+	json_t *argv = sw__wda_xcodebuild_argv(path, json_string_value(json_object_get(opts, "scheme")),
+	                                       json_string_value(json_object_get(sim, "udid")),
+	                                       json_string_value(json_object_get(opts, "derivedDataPath")),
+	                                       !strcmp(action, "build") ? "build-for-testing" : "test-without-building");
+	json_object_set_new(o, "project", json_string(path));
+	json_decref(proj);
+	json_decref(list);
+	if (!argv)
+		return sw__error_nomem(err);
+	sw_buf line = SW_BUF_INIT;
+	size_t i;
+	json_t *v;
+	if (!strcmp(action, "start"))
+		sw__buf_printf(&line, "USE_PORT=%d ", wda_port_of(json_string_value(json_object_get(o, "url"))));
+	json_array_foreach(argv, i, v)
+	{
+		const char *a = json_string_value(v);
+		bool quote = strpbrk(a, " \t'\"$") != NULL;
+		sw__buf_printf(&line, "%s%s%s%s", i ? " " : "", quote ? "'" : "", a, quote ? "'" : "");
+	}
+	json_object_set_new(o, "command", argv);
+	json_object_set_new(o, "commandLine", json_string(line.data ? line.data : ""));
+	sw__buf_free(&line);
+	return SW_OK;
 }
 
 int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err)
@@ -80,9 +169,19 @@ int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char *
 	json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:b}", "action", action, "url", base, "loopback", loopback,
 	                      "remoteAllowedByEnv", !loopback && allowed, "needsNonLoopbackConsent", asks);
 	free(base);
-	json_decref(opts);
-	if (!o)
+	if (!o) {
+		json_decref(opts);
 		return sw__error_nomem(err);
+	}
+	if (!strcmp(action, "build") || !strcmp(action, "start")) {
+		rc = build_plan(ctx, s, opts, action, o, err);
+		if (rc != SW_OK) {
+			json_decref(o);
+			json_decref(opts);
+			return rc;
+		}
+	}
+	json_decref(opts);
 	if (!allowed && !asks) {
 		rc = sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
 		                   "Use a loopback URL (http://127.0.0.1:8100), or pass allowNonLoopback:true and approve the "
@@ -306,20 +405,55 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 	} else if (!strcmp(action, "attach")) {
 		rc = do_attach(ctx, s, opts, base, o, err);
 	} else if (!strcmp(action, "logs") || !strcmp(action, "stop")) {
-		/* this server starts no WebDriverAgent of its own (build/start below), so none is managed */
-		json_object_set_new(o, "managed", json_false());
-		json_object_set_new(o, !strcmp(action, "stop") ? "stopped" : "logUri",
-		                    !strcmp(action, "stop") ? json_false() : json_null());
-		json_object_set_new(o, "reason", json_string("no WebDriverAgent is managed by this server; one you started "
-		                                             "yourself keeps running"));
-	} else { /* build, start */
-		rc = sw_ios_check(ctx, err);
+		json_t *m = !strcmp(action, "stop") ? sw__wda_managed_stop(s) : sw__wda_managed_logs(s);
+		if (m) {
+			json_object_update(o, m);
+			const char *mu = json_string_value(json_object_get(m, "url"));
+			if (!strcmp(action, "stop") && attached && mu && !strcmp(attached, mu)) {
+				/* the attached WebDriverAgent is gone: the session is visual-only again */
+				json_t *mode = json_string("visual-only");
+				sw_drive_unbind(s);
+				sw__session_set(s, "wdaUrl", json_null(), NULL);
+				if (mode)
+					sw__session_set(s, "mode", mode, NULL);
+				json_decref(mode);
+				json_object_set_new(o, "attached", json_false());
+				json_object_set_new(o, "mode", json_string("visual-only"));
+			}
+			json_decref(m);
+		} else {
+			/* never signal a WebDriverAgent this server did not start */
+			json_object_set_new(o, "managed", json_false());
+			json_object_set_new(o, !strcmp(action, "stop") ? "stopped" : "logUri",
+			                    !strcmp(action, "stop") ? json_false() : json_null());
+			json_object_set_new(o, "reason", json_string("no WebDriverAgent was started by this server for the "
+			                                             "session; one you started yourself keeps running"));
+		}
+	} else if (!strcmp(action, "build")) {
+		json_object_set(o, "udid", json_object_get(plan, "udid"));
+		json_object_set(o, "command", json_object_get(plan, "command"));
+		rc = sw__wda_managed_build(ctx, s, json_object_get(plan, "command"), NULL, NULL, o, err);
 		if (rc == SW_OK)
-			rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
-			                   "Build and start WebDriverAgent yourself (xcodebuild -project WebDriverAgent.xcodeproj "
-			                   "-scheme WebDriverAgentRunner -destination id=<UDID> test), then qa_wda {action: "
-			                   "\"attach\"}",
-			                   "qa_wda %s (a WebDriverAgent managed by this server) is not available in this build", action);
+			json_object_set_new(o, "reason", json_string("WebDriverAgent was built for testing"));
+	} else { /* start: run it, wait for /status, attach */
+		json_object_set(o, "udid", json_object_get(plan, "udid"));
+		json_object_set(o, "command", json_object_get(plan, "command"));
+		rc = sw__wda_managed_start(ctx, s, json_object_get(plan, "command"), base, o, err);
+		if (rc == SW_OK && !strcmp(json_string_value(json_object_get(o, "status")), "ready")) {
+			json_t *ao = json_object();
+			json_t *aopts = json_pack("{s:O,s:O*}", "device", json_object_get(plan, "udid"), "bundleId",
+			                          json_object_get(opts, "bundleId"));
+			rc = ao && aopts ? do_attach(ctx, s, aopts, base, ao, err) : sw__error_nomem(err);
+			if (rc == SW_OK) {
+				json_object_set(o, "attached", json_object_get(ao, "attached"));
+				json_object_set(o, "mode", json_object_get(ao, "mode"));
+				json_object_set(o, "wdaSessionId", json_object_get(ao, "wdaSessionId"));
+				json_object_set(o, "name", json_object_get(ao, "name"));
+			} else
+				json_decref(sw__wda_managed_stop(s)); /* nothing half-started stays behind */
+			json_decref(ao);
+			json_decref(aopts);
+		}
 	}
 	free(attached);
 	if (rc == SW_OK) {
@@ -341,6 +475,8 @@ int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)
 	if (rc != SW_OK)
 		return rc;
 	char *url = session_str(s, "wdaUrl"), *base = NULL;
+	if (!url)
+		url = sw__wda_managed_url(s); /* the one qa_wda start left starting */
 	bool loopback = false;
 	rc = sw__wda_url_parse(url ? url : SW__WDA_DEFAULT_URL, &base, &loopback, err);
 	free(url);
