@@ -1,4 +1,5 @@
-/* wda.c: qa_wda, WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach, build, start, logs, stop. */
+/* wda.c: qa_wda, WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach, build, start, logs, stop.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,9 @@ static void qa_wda(mcp_call *call, json_t *args)
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
 	json_t *o = json_object();
-	static const char *const keys[] = {"action",         "webDriverAgentUrl", "device", "udid", "bundleId",
-	                                   "wdaProjectPath", "derivedDataPath",   "scheme", "allowNonLoopback", NULL};
+	static const char *const keys[] = {
+	    "action", "webDriverAgentUrl", "device", "udid", "bundleId", "wdaProjectPath", "derivedDataPath",
+	    "scheme", "allowNonLoopback",  NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(args, keys[i]))
 			json_object_set(o, keys[i], json_object_get(args, keys[i]));
@@ -34,15 +36,16 @@ static void qa_wda(mcp_call *call, json_t *args)
 	if (json_is_true(json_object_get(plan, "needsNonLoopbackConsent"))) {
 		/* a remote WebDriverAgent: asked every time; SWIPIUM_ALLOW_REMOTE_WDA is the only pre-approval */
 		char why[600];
-		sw_text_snprintf(why, sizeof(why),
-		                 "Send WebDriverAgent commands (%s) to %s, which is not on this machine's loopback: it can "
-		                 "drive whatever device answers there.",
-		                 json_string_value(json_object_get(plan, "action")),
-		                 json_string_value(json_object_get(plan, "url")));
+		sw_text_snprintf(
+		    why, sizeof(why),
+		    "Send WebDriverAgent commands (%s) to %s, which is not on this machine's loopback: it can "
+		    "drive whatever device answers there.",
+		    json_string_value(json_object_get(plan, "action")),
+		    json_string_value(json_object_get(plan, "url")));
 		json_t *affects = json_pack("{s:O,s:O}", "url", json_object_get(plan, "url"), "action",
 		                            json_object_get(plan, "action"));
-		struct mcp_consent_request req = {.action = "wda_non_loopback", .risk = "medium", .explain = why,
-		                                  .affects = affects, .session = s};
+		struct mcp_consent_request req = {
+		    .action = "wda_non_loopback", .risk = "medium", .explain = why, .affects = affects, .session = s};
 		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
 		json_decref(affects);
 		if (oc != MCP_CONSENT_APPROVED) {
@@ -64,10 +67,13 @@ static void qa_wda(mcp_call *call, json_t *args)
 		                 build ? "Build" : "Start", json_string_value(json_object_get(plan, "udid")),
 		                 json_string_value(json_object_get(plan, "commandLine")));
 		json_t *affects = json_pack("{s:O,s:O,s:O,s:O}", "udid", json_object_get(plan, "udid"), "project",
-		                            json_object_get(plan, "project"), "command", json_object_get(plan, "command"),
-		                            "url", json_object_get(plan, "url"));
-		struct mcp_consent_request req = {.action = build ? "wda_build" : "wda_start", .risk = "medium",
-		                                  .explain = why, .affects = affects, .session = s};
+		                            json_object_get(plan, "project"), "command",
+		                            json_object_get(plan, "command"), "url", json_object_get(plan, "url"));
+		struct mcp_consent_request req = {.action = build ? "wda_build" : "wda_start",
+		                                  .risk = "medium",
+		                                  .explain = why,
+		                                  .affects = affects,
+		                                  .session = s};
 		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
 		json_decref(affects);
 		if (oc != MCP_CONSENT_APPROVED) {
@@ -97,7 +103,8 @@ static void qa_wda(mcp_call *call, json_t *args)
 	char sum[400];
 	if (!strcmp(action, "attach")) {
 		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent at %s attached to %s: the session is structured.",
-		                 json_string_value(json_object_get(r, "url")), json_string_value(json_object_get(r, "name")));
+		                 json_string_value(json_object_get(r, "url")),
+		                 json_string_value(json_object_get(r, "name")));
 		mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 	} else if (!strcmp(action, "build")) {
 		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent built for simulator %s.",
@@ -114,14 +121,16 @@ static void qa_wda(mcp_call *call, json_t *args)
 		else
 			mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"wda_ready\"}", sw_session_id(s));
 	} else if (st && json_is_object(st))
-		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
-		                 json_is_true(json_object_get(st, "ready"))
-		                     ? "ready"
-		                     : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"));
+		sw_text_snprintf(
+		    sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
+		    json_is_true(json_object_get(st, "ready"))
+		        ? "ready"
+		        : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"));
 	else
 		sw_text_snprintf(sum, sizeof(sum), "qa_wda %s: %s", action,
-		                 json_string_value(json_object_get(r, "reason")) ? json_string_value(json_object_get(r, "reason"))
-		                                                                 : "done");
+		                 json_string_value(json_object_get(r, "reason"))
+		                     ? json_string_value(json_object_get(r, "reason"))
+		                     : "done");
 	mcp_ok(call, r, sum);
 }
 

@@ -18,6 +18,7 @@ extern char **environ;
 
 #define BUILD_TIMEOUT_MS (10 * 60 * 1000)
 #define START_WAIT_MS 45000
+#define START_BUDGET_MS 120000 /* ios.wda.startupTimeoutMs default */
 #define STOP_GRACE_MS 5000
 
 struct managed {
@@ -97,8 +98,13 @@ json_t *sw__wda_xcodebuild_argv(const char *project, const char *scheme, const c
 /* Which catalog code a failed build's output points to. */
 static const char *build_failure_code(const char *text)
 {
-	static const char *const signing[] = {"requires a development team", "Signing for \"", "No signing certificate",
-	                                      "Code Signing Error", "No profiles for", "code signing is required", NULL};
+	static const char *const signing[] = {"requires a development team",
+	                                      "Signing for \"",
+	                                      "No signing certificate",
+	                                      "Code Signing Error",
+	                                      "No profiles for",
+	                                      "code signing is required",
+	                                      NULL};
 	for (int i = 0; signing[i]; i++)
 		if (text && strstr(text, signing[i]))
 			return "WDA_SIGNING_FAILED";
@@ -168,8 +174,8 @@ static char *file_tail(const char *path)
 	return line;
 }
 
-int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud,
-                          json_t *o, sw_error **err)
+int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud, json_t *o,
+                          sw_error **err)
 {
 	(void)ctx;
 	char *name = NULL, *path = NULL, *uri = NULL;
@@ -179,8 +185,12 @@ int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_
 	sw__argv v = SW_ARGV_INIT;
 	const char *const *av = argv_of(argv, &v, err);
 	sw__proc_result res = {0};
-	sw__proc_opts po = {.timeout_ms = BUILD_TIMEOUT_MS, .search_path = true, .abort_fn = abort_fn,
-	                    .abort_ud = abort_ud, .term_grace_ms = 5000, .max_out = 32 * 1024 * 1024};
+	sw__proc_opts po = {.timeout_ms = BUILD_TIMEOUT_MS,
+	                    .search_path = true,
+	                    .abort_fn = abort_fn,
+	                    .abort_ud = abort_ud,
+	                    .term_grace_ms = 5000,
+	                    .max_out = 32 * 1024 * 1024};
 	int64_t t0 = sw_monotonic_ms();
 	rc = av ? sw__proc_run(av, &po, &res, err) : SW_ENOMEM;
 	sw__argv_free(&v);
@@ -215,9 +225,10 @@ int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_
 		else if (!strcmp(code, "CANCELLED"))
 			rc = sw__error_set(err, SW_ECANCELLED, code, NULL, "The WebDriverAgent build was cancelled");
 		else
-			rc = sw__error_set(err, SW_EIO, code,
-			                   "Read the build log (logUri), fix the WebDriverAgent project or Xcode, then build again",
-			                   "xcodebuild build-for-testing failed (status %d): %s", res.status, why ? why : "");
+			rc = sw__error_set(
+			    err, SW_EIO, code,
+			    "Read the build log (logUri), fix the WebDriverAgent project or Xcode, then build again",
+			    "xcodebuild build-for-testing failed (status %d): %s", res.status, why ? why : "");
 		if (*err)
 			sw__error_take_details(*err, json_pack("{s:s?,s:b}", "logUri", uri, "built", 0));
 		free(why);
@@ -262,11 +273,12 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 	(void)ctx;
 	struct managed m;
 	if (reg_find(sw_session_id(s), &m, false) && !sw__proc_ended(m.pid, NULL)) {
-		int rc = sw__error_set(err, SW_EDEVICE, "WDA_START_FAILED",
-		                       "Use the running one (qa_wda {action: \"attach\"}), or stop it first (qa_wda {action: "
-		                       "\"stop\"})",
-		                       "A WebDriverAgent started by this server for the session is already running (pid %d, %s)",
-		                       (int)m.pid, m.base);
+		int rc = sw__error_set(
+		    err, SW_EDEVICE, "WDA_START_FAILED",
+		    "Use the running one (qa_wda {action: \"attach\"}), or stop it first (qa_wda {action: "
+		    "\"stop\"})",
+		    "A WebDriverAgent started by this server for the session is already running (pid %d, %s)",
+		    (int)m.pid, m.base);
 		if (*err)
 			sw__error_take_details(*err, json_pack("{s:i,s:s}", "managedPid", (int)m.pid, "url", m.base));
 		return rc;
@@ -287,8 +299,8 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		return rc;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL, "cannot write the WebDriverAgent log %s: %s",
-		                   path, strerror(errno));
+		rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL,
+		                   "cannot write the WebDriverAgent log %s: %s", path, strerror(errno));
 		goto out;
 	}
 	/* the runner serves on USE_PORT from its environment (as Appium starts it) */
@@ -352,12 +364,13 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 			sw_store_process_remove(sw_session_store(s), (int)pid, NULL);
 			char *why = file_tail(path);
 			char *uri = register_log(s, name, "xcodebuild test-without-building output");
-			rc = sw__error_set(err, SW_EDEVICE, "WDA_START_FAILED",
-			                   "Read the log (logUri); build WebDriverAgent first (qa_wda {action: \"build\"}) if it "
-			                   "was never built for this simulator, then start again",
-			                   "WebDriverAgent exited before it answered (%s %d): %s",
-			                   WIFEXITED(status) ? "status" : "signal",
-			                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), why ? why : "");
+			rc = sw__error_set(
+			    err, SW_EDEVICE, "WDA_START_FAILED",
+			    "Read the log (logUri); build WebDriverAgent first (qa_wda {action: \"build\"}) if it "
+			    "was never built for this simulator, then start again",
+			    "WebDriverAgent exited before it answered (%s %d): %s",
+			    WIFEXITED(status) ? "status" : "signal",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), why ? why : "");
 			if (*err)
 				sw__error_take_details(*err, json_pack("{s:s?,s:s}", "logUri", uri, "url", base));
 			free(why);
@@ -377,8 +390,11 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 	json_object_set_new(o, "port", json_integer(port));
 	json_object_set_new(o, "startupMs", json_integer((json_int_t)(sw_monotonic_ms() - t0)));
 	json_object_set_new(o, "status", json_string(ready ? "ready" : "starting"));
-	if (!ready)
-		json_object_set_new(o, "remainingStartupMs", json_integer(0));
+	if (!ready) {
+		/* it keeps starting in the background: the rest of the 120 s budget is the caller's to wait */
+		int64_t left = START_BUDGET_MS - (sw_monotonic_ms() - t0);
+		json_object_set_new(o, "remainingStartupMs", json_integer((json_int_t)(left > 0 ? left : 0)));
+	}
 	json_object_set_new(o, "notes", notes);
 out:
 	sw_free(name);
@@ -421,8 +437,8 @@ json_t *sw__wda_managed_logs(sw_session *s)
 	if (sw__read_file(m.log_path, 8 * 1024 * 1024, &text, &len, NULL) == SW_OK)
 		tail = sw__utf8_cap(text, len, 2000, SW_CAP_TAIL);
 	free(text);
-	json_t *o = json_pack("{s:b,s:i,s:b,s:s,s:s}", "managed", 1, "pid", (int)m.pid, "running", running, "url", m.base,
-	                      "logTail", tail ? tail : "");
+	json_t *o = json_pack("{s:b,s:i,s:b,s:s,s:s}", "managed", 1, "pid", (int)m.pid, "running", running, "url",
+	                      m.base, "logTail", tail ? tail : "");
 	free(tail);
 	return o;
 }

@@ -552,6 +552,25 @@ class TestWdaManaged(DriveCase):
                         wdaProjectPath=os.path.join(self.home, "none.xcodeproj"))
         self.assertEqual(s.close(), 0)
 
+    def test_slow_start_answers_starting_then_wait_and_attach(self):
+        self.server_env = dict(self.server_env, SWIPIUM_WDA_START_WAIT_MS="800")
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "slow"})
+        r = self.approve(s, sid, "start", "wda_start")
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        st = r["structuredContent"]
+        self.assertEqual(st["status"], "starting", st)
+        self.assertFalse(st["attached"], st)
+        self.assertIn("wda_ready", json.dumps(r))
+        # qa_wait polls the managed runner's URL (not the default 8100)
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 10000})
+        self.assertTrue(w["satisfied"], w)
+        self.assertEqual(w["url"], self.url)
+        a = self.tool_ok(s, "qa_wda", sid, action="attach", webDriverAgentUrl=self.url)
+        self.assertEqual(a["mode"], "structured")
+        self.assertTrue(self.tool_ok(s, "qa_wda", sid, action="stop")["stopped"])
+        self.assertEqual(s.close(), 0)
+
     def test_no_device_bound(self):
         s, sid = self.start()
         self.tool_fails(s, "qa_wda", sid, "NO_DEVICE", action="start", wdaProjectPath=self.proj)
