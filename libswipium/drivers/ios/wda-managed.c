@@ -2,11 +2,14 @@
  * xcodebuild through the core runner, one managed runner per session, recorded in processes.json. */
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -242,16 +245,45 @@ out:
 	return rc;
 }
 
-/* Does something accept connections on 127.0.0.1:@port? */
-static bool port_in_use(const char *base)
+/* Does something accept TCP connections at @base's host and @port (within 1 s per address)? */
+static bool port_in_use(const char *base, int port)
 {
-	json_t *v = NULL;
-	sw_error *e = NULL;
-	int rc = sw__wda_status(base, SW__WDA_STATUS_MS, &v, &e);
-	bool used = rc == SW_OK || (e && strcmp(sw_error_failure_code(e), "WDA_UNREACHABLE") != 0) ||
-	            (e && !strstr(sw_error_message(e), "onnect"));
-	json_decref(v);
-	sw_error_free(e);
+	const char *h = strstr(base, "://");
+	h = h ? h + 3 : base;
+	char host[96] = "";
+	size_t n = 0;
+	if (*h == '[') {
+		const char *end = strchr(h, ']');
+		n = end ? (size_t)(end - h - 1) : 0;
+		h++;
+	} else
+		n = strcspn(h, ":/");
+	if (n == 0 || n >= sizeof(host))
+		return true; /* not a host we can probe: treat as taken rather than start blind */
+	memcpy(host, h, n);
+	host[n] = '\0';
+	char ps[16];
+	snprintf(ps, sizeof(ps), "%d", port);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	if (getaddrinfo(host, ps, &hints, &res) != 0)
+		return true;
+	bool used = false;
+	for (struct addrinfo *a = res; a && !used; a = a->ai_next) {
+		int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			used = true;
+		else if (errno == EINPROGRESS) {
+			struct pollfd pf = {fd, POLLOUT, 0};
+			int err = 0;
+			socklen_t el = sizeof(err);
+			used =
+			    poll(&pf, 1, 1000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0;
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
 	return used;
 }
 
@@ -284,7 +316,7 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		return rc;
 	}
 	int port = url_port(base);
-	if (port < 1 || port_in_use(base)) {
+	if (port < 1 || port_in_use(base, port)) {
 		int rc = sw__error_set(err, SW_EIO, "WDA_PORT_CONFLICT",
 		                       "Stop what listens there, or pass another webDriverAgentUrl (for example "
 		                       "http://127.0.0.1:8101), or attach to it if it is your WebDriverAgent",

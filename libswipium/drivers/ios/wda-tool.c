@@ -81,6 +81,13 @@ static int build_plan(sw_ctx *ctx, sw_session *s, json_t *opts, const char *acti
 		                     "xcodebuild is not on PATH: WebDriverAgent cannot be %s here",
 		                     !strcmp(action, "build") ? "built" : "started");
 	free(xb);
+	if (!strcmp(action, "start") && !json_is_true(json_object_get(o, "loopback")))
+		return sw__error_set(
+		    err, SW_EINVAL, "INVALID_ARGUMENT",
+		    "Pass a loopback webDriverAgentUrl (http://127.0.0.1:<port>): the runner starts on this "
+		    "machine",
+		    "qa_wda start runs WebDriverAgent here, so its URL must be loopback, not %s",
+		    json_string_value(json_object_get(o, "url")));
 	const char *dev = json_string_value(json_object_get(opts, "device"));
 	if (!dev)
 		dev = json_string_value(json_object_get(opts, "udid"));

@@ -548,6 +548,10 @@ class TestWdaManaged(DriveCase):
             sc = r["structuredContent"]
             self.assertEqual(sc.get("failureCode"), "WDA_PORT_CONFLICT", sc)
         self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        # the runner starts on this machine: a remote URL is refused before anything runs
+        sc = self.tool_fails(s, "qa_wda", sid, "INVALID_ARGUMENT", action="start", wdaProjectPath=self.proj,
+                             webDriverAgentUrl="http://10.0.0.5:8100")
+        self.assertIn("loopback", sc["what"])
         self.tool_fails(s, "qa_wda", sid, "NO_ARTIFACT", action="build",
                         wdaProjectPath=os.path.join(self.home, "none.xcodeproj"))
         self.assertEqual(s.close(), 0)
