@@ -56,6 +56,7 @@ static void mcp_device_shutdown(struct mcp_server *srv)
 	if (srv->store)
 		sw_devctl_shutdown(srv->ctx, srv->store, NULL, NULL);
 	sw_metro_shutdown(srv->ctx, srv->store); /* the Metro bundlers this server started, with their reverses */
+	sw_ios_wda_shutdown(srv->ctx, srv->store); /* the WebDriverAgents qa_wda start ran */
 }
 
 static int sig_pipe[2] = {-1, -1};

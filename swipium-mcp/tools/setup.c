@@ -154,8 +154,8 @@ static void qa_doctor(mcp_call *call, json_t *args)
 		row(rows, "xcodebuild", xbv ? "ok" : "warn", detail,
 		    xbv ? NULL : "Install Xcode (xcodebuild builds and starts WebDriverAgent); without it iOS runs visual-only.");
 		row(rows, "wda", "warn",
-		    "WebDriverAgent is used once attached (qa_wda {action: \"attach\"}); this server does not build or start "
-		    "it: until one is attached iOS runs visual-only (simctl).",
+		    "WebDriverAgent is used once attached (qa_wda {action: \"attach\"}, or \"build\" then \"start\" with "
+		    "xcodebuild): until one is attached iOS runs visual-only (simctl).",
 		    "qa_wda {action: \"status\"} checks http://127.0.0.1:8100");
 		const char *idb = json_string_value(json_object_get(json_object_get(tc, "idb"), "path"));
 		sw_text_snprintf(detail, sizeof(detail), "%s", idb ? idb : "idb not on PATH (optional: visual-only taps)");

@@ -1,4 +1,5 @@
-/* wda.c: qa_wda, WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach, logs, stop. */
+/* wda.c: qa_wda, WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach, build, start, logs, stop.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +12,9 @@ static void qa_wda(mcp_call *call, json_t *args)
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
 	json_t *o = json_object();
-	static const char *const keys[] = {"action",         "webDriverAgentUrl", "device", "udid", "bundleId",
-	                                   "wdaProjectPath", "derivedDataPath",   "scheme", "allowNonLoopback", NULL};
+	static const char *const keys[] = {
+	    "action", "webDriverAgentUrl", "device", "udid", "bundleId", "wdaProjectPath", "derivedDataPath",
+	    "scheme", "allowNonLoopback",  NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(args, keys[i]))
 			json_object_set(o, keys[i], json_object_get(args, keys[i]));
@@ -34,15 +36,16 @@ static void qa_wda(mcp_call *call, json_t *args)
 	if (json_is_true(json_object_get(plan, "needsNonLoopbackConsent"))) {
 		/* a remote WebDriverAgent: asked every time; SWIPIUM_ALLOW_REMOTE_WDA is the only pre-approval */
 		char why[600];
-		sw_text_snprintf(why, sizeof(why),
-		                 "Send WebDriverAgent commands (%s) to %s, which is not on this machine's loopback: it can "
-		                 "drive whatever device answers there.",
-		                 json_string_value(json_object_get(plan, "action")),
-		                 json_string_value(json_object_get(plan, "url")));
+		sw_text_snprintf(
+		    why, sizeof(why),
+		    "Send WebDriverAgent commands (%s) to %s, which is not on this machine's loopback: it can "
+		    "drive whatever device answers there.",
+		    json_string_value(json_object_get(plan, "action")),
+		    json_string_value(json_object_get(plan, "url")));
 		json_t *affects = json_pack("{s:O,s:O}", "url", json_object_get(plan, "url"), "action",
 		                            json_object_get(plan, "action"));
-		struct mcp_consent_request req = {.action = "wda_non_loopback", .risk = "medium", .explain = why,
-		                                  .affects = affects, .session = s};
+		struct mcp_consent_request req = {
+		    .action = "wda_non_loopback", .risk = "medium", .explain = why, .affects = affects, .session = s};
 		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
 		json_decref(affects);
 		if (oc != MCP_CONSENT_APPROVED) {
@@ -54,6 +57,31 @@ static void qa_wda(mcp_call *call, json_t *args)
 		json_object_set_new(o, "nonLoopbackApproved", json_true());
 		free(oj);
 		oj = json_dumps(o, JSON_COMPACT);
+	}
+	const char *pa = json_string_value(json_object_get(plan, "action"));
+	if (pa && (!strcmp(pa, "build") || !strcmp(pa, "start"))) {
+		/* xcodebuild runs the WebDriverAgent project's code: asked with the whole command */
+		bool build = !strcmp(pa, "build");
+		char why[1600];
+		sw_text_snprintf(why, sizeof(why), "%s WebDriverAgent for simulator %s by running: %s",
+		                 build ? "Build" : "Start", json_string_value(json_object_get(plan, "udid")),
+		                 json_string_value(json_object_get(plan, "commandLine")));
+		json_t *affects = json_pack("{s:O,s:O,s:O,s:O}", "udid", json_object_get(plan, "udid"), "project",
+		                            json_object_get(plan, "project"), "command",
+		                            json_object_get(plan, "command"), "url", json_object_get(plan, "url"));
+		struct mcp_consent_request req = {.action = build ? "wda_build" : "wda_start",
+		                                  .risk = "medium",
+		                                  .explain = why,
+		                                  .affects = affects,
+		                                  .session = s};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(affects);
+		if (oc != MCP_CONSENT_APPROVED) {
+			json_decref(plan);
+			json_decref(o);
+			free(oj);
+			return;
+		}
 	}
 	json_decref(plan);
 	json_decref(o);
@@ -75,17 +103,34 @@ static void qa_wda(mcp_call *call, json_t *args)
 	char sum[400];
 	if (!strcmp(action, "attach")) {
 		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent at %s attached to %s: the session is structured.",
-		                 json_string_value(json_object_get(r, "url")), json_string_value(json_object_get(r, "name")));
+		                 json_string_value(json_object_get(r, "url")),
+		                 json_string_value(json_object_get(r, "name")));
 		mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
-	} else if (st)
-		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
-		                 json_is_true(json_object_get(st, "ready"))
-		                     ? "ready"
-		                     : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"));
+	} else if (!strcmp(action, "build")) {
+		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent built for simulator %s.",
+		                 json_string_value(json_object_get(r, "udid")));
+		mcp_next(call, "qa_wda {sessionId: \"%s\", action: \"start\"}", sw_session_id(s));
+	} else if (!strcmp(action, "start")) {
+		bool att = json_is_true(json_object_get(r, "attached"));
+		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent started at %s (pid %lld)%s.",
+		                 json_string_value(json_object_get(r, "url")),
+		                 (long long)json_integer_value(json_object_get(r, "pid")),
+		                 att ? " and attached: the session is structured" : ", still starting");
+		if (att)
+			mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
+		else
+			mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"wda_ready\"}", sw_session_id(s));
+	} else if (st && json_is_object(st))
+		sw_text_snprintf(
+		    sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
+		    json_is_true(json_object_get(st, "ready"))
+		        ? "ready"
+		        : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"));
 	else
 		sw_text_snprintf(sum, sizeof(sum), "qa_wda %s: %s", action,
-		                 json_string_value(json_object_get(r, "reason")) ? json_string_value(json_object_get(r, "reason"))
-		                                                                 : "done");
+		                 json_string_value(json_object_get(r, "reason"))
+		                     ? json_string_value(json_object_get(r, "reason"))
+		                     : "done");
 	mcp_ok(call, r, sum);
 }
 
@@ -93,7 +138,8 @@ const struct mcp_tool mcp_tool_qa_wda = {
     .name = "qa_wda",
     .group = "setup",
     .description = "WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach (structured mode for "
-                   "qa_snapshot/qa_act), logs, stop; loopback URLs only unless approved.",
+                   "qa_snapshot/qa_act), build and start (xcodebuild, with consent; start attaches), logs, stop; "
+                   "loopback URLs only unless approved.",
     .schema = "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
               "\"action\":{\"type\":\"string\",\"enum\":[\"status\",\"doctor\",\"build\",\"start\",\"stop\",\"attach\","
               "\"diagnose\",\"logs\",\"tune\"]},"

@@ -133,4 +133,14 @@ const struct sw_driver_ops *sw__driver_ios(void);
 /* The WDA warnings (a recreated session) of a bound iOS device since the last call; NULL when none. (transfer full) */
 json_t *sw__ios_take_warnings(sw_device *dev);
 
+/* The WebDriverAgent this server builds and starts (wda-managed.c). */
+json_t *sw__wda_xcodebuild_argv(const char *project, const char *scheme, const char *udid, const char *derived,
+                                const char *action);
+int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud,
+                          json_t *o, sw_error **err);
+int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *base, json_t *o, sw_error **err);
+json_t *sw__wda_managed_stop(sw_session *s);
+json_t *sw__wda_managed_logs(sw_session *s);
+char *sw__wda_managed_url(sw_session *s);
+
 #endif

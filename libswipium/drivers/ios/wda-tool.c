@@ -8,16 +8,20 @@
 #include "ios-internal.h"
 #include <swipium/actions.h>
 
-static const sw__opt wda_opts[] = {
-    {"action", SW__OPT_STRING, false},         {"webDriverAgentUrl", SW__OPT_STRING, true},
-    {"device", SW__OPT_STRING, true},          {"udid", SW__OPT_STRING, true},
-    {"bundleId", SW__OPT_STRING, true},        {"wdaProjectPath", SW__OPT_STRING, true},
-    {"derivedDataPath", SW__OPT_STRING, true}, {"scheme", SW__OPT_STRING, true},
-    {"allowNonLoopback", SW__OPT_BOOL, true},  {"nonLoopbackApproved", SW__OPT_BOOL, true},
-    {NULL}};
+static const sw__opt wda_opts[] = {{"action", SW__OPT_STRING, false},
+                                   {"webDriverAgentUrl", SW__OPT_STRING, true},
+                                   {"device", SW__OPT_STRING, true},
+                                   {"udid", SW__OPT_STRING, true},
+                                   {"bundleId", SW__OPT_STRING, true},
+                                   {"wdaProjectPath", SW__OPT_STRING, true},
+                                   {"derivedDataPath", SW__OPT_STRING, true},
+                                   {"scheme", SW__OPT_STRING, true},
+                                   {"allowNonLoopback", SW__OPT_BOOL, true},
+                                   {"nonLoopbackApproved", SW__OPT_BOOL, true},
+                                   {NULL}};
 
-static const char *const ACTIONS[] = {"status", "doctor", "build", "start", "stop", "attach", "diagnose", "logs", "tune",
-                                      NULL};
+static const char *const ACTIONS[] = {"status", "doctor",   "build", "start", "stop",
+                                      "attach", "diagnose", "logs",  "tune",  NULL};
 
 static char *session_str(sw_session *s, const char *key)
 {
@@ -41,6 +45,8 @@ static char *bound_udid(sw_session *s)
 	return r;
 }
 
+static json_t *find_project(const char *given);
+
 /* The URL qa_wda works on: the argument, else the session's attached one, else the default. (transfer full) */
 static char *pick_url(sw_session *s, json_t *opts)
 {
@@ -49,6 +55,102 @@ static char *pick_url(sw_session *s, json_t *opts)
 		return sw__strdup(u);
 	char *att = session_str(s, "wdaUrl");
 	return att ? att : sw__strdup(SW__WDA_DEFAULT_URL);
+}
+
+static int wda_port_of(const char *base)
+{
+	const char *h = base ? strstr(base, "://") : NULL;
+	h = h ? h + 3 : base;
+	const char *c = h ? strrchr(h, ':') : NULL;
+	if (c && h[0] == '[' && strchr(c, ']'))
+		c = NULL;
+	return c ? atoi(c + 1) : 80;
+}
+
+/* build / start: the simulator, the project and the whole xcodebuild command, into @o {udid, project, command,
+ * commandLine}; nothing runs. NO_DEVICE, NO_ARTIFACT (no WebDriverAgent project), BACKEND_UNSUPPORTED. */
+static int build_plan(sw_ctx *ctx, sw_session *s, json_t *opts, const char *action, json_t *o, sw_error **err)
+{
+	int rc = sw_ios_check(ctx, err);
+	if (rc != SW_OK)
+		return rc;
+	char *xb = sw__which("xcodebuild");
+	if (!xb)
+		return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
+		                     "Install Xcode (not only the Command Line Tools) and select it with xcode-select",
+		                     "xcodebuild is not on PATH: WebDriverAgent cannot be %s here",
+		                     !strcmp(action, "build") ? "built" : "started");
+	free(xb);
+	if (!strcmp(action, "start") && !json_is_true(json_object_get(o, "loopback")))
+		return sw__error_set(
+		    err, SW_EINVAL, "INVALID_ARGUMENT",
+		    "Pass a loopback webDriverAgentUrl (http://127.0.0.1:<port>): the runner starts on this "
+		    "machine",
+		    "qa_wda start runs WebDriverAgent here, so its URL must be loopback, not %s",
+		    json_string_value(json_object_get(o, "url")));
+	const char *dev = json_string_value(json_object_get(opts, "device"));
+	if (!dev)
+		dev = json_string_value(json_object_get(opts, "udid"));
+	char *bound = bound_udid(s);
+	if (!dev && !bound)
+		return sw__error_set(err, SW_ENOTFOUND, "NO_DEVICE",
+		                     "Boot a simulator with qa_ios {action: \"boot\"}, or pass device (its UDID)",
+		                     "qa_wda %s needs a simulator UDID: none was given and the session has none bound",
+		                     action);
+	json_t *list = NULL, *sim = NULL;
+	rc = sw__simctl_list(&list, err);
+	if (rc == SW_OK)
+		rc = sw__simctl_pick(list, dev ? dev : bound, NULL, false, &sim, err);
+	if (rc == SW_OK && bound && dev && strcasecmp(json_string_value(json_object_get(sim, "udid")), bound) != 0)
+		rc = sw__error_set(err, SW_ESTATE, "STALE_WDA_DEVICE",
+		                   "Use the session's simulator, or start another session for the other one",
+		                   "The session is bound to %s but qa_wda %s names %s", bound, action,
+		                   json_string_value(json_object_get(sim, "udid")));
+	free(bound);
+	if (rc != SW_OK) {
+		json_decref(list);
+		return rc;
+	}
+	json_object_set(o, "udid", json_object_get(sim, "udid"));
+	json_t *proj = find_project(json_string_value(json_object_get(opts, "wdaProjectPath")));
+	const char *path = json_string_value(json_object_get(proj, "path"));
+	if (!path) {
+		rc = sw__error_set(
+		    err, SW_ENOTFOUND, "NO_ARTIFACT",
+		    "Install Appium's XCUITest driver (appium driver install xcuitest), or pass wdaProjectPath "
+		    "(the WebDriverAgent.xcodeproj directory)",
+		    "No WebDriverAgent project was found (%zu places searched)",
+		    json_array_size(json_object_get(proj, "searched")));
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:O}", "searched", json_object_get(proj, "searched")));
+		json_decref(proj);
+		json_decref(list);
+		return rc;
+	}
+	json_t *argv = sw__wda_xcodebuild_argv(
+	    path, json_string_value(json_object_get(opts, "scheme")), json_string_value(json_object_get(sim, "udid")),
+	    json_string_value(json_object_get(opts, "derivedDataPath")),
+	    !strcmp(action, "build") ? "build-for-testing" : "test-without-building");
+	json_object_set_new(o, "project", json_string(path));
+	json_decref(proj);
+	json_decref(list);
+	if (!argv)
+		return sw__error_nomem(err);
+	sw_buf line = SW_BUF_INIT;
+	size_t i;
+	json_t *v;
+	if (!strcmp(action, "start"))
+		sw__buf_printf(&line, "USE_PORT=%d ", wda_port_of(json_string_value(json_object_get(o, "url"))));
+	json_array_foreach(argv, i, v)
+	{
+		const char *a = json_string_value(v);
+		bool quote = strpbrk(a, " \t'\"$") != NULL;
+		sw__buf_printf(&line, "%s%s%s%s", i ? " " : "", quote ? "'" : "", a, quote ? "'" : "");
+	}
+	json_object_set_new(o, "command", argv);
+	json_object_set_new(o, "commandLine", json_string(line.data ? line.data : ""));
+	sw__buf_free(&line);
+	return SW_OK;
 }
 
 int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err)
@@ -64,8 +166,9 @@ int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char *
 		known = known || !strcmp(ACTIONS[i], action);
 	if (!known) {
 		json_decref(opts);
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Use status, doctor, attach, diagnose, logs, tune or stop",
-		                     "action must be status, doctor, build, start, stop, attach, diagnose, logs or tune");
+		return sw__error_set(
+		    err, SW_EINVAL, "INVALID_ARGUMENT", "Use status, doctor, attach, diagnose, logs, tune or stop",
+		    "action must be status, doctor, build, start, stop, attach, diagnose, logs or tune");
 	}
 	char *url = pick_url(s, opts), *base = NULL;
 	bool loopback = false;
@@ -80,15 +183,26 @@ int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char *
 	json_t *o = json_pack("{s:s,s:s,s:b,s:b,s:b}", "action", action, "url", base, "loopback", loopback,
 	                      "remoteAllowedByEnv", !loopback && allowed, "needsNonLoopbackConsent", asks);
 	free(base);
-	json_decref(opts);
-	if (!o)
+	if (!o) {
+		json_decref(opts);
 		return sw__error_nomem(err);
+	}
+	if (!strcmp(action, "build") || !strcmp(action, "start")) {
+		rc = build_plan(ctx, s, opts, action, o, err);
+		if (rc != SW_OK) {
+			json_decref(o);
+			json_decref(opts);
+			return rc;
+		}
+	}
+	json_decref(opts);
 	if (!allowed && !asks) {
-		rc = sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
-		                   "Use a loopback URL (http://127.0.0.1:8100), or pass allowNonLoopback:true and approve the "
-		                   "wda_non_loopback consent, or list the exact URL in SWIPIUM_ALLOW_REMOTE_WDA",
-		                   "%s is not a loopback address; no request was sent to it",
-		                   json_string_value(json_object_get(o, "url")));
+		rc = sw__error_set(
+		    err, SW_EDENIED, "DESTRUCTIVE_REFUSED",
+		    "Use a loopback URL (http://127.0.0.1:8100), or pass allowNonLoopback:true and approve the "
+		    "wda_non_loopback consent, or list the exact URL in SWIPIUM_ALLOW_REMOTE_WDA",
+		    "%s is not a loopback address; no request was sent to it",
+		    json_string_value(json_object_get(o, "url")));
 		json_decref(o);
 		return rc;
 	}
@@ -126,7 +240,8 @@ static json_t *find_project(const char *given)
 {
 	json_t *tried = json_array();
 	char *found = NULL;
-	const char *rel = "node_modules/appium-xcuitest-driver/node_modules/appium-webdriveragent/WebDriverAgent.xcodeproj";
+	const char *rel =
+	    "node_modules/appium-xcuitest-driver/node_modules/appium-webdriveragent/WebDriverAgent.xcodeproj";
 	const char *ahome = getenv("APPIUM_HOME"), *home = getenv("HOME");
 	char *cands[5] = {0};
 	size_t n = 0;
@@ -160,10 +275,11 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 		dev = json_string_value(json_object_get(opts, "udid"));
 	char *bound = bound_udid(s);
 	if (!dev && !bound)
-		return sw__error_set(err, SW_EINVAL, "MULTIPLE_DEVICES",
-		                     "Pass device (the simulator's UDID), or boot one with qa_ios {action: \"boot\"} first",
-		                     "qa_wda attach needs to know which simulator WebDriverAgent drives: no device was given "
-		                     "and the session has none bound");
+		return sw__error_set(
+		    err, SW_EINVAL, "MULTIPLE_DEVICES",
+		    "Pass device (the simulator's UDID), or boot one with qa_ios {action: \"boot\"} first",
+		    "qa_wda attach needs to know which simulator WebDriverAgent drives: no device was given "
+		    "and the session has none bound");
 	json_t *list = NULL, *sim = NULL;
 	int rc = sw_ios_check(ctx, err);
 	if (rc == SW_OK)
@@ -171,11 +287,12 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 	if (rc == SW_OK)
 		rc = sw__simctl_pick(list, dev ? dev : bound, NULL, false, &sim, err);
 	if (rc == SW_OK && bound && dev && strcasecmp(json_string_value(json_object_get(sim, "udid")), bound) != 0)
-		rc = sw__error_set(err, SW_ESTATE, "STALE_WDA_DEVICE",
-		                   "Attach to the session's simulator, or boot the other one with qa_ios {action: \"boot\"} "
-		                   "first",
-		                   "The session is bound to %s but attach names %s", bound,
-		                   json_string_value(json_object_get(sim, "udid")));
+		rc = sw__error_set(
+		    err, SW_ESTATE, "STALE_WDA_DEVICE",
+		    "Attach to the session's simulator, or boot the other one with qa_ios {action: \"boot\"} "
+		    "first",
+		    "The session is bound to %s but attach names %s", bound,
+		    json_string_value(json_object_get(sim, "udid")));
 	if (rc != SW_OK) {
 		free(bound);
 		json_decref(list);
@@ -188,8 +305,9 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 		                   "Start WebDriverAgent for this simulator (xcodebuild test-without-building with "
 		                   "USE_PORT), then attach again",
 		                   "WebDriverAgent at %s is not ready: %s", base,
-		                   json_string_value(json_object_get(st, "why")) ? json_string_value(json_object_get(st, "why"))
-		                                                                   : "its /status says ready:false");
+		                   json_string_value(json_object_get(st, "why"))
+		                       ? json_string_value(json_object_get(st, "why"))
+		                       : "its /status says ready:false");
 		json_decref(st);
 		free(bound);
 		json_decref(list);
@@ -209,8 +327,9 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 		json_decref(url);
 		json_decref(mode);
 		if (!bound) {
-			json_t *rec = json_pack("{s:s,s:O,s:O,s:O*}", "platform", "ios", "serial", json_object_get(sim, "udid"),
-			                        "name", json_object_get(sim, "name"), "runtime", json_object_get(sim, "runtime"));
+			json_t *rec =
+			    json_pack("{s:s,s:O,s:O,s:O*}", "platform", "ios", "serial", json_object_get(sim, "udid"),
+			              "name", json_object_get(sim, "name"), "runtime", json_object_get(sim, "runtime"));
 			json_t *kind = json_string("simctl");
 			if (rec && kind) {
 				sw__session_set(s, "device", rec, NULL);
@@ -249,10 +368,12 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 	if (json_is_true(json_object_get(plan, "needsNonLoopbackConsent")) &&
 	    !json_is_true(json_object_get(opts, "nonLoopbackApproved"))) {
 		rc = sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED", "Approve the wda_non_loopback consent",
-		                   "%s is not a loopback address and its use was not approved; no request was sent", base);
+		                   "%s is not a loopback address and its use was not approved; no request was sent",
+		                   base);
 		goto out;
 	}
-	json_t *o = json_pack("{s:s,s:s,s:O}", "action", action, "url", base, "loopback", json_object_get(plan, "loopback"));
+	json_t *o =
+	    json_pack("{s:s,s:s,s:O}", "action", action, "url", base, "loopback", json_object_get(plan, "loopback"));
 	char *attached = session_str(s, "wdaUrl");
 	json_object_set_new(o, "attached", json_boolean(attached && !strcmp(attached, base)));
 	bool ready = false;
@@ -273,8 +394,9 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 		json_object_set_new(o, "status", status_of(base, &ready));
 		json_t *rec = json_array();
 		if (!ready)
-			json_array_append_new(rec, json_string("WebDriverAgent is not ready at this URL: start it for the "
-			                                       "simulator and attach"));
+			json_array_append_new(rec,
+			                      json_string("WebDriverAgent is not ready at this URL: start it for the "
+			                                  "simulator and attach"));
 		else if (!strcmp(action, "diagnose")) {
 			char *app = session_str(s, "appId");
 			sw__wda *w = sw__wda_new(base, NULL, app);
@@ -284,8 +406,8 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 			size_t len = 0;
 			int src = w ? sw__wda_source(w, 0, &xml, &len, &e) : SW_ENOMEM;
 			json_object_set_new(o, "source",
-			                    src == SW_OK ? json_pack("{s:b,s:I,s:I}", "ok", 1, "bytes", (json_int_t)len, "ms",
-			                                             (json_int_t)(sw_monotonic_ms() - t0))
+			                    src == SW_OK ? json_pack("{s:b,s:I,s:I}", "ok", 1, "bytes", (json_int_t)len,
+			                                             "ms", (json_int_t)(sw_monotonic_ms() - t0))
 			                                 : json_pack("{s:b,s:s?,s:s?}", "ok", 0, "failureCode",
 			                                             e ? sw_error_failure_code(e) : NULL, "why",
 			                                             e ? sw_error_message(e) : NULL));
@@ -297,29 +419,67 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 			free(app);
 		} else {
 			/* tune reports; it changes no WebDriverAgent setting */
-			json_array_append_new(rec, json_string("snapshotMaxDepth 50 keeps deep React Native trees readable"));
-			json_array_append_new(rec, json_string("waitForIdleTimeout 0 stops WebDriverAgent waiting on animated "
-			                                       "screens (WDA_APP_NOT_IDLE)"));
+			json_array_append_new(
+			    rec, json_string("snapshotMaxDepth 50 keeps deep React Native trees readable"));
+			json_array_append_new(
+			    rec, json_string("waitForIdleTimeout 0 stops WebDriverAgent waiting on animated "
+			                     "screens (WDA_APP_NOT_IDLE)"));
 			json_object_set_new(o, "applied", json_false());
 		}
 		json_object_set_new(o, "recommendations", rec);
 	} else if (!strcmp(action, "attach")) {
 		rc = do_attach(ctx, s, opts, base, o, err);
 	} else if (!strcmp(action, "logs") || !strcmp(action, "stop")) {
-		/* this server starts no WebDriverAgent of its own (build/start below), so none is managed */
-		json_object_set_new(o, "managed", json_false());
-		json_object_set_new(o, !strcmp(action, "stop") ? "stopped" : "logUri",
-		                    !strcmp(action, "stop") ? json_false() : json_null());
-		json_object_set_new(o, "reason", json_string("no WebDriverAgent is managed by this server; one you started "
-		                                             "yourself keeps running"));
-	} else { /* build, start */
-		rc = sw_ios_check(ctx, err);
+		json_t *m = !strcmp(action, "stop") ? sw__wda_managed_stop(s) : sw__wda_managed_logs(s);
+		if (m) {
+			json_object_update(o, m);
+			const char *mu = json_string_value(json_object_get(m, "url"));
+			if (!strcmp(action, "stop") && attached && mu && !strcmp(attached, mu)) {
+				/* the attached WebDriverAgent is gone: the session is visual-only again */
+				json_t *mode = json_string("visual-only");
+				sw_drive_unbind(s);
+				sw__session_set(s, "wdaUrl", json_null(), NULL);
+				if (mode)
+					sw__session_set(s, "mode", mode, NULL);
+				json_decref(mode);
+				json_object_set_new(o, "attached", json_false());
+				json_object_set_new(o, "mode", json_string("visual-only"));
+			}
+			json_decref(m);
+		} else {
+			/* never signal a WebDriverAgent this server did not start */
+			json_object_set_new(o, "managed", json_false());
+			json_object_set_new(o, !strcmp(action, "stop") ? "stopped" : "logUri",
+			                    !strcmp(action, "stop") ? json_false() : json_null());
+			json_object_set_new(o, "reason",
+			                    json_string("no WebDriverAgent was started by this server for the "
+			                                "session; one you started yourself keeps running"));
+		}
+	} else if (!strcmp(action, "build")) {
+		json_object_set(o, "udid", json_object_get(plan, "udid"));
+		json_object_set(o, "command", json_object_get(plan, "command"));
+		rc = sw__wda_managed_build(ctx, s, json_object_get(plan, "command"), NULL, NULL, o, err);
 		if (rc == SW_OK)
-			rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
-			                   "Build and start WebDriverAgent yourself (xcodebuild -project WebDriverAgent.xcodeproj "
-			                   "-scheme WebDriverAgentRunner -destination id=<UDID> test), then qa_wda {action: "
-			                   "\"attach\"}",
-			                   "qa_wda %s (a WebDriverAgent managed by this server) is not available in this build", action);
+			json_object_set_new(o, "reason", json_string("WebDriverAgent was built for testing"));
+	} else { /* start: run it, wait for /status, attach */
+		json_object_set(o, "udid", json_object_get(plan, "udid"));
+		json_object_set(o, "command", json_object_get(plan, "command"));
+		rc = sw__wda_managed_start(ctx, s, json_object_get(plan, "command"), base, o, err);
+		if (rc == SW_OK && !strcmp(json_string_value(json_object_get(o, "status")), "ready")) {
+			json_t *ao = json_object();
+			json_t *aopts = json_pack("{s:O,s:O*}", "device", json_object_get(plan, "udid"), "bundleId",
+			                          json_object_get(opts, "bundleId"));
+			rc = ao && aopts ? do_attach(ctx, s, aopts, base, ao, err) : sw__error_nomem(err);
+			if (rc == SW_OK) {
+				json_object_set(o, "attached", json_object_get(ao, "attached"));
+				json_object_set(o, "mode", json_object_get(ao, "mode"));
+				json_object_set(o, "wdaSessionId", json_object_get(ao, "wdaSessionId"));
+				json_object_set(o, "name", json_object_get(ao, "name"));
+			} else
+				json_decref(sw__wda_managed_stop(s)); /* nothing half-started stays behind */
+			json_decref(ao);
+			json_decref(aopts);
+		}
 	}
 	free(attached);
 	if (rc == SW_OK) {
@@ -341,14 +501,17 @@ int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)
 	if (rc != SW_OK)
 		return rc;
 	char *url = session_str(s, "wdaUrl"), *base = NULL;
+	if (!url)
+		url = sw__wda_managed_url(s); /* the one qa_wda start left starting */
 	bool loopback = false;
 	rc = sw__wda_url_parse(url ? url : SW__WDA_DEFAULT_URL, &base, &loopback, err);
 	free(url);
 	if (rc != SW_OK)
 		return rc;
 	if (!loopback && !sw__wda_remote_allowed(base)) {
-		rc = sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED", "Attach it with qa_wda and its consent first",
-		                   "%s is not a loopback address; qa_wait does not contact it", base);
+		rc =
+		    sw__error_set(err, SW_EDENIED, "DESTRUCTIVE_REFUSED", "Attach it with qa_wda and its consent first",
+		                  "%s is not a loopback address; qa_wait does not contact it", base);
 		free(base);
 		return rc;
 	}
@@ -367,9 +530,9 @@ int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)
 		}
 		sw__sleep_ms(250);
 	}
-	json_t *o = json_pack("{s:s,s:b,s:b,s:I,s:I,s:s,s:o}", "for", "wda_ready", "satisfied", ready, "timedOut", !ready,
-	                      "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timeoutMs", (json_int_t)timeout_ms, "url",
-	                      base, "state", st);
+	json_t *o = json_pack("{s:s,s:b,s:b,s:I,s:I,s:s,s:o}", "for", "wda_ready", "satisfied", ready, "timedOut",
+	                      !ready, "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timeoutMs",
+	                      (json_int_t)timeout_ms, "url", base, "state", st);
 	free(base);
 	*out_json = o ? sw__json_compact(o) : NULL;
 	json_decref(o);

@@ -103,6 +103,13 @@ SW_API int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*ab
                            char **out_json, sw_error **err);
 
 /**
+ * Stops every WebDriverAgent this server started (qa_wda start) and registers their logs; for server
+ * shutdown. @store: (nullable) finds each runner's session. A WebDriverAgent this server did not start is
+ * never signalled.
+ */
+SW_API void sw_ios_wda_shutdown(sw_ctx *ctx, sw_store *store);
+
+/**
  * qa_prepare_ios_target's plan (nothing runs): {app {path, bundleId, insideProjectRoot}?, bundleId, udid?,
  * commands[], risk (install_app: low inside the project root, medium outside, on realpaths), attachWda}.
  * @options_json {app?, bundleId?, device?, launch?, attachWda? auto|required|skip}. (transfer full)

@@ -397,5 +397,188 @@ class TestPrepareIos(WdaCase):
         self.assertEqual(s.close(), 0)
 
 
+
+def free_port():
+    import socket
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+class TestWdaManaged(DriveCase):
+    """qa_wda build / start / stop through xcodebuild (the stand-in tests/ios/xcodebuild runs tests/ios/wda.py)."""
+
+    def setUp(self):
+        super().setUp()
+        self.proj = os.path.join(self.home, "wda", "WebDriverAgent.xcodeproj")
+        os.makedirs(self.proj)
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+
+    def xb_knobs(self, k):
+        d = os.path.join(self.home, ".fake-xcodebuild")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "knobs.json"), "w") as f:
+            json.dump(k, f)
+
+    def wda(self, s, sid, action, **extra):
+        return self.tool(s, "qa_wda", sid, action=action, wdaProjectPath=self.proj, webDriverAgentUrl=self.url, **extra)
+
+    def approve(self, s, sid, action, consent, **extra):
+        r = self.wda(s, sid, action, **extra)
+        env = r["structuredContent"]
+        self.assertTrue(env.get("requiresConsent"), json.dumps(r)[:1500])
+        self.assertEqual(env["action"], consent)
+        text = json.dumps(env)
+        # the whole command is shown
+        self.assertIn("xcodebuild -project " + self.proj, text)
+        self.assertIn("-destination id=" + IPHONE15PRO, text)
+        return self.wda(s, sid, action, consentId=env["consentId"], approve=True, **extra)
+
+    def processes(self):
+        try:
+            with open(os.path.join(self.home, ".swipium", "processes.json")) as f:
+                d = json.load(f)
+        except OSError:
+            return []
+        return d.get("processes", d) if isinstance(d, dict) else d
+
+    def alive(self, pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # a zombie of the server's child counts as gone
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                return f.read().split(") ")[1][0] != "Z"
+        except OSError:
+            return False
+
+    def test_build_start_snapshot_stop(self):
+        s, sid = self.ready()
+        r = self.approve(s, sid, "build", "wda_build")
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        b = r["structuredContent"]
+        self.assertTrue(b["built"], b)
+        self.assertTrue(b["logUri"], b)
+        self.assertEqual(b["command"][-1], "build-for-testing")
+        r = self.approve(s, sid, "start", "wda_start")
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        st = r["structuredContent"]
+        self.assertEqual(st["status"], "ready", st)
+        self.assertTrue(st["attached"], st)
+        self.assertEqual(st["mode"], "structured")
+        self.assertEqual(st["command"][-1], "test-without-building")
+        pid = st["pid"]
+        self.assertTrue(self.alive(pid))
+        procs = [p for p in self.processes() if p.get("kind") == "wda"]
+        self.assertEqual([p["pid"] for p in procs], [pid], procs)
+        self.assertEqual(procs[0].get("endpoint"), self.url)
+        # the session drives the started WebDriverAgent
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertIn("Sign in", json.dumps(snap))
+        # a second start while it runs is refused with the pid
+        r = self.wda(s, sid, "start")
+        env = r["structuredContent"]
+        if env.get("requiresConsent"):
+            r = self.wda(s, sid, "start", consentId=env["consentId"], approve=True)
+        self.assertTrue(r.get("isError"), json.dumps(r)[:1500])
+        self.assertEqual(r["structuredContent"]["failureCode"], "WDA_START_FAILED")
+        self.assertIn(str(pid), json.dumps(r["structuredContent"]))
+        logs = self.tool_ok(s, "qa_wda", sid, action="logs")
+        self.assertTrue(logs["managed"] and logs["running"], logs)
+        self.assertIn("ServerURLHere", logs["logTail"])
+        stop = self.tool_ok(s, "qa_wda", sid, action="stop", webDriverAgentUrl=self.url)
+        self.assertTrue(stop["stopped"] and stop["managed"], stop)
+        self.assertEqual(stop["pid"], pid)
+        self.assertEqual(stop["mode"], "visual-only")
+        self.assertTrue(stop["logUri"])
+        self.assertFalse(self.alive(pid))
+        self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        self.tool_fails(s, "qa_snapshot", sid, "BACKEND_UNSUPPORTED")
+        # nothing managed any more: stop signals nothing
+        again = self.tool_ok(s, "qa_wda", sid, action="stop")
+        self.assertFalse(again["stopped"] or again["managed"], again)
+        self.assertEqual(s.close(), 0)
+
+    def test_server_shutdown_stops_the_managed_wda(self):
+        s, sid = self.ready()
+        r = self.approve(s, sid, "start", "wda_start")
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        pid = r["structuredContent"]["pid"]
+        self.assertTrue(self.alive(pid))
+        self.assertEqual(s.close(), 0)
+        for _ in range(50):
+            if not self.alive(pid):
+                break
+            time.sleep(0.1)
+        self.assertFalse(self.alive(pid))
+
+    def test_build_failures(self):
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "signing"})
+        r = self.approve(s, sid, "build", "wda_build")
+        self.assertTrue(r.get("isError"), json.dumps(r)[:1500])
+        sc = r["structuredContent"]
+        self.assertEqual(sc["failureCode"], "WDA_SIGNING_FAILED", sc)
+        self.assertIn("requires a development team", json.dumps(sc))
+        self.xb_knobs({"mode": "buildfail"})
+        r = self.approve(s, sid, "build", "wda_build")
+        sc = r["structuredContent"]
+        self.assertEqual(sc["failureCode"], "WDA_BUILD_FAILED", sc)
+        self.assertIn("FBWebServer.m", json.dumps(sc))
+        self.assertEqual(s.close(), 0)
+
+    def test_start_failures(self):
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "startfail"})
+        r = self.approve(s, sid, "start", "wda_start")
+        sc = r["structuredContent"]
+        self.assertEqual(sc.get("failureCode"), "WDA_START_FAILED", sc)
+        self.assertIn("Early unexpected exit", json.dumps(sc))
+        self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        # the port is taken by something else: nothing is started
+        self.xb_knobs({})
+        import socket
+        with socket.socket() as so:
+            so.bind(("127.0.0.1", self.port))
+            so.listen(1)
+            r = self.approve(s, sid, "start", "wda_start")
+            sc = r["structuredContent"]
+            self.assertEqual(sc.get("failureCode"), "WDA_PORT_CONFLICT", sc)
+        self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        # the runner starts on this machine: a remote URL is refused before anything runs
+        sc = self.tool_fails(s, "qa_wda", sid, "INVALID_ARGUMENT", action="start", wdaProjectPath=self.proj,
+                             webDriverAgentUrl="http://10.0.0.5:8100")
+        self.assertIn("loopback", sc["what"])
+        self.tool_fails(s, "qa_wda", sid, "NO_ARTIFACT", action="build",
+                        wdaProjectPath=os.path.join(self.home, "none.xcodeproj"))
+        self.assertEqual(s.close(), 0)
+
+    def test_slow_start_answers_starting_then_wait_and_attach(self):
+        self.server_env = dict(self.server_env, SWIPIUM_WDA_START_WAIT_MS="800")
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "slow"})
+        r = self.approve(s, sid, "start", "wda_start")
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        st = r["structuredContent"]
+        self.assertEqual(st["status"], "starting", st)
+        self.assertFalse(st["attached"], st)
+        self.assertIn("wda_ready", json.dumps(r))
+        # qa_wait polls the managed runner's URL (not the default 8100)
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 10000})
+        self.assertTrue(w["satisfied"], w)
+        self.assertEqual(w["url"], self.url)
+        a = self.tool_ok(s, "qa_wda", sid, action="attach", webDriverAgentUrl=self.url)
+        self.assertEqual(a["mode"], "structured")
+        self.assertTrue(self.tool_ok(s, "qa_wda", sid, action="stop")["stopped"])
+        self.assertEqual(s.close(), 0)
+
+    def test_no_device_bound(self):
+        s, sid = self.start()
+        self.tool_fails(s, "qa_wda", sid, "NO_DEVICE", action="start", wdaProjectPath=self.proj)
+        self.assertEqual(s.close(), 0)
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,0 +1,507 @@
+/* wda-managed.c: the WebDriverAgent this server builds and starts itself (qa_wda build / start / stop / logs):
+ * xcodebuild through the core runner, one managed runner per session, recorded in processes.json. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ios-internal.h"
+#include <swipium/session.h>
+
+extern char **environ;
+
+#define BUILD_TIMEOUT_MS (10 * 60 * 1000)
+#define START_WAIT_MS 45000
+#define START_BUDGET_MS 120000 /* ios.wda.startupTimeoutMs default */
+#define STOP_GRACE_MS 5000
+
+struct managed {
+	pid_t pid;
+	int port;
+	char sid[64];
+	char base[128];
+	char log_name[256];
+	char log_path[1024];
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct managed reg[16];
+static int n_reg;
+
+static bool reg_find(const char *sid, struct managed *out, bool take)
+{
+	bool found = false;
+	pthread_mutex_lock(&reg_lock);
+	for (int i = 0; i < n_reg && !found; i++)
+		if (!strcmp(reg[i].sid, sid)) {
+			*out = reg[i];
+			if (take)
+				reg[i] = reg[--n_reg];
+			found = true;
+		}
+	pthread_mutex_unlock(&reg_lock);
+	return found;
+}
+
+static bool reg_put(const struct managed *m)
+{
+	bool ok = false;
+	pthread_mutex_lock(&reg_lock);
+	if (n_reg < (int)(sizeof(reg) / sizeof(reg[0]))) {
+		reg[n_reg++] = *m;
+		ok = true;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return ok;
+}
+
+/* The port of a loopback base URL such as http://127.0.0.1:8100 (80 when none is written). */
+static int url_port(const char *base)
+{
+	const char *h = strstr(base, "://");
+	h = h ? h + 3 : base;
+	const char *colon = NULL;
+	if (*h == '[') {
+		const char *e = strchr(h, ']');
+		colon = e && e[1] == ':' ? e + 1 : NULL;
+	} else
+		colon = strchr(h, ':');
+	if (!colon)
+		return 80;
+	long p = strtol(colon + 1, NULL, 10);
+	return p >= 1 && p <= 65535 ? (int)p : -1;
+}
+
+/* The xcodebuild argv for @action (build-for-testing or test-without-building). (transfer full) */
+json_t *sw__wda_xcodebuild_argv(const char *project, const char *scheme, const char *udid, const char *derived,
+                                const char *action)
+{
+	json_t *a = json_pack("[s,s,s,s,s,s,s]", "xcodebuild", "-project", project, "-scheme",
+	                      scheme ? scheme : "WebDriverAgentRunner", "-destination", "");
+	if (!a)
+		return NULL;
+	json_array_set_new(a, 6, json_sprintf("id=%s", udid));
+	if (derived) {
+		json_array_append_new(a, json_string("-derivedDataPath"));
+		json_array_append_new(a, json_string(derived));
+	}
+	json_array_append_new(a, json_string(action));
+	return a;
+}
+
+/* Which catalog code a failed build's output points to. */
+static const char *build_failure_code(const char *text)
+{
+	static const char *const signing[] = {"requires a development team",
+	                                      "Signing for \"",
+	                                      "No signing certificate",
+	                                      "Code Signing Error",
+	                                      "No profiles for",
+	                                      "code signing is required",
+	                                      NULL};
+	for (int i = 0; signing[i]; i++)
+		if (text && strstr(text, signing[i]))
+			return "WDA_SIGNING_FAILED";
+	return "WDA_BUILD_FAILED";
+}
+
+/* The first line of @text with "error" in it, capped (else its tail). (transfer full) */
+static char *error_line(const char *text)
+{
+	if (!text)
+		return sw__strdup("");
+	for (const char *p = text; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char *line = sw__strndup(p, len);
+		if (line && (strstr(line, "error:") || strstr(line, "encountered an error"))) {
+			char *cut = sw__utf8_cap(line, len, 400, SW_CAP_TAIL);
+			free(line);
+			return cut;
+		}
+		free(line);
+		p = e ? e + 1 : p + len;
+	}
+	return sw__utf8_cap(text, strlen(text), 400, SW_CAP_TAIL);
+}
+
+static const char *const *argv_of(json_t *a, sw__argv *v, sw_error **err)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x) sw__argv_add(v, json_string_value(x));
+	return sw__argv_finish(v, err);
+}
+
+/* A new log artifact of kind "wda"; its path in @path. (transfer full) */
+static int new_log(sw_session *s, const char *stem, char **name, char **path, sw_error **err)
+{
+	int rc = sw_artifact_next_name(s, "wda", stem, ".log", name, err);
+	if (rc == SW_OK && (rc = sw_artifact_path(s, "wda", *name, path, err)) != SW_OK) {
+		sw_free(*name);
+		*name = NULL;
+	}
+	return rc;
+}
+
+static char *register_log(sw_session *s, const char *name, const char *what)
+{
+	char *meta = NULL;
+	if (!s || !name || !name[0] || sw_artifact_register(s, "wda", name, "text/plain", what, &meta, NULL) != SW_OK)
+		return NULL;
+	json_t *m = json_loads(meta, 0, NULL);
+	sw_free(meta);
+	const char *u = json_string_value(json_object_get(m, "uri"));
+	char *uri = u ? sw__strdup(u) : NULL;
+	json_decref(m);
+	return uri;
+}
+
+static char *file_tail(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (sw__read_file(path, 8 * 1024 * 1024, &text, &len, NULL) != SW_OK)
+		return sw__strdup("");
+	char *line = error_line(text);
+	free(text);
+	return line;
+}
+
+int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud, json_t *o,
+                          sw_error **err)
+{
+	(void)ctx;
+	char *name = NULL, *path = NULL, *uri = NULL;
+	int rc = new_log(s, "wda-build", &name, &path, err);
+	if (rc != SW_OK)
+		return rc;
+	sw__argv v = SW_ARGV_INIT;
+	const char *const *av = argv_of(argv, &v, err);
+	sw__proc_result res = {0};
+	sw__proc_opts po = {.timeout_ms = BUILD_TIMEOUT_MS,
+	                    .search_path = true,
+	                    .abort_fn = abort_fn,
+	                    .abort_ud = abort_ud,
+	                    .term_grace_ms = 5000,
+	                    .max_out = 32 * 1024 * 1024};
+	int64_t t0 = sw_monotonic_ms();
+	rc = av ? sw__proc_run(av, &po, &res, err) : SW_ENOMEM;
+	sw__argv_free(&v);
+	if (rc != SW_OK && res.exec_errno) {
+		sw_error_free(*err);
+		*err = NULL;
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
+		                   "Install Xcode and select it with xcode-select, then retry",
+		                   "xcodebuild could not be started: %s", strerror(res.exec_errno));
+		goto out;
+	}
+	/* the whole output is kept as the build's log (the session's redactor runs when it is registered) */
+	char *all = sw__asprintf("%s%s", res.out ? res.out : "", res.err ? res.err : "");
+	if (all && sw_file_write_atomic(path, all, strlen(all), 0, NULL) == SW_OK)
+		uri = register_log(s, name, "xcodebuild build-for-testing output");
+	if (rc == SW_OK && res.status == 0) {
+		json_object_set_new(o, "built", json_true());
+		json_object_set_new(o, "logUri", uri ? json_string(uri) : json_null());
+		json_object_set_new(o, "buildMs", json_integer((json_int_t)(sw_monotonic_ms() - t0)));
+		json_object_set_new(o, "wdaBuildProduct", json_string("WebDriverAgentRunner-Runner.app"));
+	} else if (rc == SW_OK || res.timed_out || res.cancelled) {
+		sw_error_free(*err);
+		*err = NULL;
+		const char *code = res.cancelled ? "CANCELLED" : build_failure_code(all);
+		char *why = res.timed_out ? sw__strdup("it ran past 10 minutes and was stopped")
+		                          : (res.cancelled ? sw__strdup("it was cancelled") : error_line(all));
+		if (!strcmp(code, "WDA_SIGNING_FAILED"))
+			rc = sw__error_set(err, SW_EIO, code,
+			                   "Open WebDriverAgent.xcodeproj in Xcode, choose a development team for "
+			                   "WebDriverAgentRunner (Signing & Capabilities), then build again",
+			                   "Building WebDriverAgent failed on code signing: %s", why ? why : "");
+		else if (!strcmp(code, "CANCELLED"))
+			rc = sw__error_set(err, SW_ECANCELLED, code, NULL, "The WebDriverAgent build was cancelled");
+		else
+			rc = sw__error_set(
+			    err, SW_EIO, code,
+			    "Read the build log (logUri), fix the WebDriverAgent project or Xcode, then build again",
+			    "xcodebuild build-for-testing failed (status %d): %s", res.status, why ? why : "");
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:s?,s:b}", "logUri", uri, "built", 0));
+		free(why);
+	}
+	free(all);
+out:
+	sw__proc_result_clear(&res);
+	free(uri);
+	sw_free(name);
+	sw_free(path);
+	return rc;
+}
+
+/* Does something accept TCP connections at @base's host and @port (within 1 s per address)? */
+static bool port_in_use(const char *base, int port)
+{
+	const char *h = strstr(base, "://");
+	h = h ? h + 3 : base;
+	char host[96] = "";
+	size_t n = 0;
+	if (*h == '[') {
+		const char *end = strchr(h, ']');
+		n = end ? (size_t)(end - h - 1) : 0;
+		h++;
+	} else
+		n = strcspn(h, ":/");
+	if (n == 0 || n >= sizeof(host))
+		return true; /* not a host we can probe: treat as taken rather than start blind */
+	memcpy(host, h, n);
+	host[n] = '\0';
+	char ps[16];
+	snprintf(ps, sizeof(ps), "%d", port);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	if (getaddrinfo(host, ps, &hints, &res) != 0)
+		return true;
+	bool used = false;
+	for (struct addrinfo *a = res; a && !used; a = a->ai_next) {
+		int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			used = true;
+		else if (errno == EINPROGRESS) {
+			struct pollfd pf = {fd, POLLOUT, 0};
+			int err = 0;
+			socklen_t el = sizeof(err);
+			used =
+			    poll(&pf, 1, 1000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0;
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
+	return used;
+}
+
+static bool status_ready(const char *base)
+{
+	json_t *v = NULL;
+	sw_error *e = NULL;
+	bool ok = sw__wda_status(base, SW__WDA_STATUS_MS, &v, &e) == SW_OK;
+	bool ready = ok && json_is_true(json_object_get(json_object_get(v, "value"), "ready"));
+	if (ok && !json_object_get(json_object_get(v, "value"), "ready"))
+		ready = json_is_true(json_object_get(v, "ready")) || !json_object_get(v, "ready");
+	json_decref(v);
+	sw_error_free(e);
+	return ready;
+}
+
+int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *base, json_t *o, sw_error **err)
+{
+	(void)ctx;
+	struct managed m;
+	if (reg_find(sw_session_id(s), &m, false) && !sw__proc_ended(m.pid, NULL)) {
+		int rc = sw__error_set(
+		    err, SW_EDEVICE, "WDA_START_FAILED",
+		    "Use the running one (qa_wda {action: \"attach\"}), or stop it first (qa_wda {action: "
+		    "\"stop\"})",
+		    "A WebDriverAgent started by this server for the session is already running (pid %d, %s)",
+		    (int)m.pid, m.base);
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:i,s:s}", "managedPid", (int)m.pid, "url", m.base));
+		return rc;
+	}
+	int port = url_port(base);
+	if (port < 1 || port_in_use(base, port)) {
+		int rc = sw__error_set(err, SW_EIO, "WDA_PORT_CONFLICT",
+		                       "Stop what listens there, or pass another webDriverAgentUrl (for example "
+		                       "http://127.0.0.1:8101), or attach to it if it is your WebDriverAgent",
+		                       "Something already answers on %s: no WebDriverAgent was started", base);
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:s,s:i}", "url", base, "port", port));
+		return rc;
+	}
+	char *name = NULL, *path = NULL;
+	int rc = new_log(s, "wda", &name, &path, err);
+	if (rc != SW_OK)
+		return rc;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		rc = sw__error_set(err, SW_EIO, "ARTIFACT_PATH_UNWRITABLE", NULL,
+		                   "cannot write the WebDriverAgent log %s: %s", path, strerror(errno));
+		goto out;
+	}
+	/* the runner serves on USE_PORT from its environment (as Appium starts it) */
+	size_t n_env = 0;
+	while (environ && environ[n_env])
+		n_env++;
+	char **envp = calloc(n_env + 2, sizeof(char *));
+	char use_port[32];
+	snprintf(use_port, sizeof(use_port), "USE_PORT=%d", port);
+	size_t k = 0;
+	for (size_t i = 0; envp && i < n_env; i++)
+		if (strncmp(environ[i], "USE_PORT=", 9) != 0)
+			envp[k++] = environ[i];
+	if (envp)
+		envp[k] = use_port;
+	sw__argv v = SW_ARGV_INIT;
+	const char *const *av = envp ? argv_of(argv, &v, err) : NULL;
+	pid_t pid = -1;
+	sw__proc_opts po = {.search_path = true, .envp = envp};
+	rc = av ? sw__proc_spawn(av, &po, fd, &pid, err) : sw__error_nomem(err);
+	sw__argv_free(&v);
+	free(envp);
+	close(fd);
+	if (rc != SW_OK) {
+		sw_error *e = *err;
+		*err = NULL;
+		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
+		                   "Install Xcode and select it with xcode-select, then retry",
+		                   "xcodebuild could not be started: %s", e ? sw_error_message(e) : "spawn failed");
+		sw_error_free(e);
+		goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.pid = pid;
+	m.port = port;
+	snprintf(m.sid, sizeof(m.sid), "%s", sw_session_id(s));
+	snprintf(m.base, sizeof(m.base), "%s", base);
+	snprintf(m.log_name, sizeof(m.log_name), "%s", name);
+	snprintf(m.log_path, sizeof(m.log_path), "%s", path);
+	json_t *notes = json_array();
+	sw_error *pe = NULL;
+	if (sw_store_process_add(sw_session_store(s), (int)pid, "wda", sw_session_id(s), base, &pe) != SW_OK) {
+		json_array_append_new(notes, json_sprintf("not recorded in processes.json: %s", sw_error_message(pe)));
+		sw_error_free(pe);
+	}
+	if (!reg_put(&m))
+		json_array_append_new(notes, json_string("too many managed WebDriverAgents: this one is not stopped at "
+		                                         "server shutdown"));
+	int64_t t0 = sw_monotonic_ms(), until = t0 + START_WAIT_MS;
+	const char *e = getenv("SWIPIUM_WDA_START_WAIT_MS"); /* tests shorten the wait; never raised past 45 s */
+	if (e && *e) {
+		long w = strtol(e, NULL, 10);
+		if (w > 0 && w < START_WAIT_MS)
+			until = t0 + w;
+	}
+	int status = 0;
+	bool ready = false;
+	while (sw_monotonic_ms() < until) {
+		if (sw__proc_ended(pid, &status)) {
+			reg_find(sw_session_id(s), &m, true);
+			sw_store_process_remove(sw_session_store(s), (int)pid, NULL);
+			char *why = file_tail(path);
+			char *uri = register_log(s, name, "xcodebuild test-without-building output");
+			rc = sw__error_set(
+			    err, SW_EDEVICE, "WDA_START_FAILED",
+			    "Read the log (logUri); build WebDriverAgent first (qa_wda {action: \"build\"}) if it "
+			    "was never built for this simulator, then start again",
+			    "WebDriverAgent exited before it answered (%s %d): %s",
+			    WIFEXITED(status) ? "status" : "signal",
+			    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), why ? why : "");
+			if (*err)
+				sw__error_take_details(*err, json_pack("{s:s?,s:s}", "logUri", uri, "url", base));
+			free(why);
+			free(uri);
+			json_decref(notes);
+			goto out;
+		}
+		if (status_ready(base)) {
+			ready = true;
+			break;
+		}
+		struct timespec ts = {0, 200 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	json_object_set_new(o, "managed", json_true());
+	json_object_set_new(o, "pid", json_integer(pid));
+	json_object_set_new(o, "port", json_integer(port));
+	json_object_set_new(o, "startupMs", json_integer((json_int_t)(sw_monotonic_ms() - t0)));
+	json_object_set_new(o, "status", json_string(ready ? "ready" : "starting"));
+	if (!ready) {
+		/* it keeps starting in the background: the rest of the 120 s budget is the caller's to wait */
+		int64_t left = START_BUDGET_MS - (sw_monotonic_ms() - t0);
+		json_object_set_new(o, "remainingStartupMs", json_integer((json_int_t)(left > 0 ? left : 0)));
+	}
+	json_object_set_new(o, "notes", notes);
+out:
+	sw_free(name);
+	sw_free(path);
+	return rc;
+}
+
+static json_t *stop_one(sw_session *s, const struct managed *m)
+{
+	int st = sw__proc_stop(m->pid, SIGTERM, STOP_GRACE_MS);
+	if (s)
+		sw_store_process_remove(sw_session_store(s), (int)m->pid, NULL);
+	char *uri = register_log(s, m->log_name, "xcodebuild test-without-building output");
+	json_t *o = json_pack("{s:b,s:b,s:i,s:s,s:s?}", "managed", 1, "stopped", 1, "pid", (int)m->pid, "url", m->base,
+	                      "logUri", uri);
+	if (o && st != -1 && WIFSIGNALED(st))
+		json_object_set_new(o, "endedBy", json_string(WTERMSIG(st) == SIGKILL ? "SIGKILL" : "SIGTERM"));
+	free(uri);
+	return o;
+}
+
+/* stop / logs for the session's managed WebDriverAgent; NULL when it has none. (transfer full) */
+json_t *sw__wda_managed_stop(sw_session *s)
+{
+	struct managed m;
+	if (!reg_find(sw_session_id(s), &m, true))
+		return NULL;
+	return stop_one(s, &m);
+}
+
+json_t *sw__wda_managed_logs(sw_session *s)
+{
+	struct managed m;
+	if (!reg_find(sw_session_id(s), &m, false))
+		return NULL;
+	bool running = !sw__proc_ended(m.pid, NULL);
+	char *text = NULL;
+	size_t len = 0;
+	char *tail = NULL;
+	if (sw__read_file(m.log_path, 8 * 1024 * 1024, &text, &len, NULL) == SW_OK)
+		tail = sw__utf8_cap(text, len, 2000, SW_CAP_TAIL);
+	free(text);
+	json_t *o = json_pack("{s:b,s:i,s:b,s:s,s:s}", "managed", 1, "pid", (int)m.pid, "running", running, "url",
+	                      m.base, "logTail", tail ? tail : "");
+	free(tail);
+	return o;
+}
+
+/* The base URL of the session's managed WebDriverAgent, if one runs. (transfer full, nullable) */
+char *sw__wda_managed_url(sw_session *s)
+{
+	struct managed m;
+	if (!reg_find(sw_session_id(s), &m, false) || sw__proc_ended(m.pid, NULL))
+		return NULL;
+	return sw__strdup(m.base);
+}
+
+SW_API void sw_ios_wda_shutdown(sw_ctx *ctx, sw_store *store)
+{
+	for (;;) {
+		struct managed m;
+		bool have = false;
+		pthread_mutex_lock(&reg_lock);
+		if (n_reg > 0) {
+			m = reg[--n_reg];
+			have = true;
+		}
+		pthread_mutex_unlock(&reg_lock);
+		if (!have)
+			break;
+		sw_session *s = NULL;
+		if (store)
+			sw_store_get_session(store, m.sid, &s, NULL);
+		json_decref(stop_one(s, &m));
+		if (ctx)
+			sw__log_info(ctx, "WebDriverAgent %d stopped at shutdown", (int)m.pid);
+	}
+}
