@@ -534,7 +534,7 @@ SW_API int sw_metro_start(sw_ctx *ctx, sw_session *s, char **out_json, sw_error 
 		goto out;
 	}
 	/* the log: a metro artifact, written by Metro itself and registered (redacted) when it stops */
-	if ((rc = sw_artifact_next_name(s, "metro", "metro", "log", &log_name, err)) != SW_OK ||
+	if ((rc = sw_artifact_next_name(s, "metro", "metro", ".log", &log_name, err)) != SW_OK ||
 	    (rc = sw_artifact_path(s, "metro", log_name, &log_path, err)) != SW_OK)
 		goto undo_reverse;
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);

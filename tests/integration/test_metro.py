@@ -178,6 +178,7 @@ class Metro(unittest.TestCase):
             self.assertEqual(rev_list(env).strip(), "")
             self.assertEqual(self.processes(), [])
             self.assertTrue(r.get("logUri", "").startswith("swipium://"), r)
+            self.assertRegex(r["logUri"], r"/metro-\d{3}\.log$", "the log is named <stem>-NNN.log")
             st = sc(s.tool("qa_metro", {"sessionId": sid, "action": "status"}))
             self.assertEqual((st["metroListening"], st["ready"], st["metroPid"]), (False, False, None), st)
             # stopping again signals nothing
