@@ -349,6 +349,71 @@ class Generate(unittest.TestCase):
         self.assertIn("ci_ready", res["readiness"])
         self.assert_no_secret_anywhere()
 
+    def write_profile(self, name, text):
+        d = os.path.join(self.project, ".swipium", "state")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name + ".yaml"), "w") as f:
+            f.write(text)
+
+    def test_45_fresh_state_with_a_state_profile(self):
+        self.write_profile("fresh", "description: clean install, then relaunch\n"
+                                    "prepare:\n  - clearState\n  - restartApp\nteardown:\n  - restartApp\n")
+        args = {"target": "suite", "name": "hostile suite", "replay": "fresh_state", "stateProfile": "fresh"}
+        # the consent names every step of the profile; refused, nothing runs
+        before = len(self.touches())
+        r = self.generate(args, ok=False)
+        c = sc(r)
+        self.assertTrue(c.get("requiresConsent"), json.dumps(r)[:1500])
+        self.assertEqual(c["action"], "suite_fresh_state_replay")
+        self.assertEqual(c["risk"], "high")  # clearState wipes the app's data
+        prompt = json.dumps(r)
+        for line in ("prepare 1: clearState", "prepare 2: restartApp", "teardown 1: restartApp"):
+            self.assertIn(line, prompt)
+        refused = dict(args, consentId=c["consentId"], approve=False)
+        r = self.generate(refused, ok=False)
+        self.assertEqual(code_of(r), "CONSENT_DECLINED", json.dumps(r)[:1500])
+        self.assertEqual(len(self.touches()), before)
+        # approved: prepare (clear + relaunch), the compiled suite, teardown; then CI ready
+        c = sc(self.generate(args, ok=False))
+        start = len(self.touches())
+        r = self.generate(dict(args, consentId=c["consentId"], approve=True), ok=False)
+        self.assertFalse(is_error(r), json.dumps(r)[:3000])
+        res = sc(r)
+        rep = res["replay"]
+        self.assertEqual(rep["status"], "passed", json.dumps(rep)[:3000])
+        self.assertEqual(rep["stateProfile"]["path"], ".swipium/state/fresh.yaml")
+        self.assertEqual(rep["prepare"][0], {"step": "clearState", "outcome": "pass"})
+        self.assertEqual([x["outcome"] for x in rep["prepare"] + rep["teardown"]], ["pass", "pass", "pass"])
+        self.assertEqual([s["kind"] for s in rep["teardown"][0]["steps"]], ["restartApp"])
+        self.assertEqual(self.taps(self.touches()[start:]), self.recorded_taps)
+        self.assertTrue(res["ciReady"], res.get("ciReadyBlockers"))
+        # a caller cannot skip the consent by passing the library's approval flag
+        r = self.generate(dict(args, freshStateApproved=True), ok=False)
+        self.assertEqual(code_of(r), "INVALID_ARGUMENT", json.dumps(r)[:1500])
+        self.assert_no_secret_anywhere()
+
+    def test_46_state_profile_escaping_by_symlink_is_refused(self):
+        outside = os.path.join(self.tmp, "outside-state")
+        os.makedirs(outside, exist_ok=True)
+        with open(os.path.join(outside, "evil.yaml"), "w") as f:
+            f.write("prepare:\n  - clearState\n")
+        state = os.path.join(self.project, ".swipium", "state")
+        if os.path.isdir(state) and not os.path.islink(state):
+            shutil.rmtree(state)
+        os.symlink(outside, state)
+        try:
+            before = len(self.touches())
+            r = self.generate({"target": "suite", "name": "hostile suite", "replay": "fresh_state",
+                               "stateProfile": "evil"}, ok=False)
+            self.assertTrue(is_error(r))
+            self.assertEqual(code_of(r), "UNSAFE_ACTION_REFUSED", json.dumps(r)[:1500])
+            self.assertEqual(len(self.touches()), before)
+            # a bad profile is refused before any consent or device work
+            r = self.generate({"target": "suite", "replay": "fresh_state", "stateProfile": "../x"}, ok=False)
+            self.assertEqual(code_of(r), "INVALID_ARGUMENT", json.dumps(r)[:1500])
+        finally:
+            os.remove(state)
+
     def test_50_plan_writes_nothing(self):
         before = self.swipium_files()
         for target in ("flow", "pom", "suite", "testcases"):
