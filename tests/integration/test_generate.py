@@ -448,6 +448,51 @@ class Generate(unittest.TestCase):
             self.assertEqual(code_of(r), "NO_RECORDED_ACTIONS", json.dumps(r)[:1500])
         self.assertEqual(self.swipium_files(), before)
 
+    def test_75_smoke_runs_are_recorded(self):
+        # a second project whose only saved flow is the suite's compiled flow (typed password by placeholder)
+        proj = os.path.join(self.tmp, "smoke-app")
+        os.makedirs(os.path.join(proj, ".swipium", "flows"), exist_ok=True)
+        with open(os.path.join(proj, "package.json"), "w") as f:
+            f.write("{}")
+        src = os.path.join(self.project, ".swipium", "flows", "hostile-suite.yaml")
+        shutil.copy(src, os.path.join(proj, ".swipium", "flows", "hostile-suite.yaml"))
+        with open(src, encoding="utf-8") as f:
+            flow = yaml.safe_load(f)
+        r = self.tool("qa_start_session", {"projectRoot": proj,
+                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
+        sid = sc(r)["sessionId"]
+        self.tool("qa_prepare_target", {"sessionId": sid, "appId": PKG})
+        self.env.shell("am force-stop %s" % PKG)
+        start = len(self.touches())
+        r = self.tool("qa_smoke", {"sessionId": sid}, timeout=240)
+        got = {f["flow"]: f["outcome"] for f in sc(r)["flows"]}
+        self.assertEqual(got, {"hostile-suite.yaml": "pass"}, json.dumps(sc(r))[:2000])
+        self.assertEqual(self.taps(self.touches()[start:]), self.recorded_taps)
+        # qa_generate after the smoke has steps: the same steps as the flow the smoke ran
+        r = self.tool("qa_generate", {"sessionId": sid, "target": "flow", "name": "from smoke", "save": True})
+        self.assertGreater(sc(r)["steps"], 0)
+        with open(os.path.join(proj, ".swipium", "flows", "from-smoke.yaml"), encoding="utf-8") as f:
+            again = yaml.safe_load(f)
+        # the smoke's acts are in the recording (tool qa_smoke), the password only as its placeholder
+        states = glob.glob(os.path.join(self.env.server.home, ".swipium", "**", sid, "state.json"), recursive=True)
+        self.assertEqual(len(states), 1)
+        deadline = time.time() + 10
+        while True:
+            with open(states[0], encoding="utf-8") as f:
+                raw = f.read()
+            recs = json.loads(raw).get("recordedActions") or []
+            if len(recs) >= sc(r)["steps"] or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertNotIn(PASSWORD, raw)
+        self.assertTrue(recs)
+        self.assertEqual({x["tool"] for x in recs}, {"qa_smoke"})
+        typed = [x for x in recs if x["action"] == "type"]
+        self.assertEqual([x["text"] for x in typed], ["Ann", "${SWIPIUM_TEST_PASSWORD}"])
+        # the same steps (selectors, placeholders), less the visual checkpoint, which a flow run does not record
+        plain = lambda d: [x for x in d["steps"] if not (isinstance(x, dict) and "assertVisual" in x)]  # noqa: E731
+        self.assertEqual(plain(again), plain(flow))
+
     def test_80_appium(self):
         before = self.swipium_files()
         r = self.generate({"target": "appium", "language": "python"}, ok=False)
