@@ -136,9 +136,12 @@ int sw__gen_state_load(const char *root, const char *name, json_t **out, sw_erro
 		sw_free(pout);
 		json_t *c = json_object_get(plan, "consent");
 		if (json_is_true(json_object_get(c, "required"))) {
+			/* a literal, not the plan's string: the plan is freed below */
 			const char *r = sget(c, "risk");
-			if (r && (!strcmp(r, "high") || !strcmp(risk, "low")))
-				risk = r;
+			if (r && !strcmp(r, "high"))
+				risk = "high";
+			else if (!strcmp(risk, "low"))
+				risk = "medium";
 		}
 		/* what the flow library says a seed or URL does (repository-supplied) goes in the prompt too */
 		json_array_extend(cmds, json_object_get(c, "exactCommand"));

@@ -392,6 +392,21 @@ class Generate(unittest.TestCase):
         self.assertEqual(code_of(r), "INVALID_ARGUMENT", json.dumps(r)[:1500])
         self.assert_no_secret_anywhere()
 
+    def test_47_failed_prepare_skips_the_suite_and_still_tears_down(self):
+        self.write_profile("broken", "prepare:\n  - assertVisible: \"No such screen\"\nteardown:\n  - restartApp\n")
+        args = {"target": "suite", "name": "hostile suite", "replay": "fresh_state", "stateProfile": "broken"}
+        c = sc(self.generate(args, ok=False))
+        self.assertEqual(c.get("risk"), "medium", json.dumps(c)[:1500])  # restartApp mutates; nothing clears data
+        start = len(self.touches())
+        r = self.generate(dict(args, consentId=c["consentId"], approve=True), ok=False)
+        rep = sc(r)["replay"]
+        self.assertEqual(rep["status"], "failed", json.dumps(rep)[:2000])
+        self.assertNotIn("run", rep)  # the suite never ran
+        self.assertEqual([x["outcome"] for x in rep["prepare"]], ["fail"])
+        self.assertEqual([x["outcome"] for x in rep["teardown"]], ["pass"])
+        self.assertEqual(self.taps(self.touches()[start:]), [])
+        self.assertFalse(sc(r)["ciReady"])
+
     def test_46_state_profile_escaping_by_symlink_is_refused(self):
         outside = os.path.join(self.tmp, "outside-state")
         os.makedirs(outside, exist_ok=True)
