@@ -100,7 +100,8 @@ SW_API int sw_flow_run_recorded(const sw_flow_run_options *opts, const char *too
  * file name) in @opts's session, never with consent. A flow with mutating or
  * OCR steps never runs implicitly: it is recorded blocked (category
  * destructive_refused) with a pointer to qa_flow_run; an unreadable or invalid
- * flow is recorded as a failure. @opts->flow, flow_yaml and
+ * flow is recorded as a failure; the acts of the flows that run are recorded as sw_flow_run_recorded()'s
+ * (tool qa_smoke). @opts->flow, flow_yaml and
  * mutations_approved are ignored. Result: {flows: [{flow, name?, outcome,
  * category?, failureCode?, failedAtStep?, failedPhase?, next?}], passed,
  * failed, blocked}. @result_json: (transfer full)
