@@ -46,7 +46,7 @@ json_t *sw__drive_take_acted(sw_drive *d);
  * @record_text (nullable) replaces the typed text (the step's own ${VAR}, never the resolved value); @secret:
  * the step said the text is secret (a literal is then not recorded). No-op without a session.
  */
-void sw__drive_record(sw_drive *d, sw_session *s, const json_t *args, const char *tool, const char *record_text, bool secret,
-                      int rc, sw_error **err);
+void sw__drive_record(sw_drive *d, sw_session *s, const json_t *args, const char *tool, const char *record_text,
+                      bool secret, int rc, sw_error **err);
 
 #endif

@@ -183,8 +183,7 @@ static json_t *check_flow(const char *root, const char *yaml, bool ci)
 	return res;
 }
 
-static json_t *replay_flow(sw_ctx *ctx, sw_session *s, sw_drive *d, const char *root, const char *yaml,
-                           bool approved)
+static json_t *replay_flow(sw_ctx *ctx, sw_session *s, sw_drive *d, const char *root, const char *yaml, bool approved)
 {
 	sw_flow_run_options o = SW_FLOW_RUN_OPTIONS_INIT;
 	o.mutations_approved = approved;
@@ -430,7 +429,8 @@ static bool fresh_state_run(gen_run *g, const json_t *prof, const char *flow_tex
 		suite_ok = !strcmp(sget(run, "outcome") ? sget(run, "outcome") : "fail", "pass");
 		json_object_set_new(rep, "run", run);
 	} else {
-		json_object_set_new(rep, "reason", json_string("the state profile's prepare failed; the suite was not run"));
+		json_object_set_new(rep, "reason",
+		                    json_string("the state profile's prepare failed; the suite was not run"));
 	}
 	bool tear_ok = state_phase(g, "state profile teardown", json_object_get(prof, "teardown"), tear);
 	json_object_set_new(rep, "prepare", prep);
@@ -505,9 +505,10 @@ static int target_suite(gen_run *g, sw_error **err)
 		status = all_valid ? "validated" : "invalid";
 	} else if (!strcmp(replay, "fresh_state") && !sget(g->opts, "stateProfile")) {
 		status = "blocked";
-		json_object_set_new(rep, "reason",
-		                    json_string("fresh_state needs stateProfile (a state profile under .swipium/state/); "
-		                                "nothing was run"));
+		json_object_set_new(
+		    rep, "reason",
+		    json_string("fresh_state needs stateProfile (a state profile under .swipium/state/); "
+		                "nothing was run"));
 	} else if (!strcmp(replay, "fresh_state")) {
 		json_t *prof = NULL;
 		if ((rc = sw__gen_state_load(g->root, sget(g->opts, "stateProfile"), &prof, err)) < 0) {
@@ -515,17 +516,20 @@ static int target_suite(gen_run *g, sw_error **err)
 			free(flow_path);
 			goto out;
 		}
-		json_object_set_new(rep, "stateProfile", json_pack("{sO,sO}", "path", json_object_get(prof, "path"),
-		                                                   "risk", json_object_get(prof, "risk")));
+		json_object_set_new(
+		    rep, "stateProfile",
+		    json_pack("{sO,sO}", "path", json_object_get(prof, "path"), "risk", json_object_get(prof, "risk")));
 		if (g->plan) {
 			status = "planned";
 		} else if (!json_is_true(json_object_get(g->opts, "freshStateApproved"))) {
 			status = "blocked";
-			json_object_set_new(rep, "reason",
-			                    json_string("the suite_fresh_state_replay consent was not given; nothing was run"));
+			json_object_set_new(
+			    rep, "reason",
+			    json_string("the suite_fresh_state_replay consent was not given; nothing was run"));
 		} else if (!g->drive) {
 			status = "blocked";
-			json_object_set_new(rep, "reason", json_string("fresh_state replay needs the session's device"));
+			json_object_set_new(rep, "reason",
+			                    json_string("fresh_state replay needs the session's device"));
 		} else if (!all_valid) {
 			status = "invalid";
 		} else {
@@ -533,7 +537,8 @@ static int target_suite(gen_run *g, sw_error **err)
 			status = replayed_ok ? "passed" : "failed";
 		}
 		json_decref(prof);
-	} else if (g->plan) {	} else if (g->plan) {
+	} else if (g->plan) {
+	} else if (g->plan) {
 		status = "planned";
 	} else if (!g->drive) {
 		status = "blocked";

@@ -59,7 +59,8 @@ int sw__gen_state_load(const char *root, const char *name, json_t **out, sw_erro
 {
 	*out = NULL;
 	if (!root || !name || !*name)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "stateProfile and a project root are needed");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "stateProfile and a project root are needed");
 	char *rel = profile_rel(name);
 	if (!rel)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
@@ -169,8 +170,7 @@ int sw__gen_state_load(const char *root, const char *name, json_t **out, sw_erro
 	json_decref(cmds);
 	res = json_pack("{ss,ss,ss,so,so,ss}", "name", name, "path", rel, "risk", risk, "prepare",
 	                prep ? json_incref(prep) : json_array(), "teardown", tear ? json_incref(tear) : json_array(),
-	                "exactCommand",
-	                cmd.data ? cmd.data : "");
+	                "exactCommand", cmd.data ? cmd.data : "");
 	sw__buf_free(&cmd);
 	if (!res) {
 		rc = sw__error_nomem(err);

@@ -35,8 +35,8 @@ static void qa_generate(mcp_call *call, json_t *args)
 		sw_free(source);
 	}
 	json_t *o = json_deep_copy(args);
-	static const char *const drop[] = {"sessionId", "projectRoot", "consentId", "approve", "freshStateApproved",
-	                                   "automationWriteApproved"};
+	static const char *const drop[] = {"sessionId", "projectRoot",        "consentId",
+	                                   "approve",   "freshStateApproved", "automationWriteApproved"};
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
 		json_object_del(o, drop[i]);
 	if (root)
@@ -115,8 +115,7 @@ static void qa_generate(mcp_call *call, json_t *args)
 	}
 	/* a same-session or fresh-state replay runs the compiled flows on the session's device now */
 	sw_drive *d = NULL;
-	if (!plan && s && target && !strcmp(target, "suite") && replay &&
-	    (!strcmp(replay, "same_session") || fresh)) {
+	if (!plan && s && target && !strcmp(target, "suite") && replay && (!strcmp(replay, "same_session") || fresh)) {
 		if (!(d = mcp_drive_get(call, s))) {
 			json_decref(o);
 			sw_free(root);
