@@ -359,8 +359,13 @@ class Generate(unittest.TestCase):
         self.write_profile("fresh", "description: clean install, then relaunch\n"
                                     "prepare:\n  - clearState\n  - restartApp\nteardown:\n  - restartApp\n")
         args = {"target": "suite", "name": "hostile suite", "replay": "fresh_state", "stateProfile": "fresh"}
-        # the consent names every step of the profile; refused, nothing runs
+        # mode plan reads and checks the profile, asks nothing, runs nothing
         before = len(self.touches())
+        r = self.generate(dict(args, mode="plan"))
+        self.assertEqual(sc(r)["replay"]["status"], "planned", json.dumps(sc(r))[:1500])
+        self.assertEqual(sc(r)["replay"]["stateProfile"], {"path": ".swipium/state/fresh.yaml", "risk": "high"})
+        self.assertEqual(len(self.touches()), before)
+        # the consent names every step of the profile; refused, nothing runs
         r = self.generate(args, ok=False)
         c = sc(r)
         self.assertTrue(c.get("requiresConsent"), json.dumps(r)[:1500])
