@@ -39,4 +39,14 @@ const char *sw__drive_last_xml(const sw_drive *d, size_t *len);
  */
 json_t *sw__drive_take_acted(sw_drive *d);
 
+/*
+ * Records one act a tool ran through sw__drive_act() (the flow runner for qa_smoke) the way sw_drive_act()
+ * records qa_act's: @args (borrowed) as given with tool = @tool, what the act touched, seq, at, failureCode,
+ * in @s (the drive's own session when NULL).
+ * @record_text (nullable) replaces the typed text (the step's own ${VAR}, never the resolved value); @secret:
+ * the step said the text is secret (a literal is then not recorded). No-op without a session.
+ */
+void sw__drive_record(sw_drive *d, sw_session *s, const json_t *args, const char *tool, const char *record_text,
+                      bool secret, int rc, sw_error **err);
+
 #endif

@@ -321,6 +321,35 @@ static void record_acted(sw_drive *d, json_t *rec)
 	json_decref(acted);
 }
 
+void sw__drive_record(sw_drive *d, sw_session *s, const json_t *args, const char *tool, const char *record_text,
+                      bool secret, int rc, sw_error **err)
+{
+	if (!s && d)
+		s = sw__drive_session(d);
+	if (!s || !args) {
+		json_decref(d ? sw__drive_take_acted(d) : NULL);
+		return;
+	}
+	json_t *rec = json_copy((json_t *)args);
+	if (!rec) {
+		json_decref(sw__drive_take_acted(d));
+		return;
+	}
+	json_object_del(rec, "observe");
+	json_object_set_new(rec, "tool", json_string(tool));
+	if (json_object_get(rec, "text"))
+		json_object_set_new(rec, "text", record_text ? json_string(record_text) : json_null());
+	if (secret && !only_placeholder(json_string_value(json_object_get(rec, "text")))) {
+		json_object_set_new(rec, "text", json_null());
+		json_object_set_new(rec, "textPlaceholder", json_string("numbered"));
+	}
+	if (secret)
+		json_object_set_new(rec, "secret", json_true());
+	record_acted(d, rec);
+	record_action(s, rec, rc, err);
+	json_decref(rec);
+}
+
 SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_error **err)
 {
 	if (!d || !args_json || !out_json)

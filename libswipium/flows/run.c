@@ -28,6 +28,9 @@ typedef struct runner {
 	json_t *fixtures;  /* the session's fixtures (sw__fixtures_load), read at the first seed or fixture check */
 	json_t *cleanups;  /* [{fixture, spec}]: the cleanup seeds of the seeds that ran, run after teardown */
 	json_t *notes;     /* what the run wants said (fixtures.json problems) */
+	const char *record; /* (nullable) the tool every act is recorded as in the session (qa_smoke), like qa_act's */
+	const char *rec_text; /* the typed text as the step wrote it (the recording never holds a resolved value) */
+	bool rec_secret;
 } runner;
 
 static bool cancelled(const runner *r)
@@ -113,6 +116,9 @@ static int act(runner *r, json_t *args, json_t **res, sw_error **err)
 		return sw__error_nomem(err);
 	json_t *j = NULL;
 	int rc = sw__drive_act(r->o->drive, args, &j, err);
+	const char *a = json_string_value(json_object_get(args, "action"));
+	if (r->record && r->o->session && a && strcmp(a, "wait") != 0) /* settles are not the run's actions */
+		sw__drive_record(r->o->drive, r->o->session, args, r->record, r->rec_text, r->rec_secret, rc, err);
 	json_decref(args);
 	if (rc < 0)
 		return rc;
@@ -573,10 +579,14 @@ static int step_input_text(step_call *c, sw_error **err)
 			                     "Write the step as inputText: {into: <field>, text: ...}.",
 			                     "no text field has focus; inputText needs `into` to pick the field");
 	}
+	r->rec_text = sget(c->st, "text");
+	r->rec_secret = secret;
 	rc = act(r,
 	         json_pack("{ss,so,ss,ss,ss}", "action", "type", "target", target, "text", c->txt, "mode", "replace",
 	                   "observe", "none"),
 	         NULL, err);
+	r->rec_text = NULL;
+	r->rec_secret = false;
 	c->summary = sw__asprintf("typed %zu characters%s", strlen(c->txt), secret ? " (secret)" : "");
 	return rc;
 }
@@ -653,6 +663,12 @@ static int step_swipe(step_call *c, sw_error **err)
 #undef CLAMP
 	if ((rc = sw_device_swipe(r->o->device, x1, y1, x2, y2, 400, err)) < 0)
 		return rc;
+	if (r->record && r->o->session) {
+		/* recorded like qa_act's swipe; the screen is the one the last settle read */
+		json_t *rec = json_pack("{ss,ss}", "action", "swipe", "direction", dir);
+		sw__drive_record(r->o->drive, r->o->session, rec, r->record, NULL, false, SW_OK, NULL);
+		json_decref(rec);
+	}
 	if (r->o->session)
 		sw_session_counter_add(r->o->session, "actions", 1, NULL);
 	rc = settle(r, 3000, err);
@@ -1045,12 +1061,13 @@ static char *lookup_app(sw_session *s)
 	return out;
 }
 
-SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_error **err)
+/* sw_flow_run(); @record: the run's acts go into the session's recorded actions (qa_smoke). */
+static int flow_run(const sw_flow_run_options *o, const char *record, char **result_json, sw_error **err)
 {
 	int rc = SW_OK;
 	json_t *flow = NULL, *errors = NULL, *res = NULL, *steps = json_array(), *next = json_array();
 	char *path = NULL;
-	runner r = {.o = o, .artifacts = json_array(), .notes = json_array()};
+	runner r = {.o = o, .artifacts = json_array(), .notes = json_array(), .record = record};
 	if (!o || o->version != SW_FLOW_RUN_OPTIONS_VERSION || !result_json) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "sw_flow_run: options and result are required");
@@ -1519,6 +1536,16 @@ static void smoke_note(sw_session *s, const char *workflow, const char *outcome,
 	free(nj);
 }
 
+SW_API int sw_flow_run(const sw_flow_run_options *o, char **result_json, sw_error **err)
+{
+	return flow_run(o, NULL, result_json, err);
+}
+
+SW_API int sw_flow_run_recorded(const sw_flow_run_options *o, const char *tool, char **result_json, sw_error **err)
+{
+	return flow_run(o, tool && *tool ? tool : "qa_flow_run", result_json, err);
+}
+
 SW_API int sw_flow_run_saved(const sw_flow_run_options *o, char **result_json, sw_error **err)
 {
 	if (!o || o->version != SW_FLOW_RUN_OPTIONS_VERSION || !o->root || !o->session || !result_json)
@@ -1595,7 +1622,7 @@ SW_API int sw_flow_run_saved(const sw_flow_run_options *o, char **result_json, s
 			ro.mutations_approved = 0;
 			char *out = NULL;
 			sw_error *re = NULL;
-			if (sw_flow_run(&ro, &out, &re) == SW_OK) {
+			if (flow_run(&ro, "qa_smoke", &out, &re) == SW_OK) {
 				json_t *r = json_loads(out, 0, NULL);
 				const char *keys[] = {"name", "outcome", "failureCode", "failedAtStep", "failedPhase"};
 				for (size_t k = 0; k < SW_ARRAY_SIZE(keys); k++)

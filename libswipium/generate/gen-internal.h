@@ -52,4 +52,8 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, struct sw_redactor 
                 const char *app_id, const char *platform, const char *session_root, const char *options_json,
                 char **result_json, sw_error **err);
 
+/* state.c: reads and checks a state profile (see sw_generate_state_profile()); *out: {name, path, risk, prepare[],
+ * teardown[], exactCommand}. */
+int sw__gen_state_load(const char *root, const char *name, json_t **out, sw_error **err);
+
 #endif

@@ -7,6 +7,8 @@
 #include "gen-emit.h"
 #include "gen-internal.h"
 #include "gen-text.h"
+#include "../suite/suite-internal.h"
+#include <swipium/driver.h>
 #include <swipium/flow.h>
 #include <swipium/generate.h>
 #include <swipium/project.h>
@@ -181,9 +183,10 @@ static json_t *check_flow(const char *root, const char *yaml, bool ci)
 	return res;
 }
 
-static json_t *replay_flow(sw_ctx *ctx, sw_session *s, sw_drive *d, const char *root, const char *yaml)
+static json_t *replay_flow(sw_ctx *ctx, sw_session *s, sw_drive *d, const char *root, const char *yaml, bool approved)
 {
 	sw_flow_run_options o = SW_FLOW_RUN_OPTIONS_INIT;
+	o.mutations_approved = approved;
 	o.root = root;
 	o.flow_yaml = yaml;
 	o.session = s;
@@ -371,6 +374,70 @@ static void readiness(gen_run *g, bool compiled, bool all_valid, bool ci_ok, con
 	json_object_set_new(g->res, "ciReadyBlockers", why);
 }
 
+/* Runs one state-profile phase: consecutive Flow V2 steps as one flow, clearState through the device. */
+static bool state_phase(gen_run *g, const char *phase, const json_t *list, json_t *runs)
+{
+	const char *app = sget(g->model, "appId");
+	json_t *seg = json_array();
+	bool ok = true;
+	size_t n = json_array_size(list);
+	for (size_t i = 0; i <= n && ok; i++) {
+		json_t *st = i < n ? json_array_get(list, i) : NULL;
+		bool clear = json_is_string(st) && !strcmp(json_string_value(st), "clearState");
+		if ((!st || clear) && json_array_size(seg)) {
+			json_t *f = json_pack("{ss,sO}", "name", phase, "steps", seg);
+			if (app && *app)
+				json_object_set_new(f, "appId", json_string(app));
+			sw_buf b = SW_BUF_INIT;
+			sw__suite_flow_yaml(&b, f);
+			json_decref(f);
+			json_t *run = replay_flow(g->ctx, g->s, g->drive, g->root, b.data ? b.data : "", true);
+			sw__buf_free(&b);
+			ok = !strcmp(sget(run, "outcome") ? sget(run, "outcome") : "fail", "pass");
+			json_array_append_new(runs, run);
+			json_array_clear(seg);
+		}
+		if (!st || !ok)
+			continue;
+		if (!clear) {
+			json_array_append(seg, st);
+			continue;
+		}
+		sw_error *e = NULL;
+		int rc = app && *app ? sw_device_clear_app_data(sw_drive_device(g->drive), app, &e)
+		                     : sw__error_set(&e, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                                     "clearState needs the recording's appId, and it has none");
+		ok = rc == SW_OK;
+		json_t *r = json_pack("{ss,ss}", "step", "clearState", "outcome", ok ? "pass" : "fail");
+		if (!ok)
+			json_object_set_new(r, "message", json_string(e ? sw_error_message(e) : "clearState failed"));
+		json_array_append_new(runs, r);
+		sw_error_free(e);
+	}
+	json_decref(seg);
+	return ok;
+}
+
+/* prepare, then the compiled suite flow (only when prepare passed), then teardown (always). */
+static bool fresh_state_run(gen_run *g, const json_t *prof, const char *flow_text, json_t *rep)
+{
+	json_t *prep = json_array(), *tear = json_array();
+	bool ok = state_phase(g, "state profile prepare", json_object_get(prof, "prepare"), prep);
+	bool suite_ok = false;
+	if (ok) {
+		json_t *run = replay_flow(g->ctx, g->s, g->drive, g->root, flow_text, false);
+		suite_ok = !strcmp(sget(run, "outcome") ? sget(run, "outcome") : "fail", "pass");
+		json_object_set_new(rep, "run", run);
+	} else {
+		json_object_set_new(rep, "reason",
+		                    json_string("the state profile's prepare failed; the suite was not run"));
+	}
+	bool tear_ok = state_phase(g, "state profile teardown", json_object_get(prof, "teardown"), tear);
+	json_object_set_new(rep, "prepare", prep);
+	json_object_set_new(rep, "teardown", tear);
+	return ok && suite_ok && tear_ok;
+}
+
 static int target_suite(gen_run *g, sw_error **err)
 {
 	const char *replay = sget(g->opts, "replay") ? sget(g->opts, "replay") : "dry_run";
@@ -436,19 +503,41 @@ static int target_suite(gen_run *g, sw_error **err)
 		json_object_set_new(rep, "reason", json_string("compile:false leaves no flow to replay"));
 	} else if (!strcmp(replay, "dry_run")) {
 		status = all_valid ? "validated" : "invalid";
-	} else if (!strcmp(replay, "fresh_state")) {
-		const char *profile = sget(g->opts, "stateProfile");
+	} else if (!strcmp(replay, "fresh_state") && !sget(g->opts, "stateProfile")) {
 		status = "blocked";
-		if (!profile)
+		json_object_set_new(
+		    rep, "reason",
+		    json_string("fresh_state needs stateProfile (a state profile under .swipium/state/); "
+		                "nothing was run"));
+	} else if (!strcmp(replay, "fresh_state")) {
+		json_t *prof = NULL;
+		if ((rc = sw__gen_state_load(g->root, sget(g->opts, "stateProfile"), &prof, err)) < 0) {
+			json_decref(rep);
+			free(flow_path);
+			goto out;
+		}
+		json_object_set_new(
+		    rep, "stateProfile",
+		    json_pack("{sO,sO}", "path", json_object_get(prof, "path"), "risk", json_object_get(prof, "risk")));
+		if (g->plan) {
+			status = "planned";
+		} else if (!json_is_true(json_object_get(g->opts, "freshStateApproved"))) {
+			status = "blocked";
 			json_object_set_new(
 			    rep, "reason",
-			    json_string("fresh_state needs stateProfile (a state profile under .swipium/state/); "
-			                "nothing was run"));
-		else
-			json_object_set_new(
-			    rep, "reason",
-			    json_string("fresh_state replay with a state profile is not available in this "
-			                "build; nothing was run (use replay same_session)"));
+			    json_string("the suite_fresh_state_replay consent was not given; nothing was run"));
+		} else if (!g->drive) {
+			status = "blocked";
+			json_object_set_new(rep, "reason",
+			                    json_string("fresh_state replay needs the session's device"));
+		} else if (!all_valid) {
+			status = "invalid";
+		} else {
+			replayed_ok = fresh_state_run(g, prof, flow_text, rep);
+			status = replayed_ok ? "passed" : "failed";
+		}
+		json_decref(prof);
+	} else if (g->plan) {
 	} else if (g->plan) {
 		status = "planned";
 	} else if (!g->drive) {
@@ -457,7 +546,7 @@ static int target_suite(gen_run *g, sw_error **err)
 	} else if (!all_valid) {
 		status = "invalid";
 	} else {
-		json_t *run = replay_flow(g->ctx, g->s, g->drive, g->root, flow_text);
+		json_t *run = replay_flow(g->ctx, g->s, g->drive, g->root, flow_text, false);
 		replayed_ok = !strcmp(sget(run, "outcome") ? sget(run, "outcome") : "fail", "pass");
 		status = replayed_ok ? "passed" : "failed";
 		json_object_set_new(rep, "run", run);

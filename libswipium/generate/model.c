@@ -233,8 +233,8 @@ static json_t *step_of(model_ctx *m, const json_t *a, const char **why)
 			json_object_set_new(st, "evidence", json_string(sget(a, "screenshotUri")));
 		return st;
 	}
-	if (tool && strcmp(tool, "qa_act") != 0) {
-		*why = "not a qa_act action";
+	if (tool && strcmp(tool, "qa_act") != 0 && strcmp(tool, "qa_smoke") != 0) {
+		*why = "not a qa_act or qa_smoke action";
 		return NULL;
 	}
 	if (!action) {

@@ -644,7 +644,7 @@ static void smoke_run_flow(sw_session *s, sw_drive *b, const char *flow, json_t 
 	fo.device = sw_drive_device(b);
 	char *rr = NULL;
 	sw_error *err = NULL;
-	if (sw_flow_run(&fo, &rr, &err) == SW_OK) {
+	if (sw_flow_run_recorded(&fo, "qa_smoke", &rr, &err) == SW_OK) {
 		json_t *rj = json_loads(rr, 0, NULL);
 		json_object_set(entry, "outcome", json_object_get(rj, "outcome"));
 		if (json_object_get(rj, "failureCode"))

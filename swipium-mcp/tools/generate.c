@@ -35,7 +35,8 @@ static void qa_generate(mcp_call *call, json_t *args)
 		sw_free(source);
 	}
 	json_t *o = json_deep_copy(args);
-	static const char *const drop[] = {"sessionId", "projectRoot", "consentId", "approve"};
+	static const char *const drop[] = {"sessionId", "projectRoot",        "consentId",
+	                                   "approve",   "freshStateApproved", "automationWriteApproved"};
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
 		json_object_del(o, drop[i]);
 	if (root)
@@ -68,10 +69,53 @@ static void qa_generate(mcp_call *call, json_t *args)
 		}
 		json_object_set_new(o, "automationWriteApproved", json_true());
 	}
-	/* a same-session replay runs the compiled flows on the session's device now */
-	sw_drive *d = NULL;
+	/* a fresh_state replay with a state profile: the profile's every step in the suite_fresh_state_replay prompt */
 	const char *replay = str(args, "replay");
-	if (!plan && s && target && !strcmp(target, "suite") && replay && !strcmp(replay, "same_session")) {
+	bool fresh = !plan && s && target && !strcmp(target, "suite") && replay && !strcmp(replay, "fresh_state") &&
+	             str(args, "stateProfile");
+	if (fresh) {
+		json_t *po = json_pack("{ss,ss}", "root", root ? root : sw_session_root(s), "stateProfile",
+		                       str(args, "stateProfile"));
+		char *pj = json_dumps(po, JSON_COMPACT), *pout = NULL;
+		json_decref(po);
+		sw_error *pe = NULL;
+		int prc = pj ? sw_generate_state_profile(pj, &pout, &pe) : SW_ENOMEM;
+		free(pj);
+		if (prc != SW_OK) {
+			if (pe)
+				mcp_fail_err(call, pe);
+			else
+				mcp_fail(call, "UNKNOWN", "qa_generate ran out of memory.", NULL);
+			sw_error_free(pe);
+			json_decref(o);
+			sw_free(root);
+			return;
+		}
+		json_t *prof = json_loads(pout, 0, NULL);
+		sw_free(pout);
+		json_t *affects = json_pack("[O]", json_object_get(prof, "path"));
+		struct mcp_consent_request req = {
+		    .action = "suite_fresh_state_replay",
+		    .risk = str(prof, "risk") ? str(prof, "risk") : "high",
+		    .explain = "qa_generate runs the state profile's prepare steps (from the repository, unreviewed), "
+		               "then the generated suite, then its teardown steps, on the session's device.",
+		    .exact_command = str(prof, "exactCommand"),
+		    .affects = affects,
+		    .session = s,
+		};
+		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		json_decref(affects);
+		json_decref(prof);
+		if (oc == MCP_CONSENT_ANSWERED) {
+			json_decref(o);
+			sw_free(root);
+			return;
+		}
+		json_object_set_new(o, "freshStateApproved", json_true());
+	}
+	/* a same-session or fresh-state replay runs the compiled flows on the session's device now */
+	sw_drive *d = NULL;
+	if (!plan && s && target && !strcmp(target, "suite") && replay && (!strcmp(replay, "same_session") || fresh)) {
 		if (!(d = mcp_drive_get(call, s))) {
 			json_decref(o);
 			sw_free(root);

@@ -349,6 +349,91 @@ class Generate(unittest.TestCase):
         self.assertIn("ci_ready", res["readiness"])
         self.assert_no_secret_anywhere()
 
+    def write_profile(self, name, text):
+        d = os.path.join(self.project, ".swipium", "state")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name + ".yaml"), "w") as f:
+            f.write(text)
+
+    def test_45_fresh_state_with_a_state_profile(self):
+        self.write_profile("fresh", "description: clean install, then relaunch\n"
+                                    "prepare:\n  - clearState\n  - restartApp\nteardown:\n  - restartApp\n")
+        args = {"target": "suite", "name": "hostile suite", "replay": "fresh_state", "stateProfile": "fresh"}
+        # mode plan reads and checks the profile, asks nothing, runs nothing
+        before = len(self.touches())
+        r = self.generate(dict(args, mode="plan"))
+        self.assertEqual(sc(r)["replay"]["status"], "planned", json.dumps(sc(r))[:1500])
+        self.assertEqual(sc(r)["replay"]["stateProfile"], {"path": ".swipium/state/fresh.yaml", "risk": "high"})
+        self.assertEqual(len(self.touches()), before)
+        # the consent names every step of the profile; refused, nothing runs
+        r = self.generate(args, ok=False)
+        c = sc(r)
+        self.assertTrue(c.get("requiresConsent"), json.dumps(r)[:1500])
+        self.assertEqual(c["action"], "suite_fresh_state_replay")
+        self.assertEqual(c["risk"], "high")  # clearState wipes the app's data
+        prompt = json.dumps(r)
+        for line in ("prepare 1: clearState", "prepare 2: restartApp", "teardown 1: restartApp"):
+            self.assertIn(line, prompt)
+        refused = dict(args, consentId=c["consentId"], approve=False)
+        r = self.generate(refused, ok=False)
+        self.assertEqual(code_of(r), "CONSENT_DECLINED", json.dumps(r)[:1500])
+        self.assertEqual(len(self.touches()), before)
+        # approved: prepare (clear + relaunch), the compiled suite, teardown; then CI ready
+        c = sc(self.generate(args, ok=False))
+        start = len(self.touches())
+        r = self.generate(dict(args, consentId=c["consentId"], approve=True), ok=False)
+        self.assertFalse(is_error(r), json.dumps(r)[:3000])
+        res = sc(r)
+        rep = res["replay"]
+        self.assertEqual(rep["status"], "passed", json.dumps(rep)[:3000])
+        self.assertEqual(rep["stateProfile"]["path"], ".swipium/state/fresh.yaml")
+        self.assertEqual(rep["prepare"][0], {"step": "clearState", "outcome": "pass"})
+        self.assertEqual([x["outcome"] for x in rep["prepare"] + rep["teardown"]], ["pass", "pass", "pass"])
+        self.assertEqual([s["kind"] for s in rep["teardown"][0]["steps"]], ["restartApp"])
+        self.assertEqual(self.taps(self.touches()[start:]), self.recorded_taps)
+        self.assertTrue(res["ciReady"], res.get("ciReadyBlockers"))
+        # a caller cannot skip the consent by passing the library's approval flag
+        r = self.generate(dict(args, freshStateApproved=True), ok=False)
+        self.assertEqual(code_of(r), "INVALID_ARGUMENT", json.dumps(r)[:1500])
+        self.assert_no_secret_anywhere()
+
+    def test_47_failed_prepare_skips_the_suite_and_still_tears_down(self):
+        self.write_profile("broken", "prepare:\n  - assertVisible: \"No such screen\"\nteardown:\n  - restartApp\n")
+        args = {"target": "suite", "name": "hostile suite", "replay": "fresh_state", "stateProfile": "broken"}
+        c = sc(self.generate(args, ok=False))
+        self.assertEqual(c.get("risk"), "medium", json.dumps(c)[:1500])  # restartApp mutates; nothing clears data
+        start = len(self.touches())
+        r = self.generate(dict(args, consentId=c["consentId"], approve=True), ok=False)
+        rep = sc(r)["replay"]
+        self.assertEqual(rep["status"], "failed", json.dumps(rep)[:2000])
+        self.assertNotIn("run", rep)  # the suite never ran
+        self.assertEqual([x["outcome"] for x in rep["prepare"]], ["fail"])
+        self.assertEqual([x["outcome"] for x in rep["teardown"]], ["pass"])
+        self.assertEqual(self.taps(self.touches()[start:]), [])
+        self.assertFalse(sc(r)["ciReady"])
+
+    def test_46_state_profile_escaping_by_symlink_is_refused(self):
+        outside = os.path.join(self.tmp, "outside-state")
+        os.makedirs(outside, exist_ok=True)
+        with open(os.path.join(outside, "evil.yaml"), "w") as f:
+            f.write("prepare:\n  - clearState\n")
+        state = os.path.join(self.project, ".swipium", "state")
+        if os.path.isdir(state) and not os.path.islink(state):
+            shutil.rmtree(state)
+        os.symlink(outside, state)
+        try:
+            before = len(self.touches())
+            r = self.generate({"target": "suite", "name": "hostile suite", "replay": "fresh_state",
+                               "stateProfile": "evil"}, ok=False)
+            self.assertTrue(is_error(r))
+            self.assertEqual(code_of(r), "UNSAFE_ACTION_REFUSED", json.dumps(r)[:1500])
+            self.assertEqual(len(self.touches()), before)
+            # a bad profile is refused before any consent or device work
+            r = self.generate({"target": "suite", "replay": "fresh_state", "stateProfile": "../x"}, ok=False)
+            self.assertEqual(code_of(r), "INVALID_ARGUMENT", json.dumps(r)[:1500])
+        finally:
+            os.remove(state)
+
     def test_50_plan_writes_nothing(self):
         before = self.swipium_files()
         for target in ("flow", "pom", "suite", "testcases"):
@@ -382,6 +467,51 @@ class Generate(unittest.TestCase):
             self.assertTrue(is_error(r), target)
             self.assertEqual(code_of(r), "NO_RECORDED_ACTIONS", json.dumps(r)[:1500])
         self.assertEqual(self.swipium_files(), before)
+
+    def test_75_smoke_runs_are_recorded(self):
+        # a second project whose only saved flow is the suite's compiled flow (typed password by placeholder)
+        proj = os.path.join(self.tmp, "smoke-app")
+        os.makedirs(os.path.join(proj, ".swipium", "flows"), exist_ok=True)
+        with open(os.path.join(proj, "package.json"), "w") as f:
+            f.write("{}")
+        src = os.path.join(self.project, ".swipium", "flows", "hostile-suite.yaml")
+        shutil.copy(src, os.path.join(proj, ".swipium", "flows", "hostile-suite.yaml"))
+        with open(src, encoding="utf-8") as f:
+            flow = yaml.safe_load(f)
+        r = self.tool("qa_start_session", {"projectRoot": proj,
+                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
+        sid = sc(r)["sessionId"]
+        self.tool("qa_prepare_target", {"sessionId": sid, "appId": PKG})
+        self.env.shell("am force-stop %s" % PKG)
+        start = len(self.touches())
+        r = self.tool("qa_smoke", {"sessionId": sid}, timeout=240)
+        got = {f["flow"]: f["outcome"] for f in sc(r)["flows"]}
+        self.assertEqual(got, {"hostile-suite.yaml": "pass"}, json.dumps(sc(r))[:2000])
+        self.assertEqual(self.taps(self.touches()[start:]), self.recorded_taps)
+        # qa_generate after the smoke has steps: the same steps as the flow the smoke ran
+        r = self.tool("qa_generate", {"sessionId": sid, "target": "flow", "name": "from smoke", "save": True})
+        self.assertGreater(sc(r)["steps"], 0)
+        with open(os.path.join(proj, ".swipium", "flows", "from-smoke.yaml"), encoding="utf-8") as f:
+            again = yaml.safe_load(f)
+        # the smoke's acts are in the recording (tool qa_smoke), the password only as its placeholder
+        states = glob.glob(os.path.join(self.env.server.home, ".swipium", "**", sid, "state.json"), recursive=True)
+        self.assertEqual(len(states), 1)
+        deadline = time.time() + 10
+        while True:
+            with open(states[0], encoding="utf-8") as f:
+                raw = f.read()
+            recs = json.loads(raw).get("recordedActions") or []
+            if len(recs) >= sc(r)["steps"] or time.time() > deadline:
+                break
+            time.sleep(0.2)
+        self.assertNotIn(PASSWORD, raw)
+        self.assertTrue(recs)
+        self.assertEqual({x["tool"] for x in recs}, {"qa_smoke"})
+        typed = [x for x in recs if x["action"] == "type"]
+        self.assertEqual([x["text"] for x in typed], ["Ann", "${SWIPIUM_TEST_PASSWORD}"])
+        # the same steps (selectors, placeholders), less the visual checkpoint, which a flow run does not record
+        plain = lambda d: [x for x in d["steps"] if not (isinstance(x, dict) and "assertVisual" in x)]  # noqa: E731
+        self.assertEqual(plain(again), plain(flow))
 
     def test_80_appium(self):
         before = self.swipium_files()

@@ -88,11 +88,20 @@ typedef struct sw_flow_run_options {
 SW_API int sw_flow_run(const sw_flow_run_options *opts, char **result_json, sw_error **err);
 
 /**
+ * sw_flow_run(), and every act the run makes (not its settle waits) is recorded in @opts's session the
+ * way qa_act's are (TOOLS.md §7.4), as tool @tool (e.g. "qa_smoke"), so qa_generate can use the run: a typed
+ * text is recorded as the step wrote it (its ${VAR}, never the resolved value), a step marked secret whose
+ * text is a literal is recorded without it.
+ */
+SW_API int sw_flow_run_recorded(const sw_flow_run_options *opts, const char *tool, char **result_json, sw_error **err);
+
+/**
  * qa_smoke's flow part: runs every saved flow under <root>/.swipium/flows (by
  * file name) in @opts's session, never with consent. A flow with mutating or
  * OCR steps never runs implicitly: it is recorded blocked (category
  * destructive_refused) with a pointer to qa_flow_run; an unreadable or invalid
- * flow is recorded as a failure. @opts->flow, flow_yaml and
+ * flow is recorded as a failure; the acts of the flows that run are recorded as sw_flow_run_recorded()'s
+ * (tool qa_smoke). @opts->flow, flow_yaml and
  * mutations_approved are ignored. Result: {flows: [{flow, name?, outcome,
  * category?, failureCode?, failedAtStep?, failedPhase?, next?}], passed,
  * failed, blocked}. @result_json: (transfer full)

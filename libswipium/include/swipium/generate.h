@@ -42,6 +42,16 @@ SW_API int sw_session_record_checkpoint(sw_session *s, const char *assertion, co
 SW_API int sw_generate(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *options_json, char **result_json,
                        sw_error **err);
 
+/**
+ * Reads and checks the state profile a fresh_state replay runs (our own format, see docs/generate.md):
+ * @options_json {root, stateProfile: a name under .swipium/state/ or a .yaml path inside root}.
+ * The path is confined to root after resolving symbolic links (UNSAFE_ACTION_REFUSED otherwise);
+ * every step other than clearState is checked with the flow library. Result: {name, path, risk:
+ * low|medium|high (the highest of its steps), prepare[], teardown[], exactCommand (every step, one
+ * a line, for the suite_fresh_state_replay prompt)}. (*result_json transfer full)
+ */
+SW_API int sw_generate_state_profile(const char *options_json, char **result_json, sw_error **err);
+
 #ifdef __cplusplus
 }
 #endif
