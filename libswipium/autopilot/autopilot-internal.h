@@ -77,6 +77,9 @@ void ap_add_note(sw_session *s, const char *workflow, const char *outcome, const
 /* The session remembers the device (from @prep.device.serial, adb) and the app, as qa_prepare_target does. */
 void ap_remember(sw_session *s, json_t *prep, const char *app);
 
+/* The sw_android_prepare request of a prepare step's @args: device, avd, apk, appId. (transfer full: free()) */
+char *ap_prepare_request(const json_t *args);
+
 /* The id of the last running job of @kind on @s, or NULL. (transfer full: free()) */
 char *ap_running_job(sw_session *s, const char *kind);
 

@@ -51,6 +51,18 @@ void ap_remember(sw_session *s, json_t *prep, const char *app)
 	}
 }
 
+char *ap_prepare_request(const json_t *args)
+{
+	json_t *o = json_object();
+	static const char *const keys[] = {"device", "avd", "apk", "appId"};
+	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
+		if (json_object_get(args, keys[i]))
+			json_object_set(o, keys[i], json_object_get(args, keys[i]));
+	char *oj = sw__json_compact(o);
+	json_decref(o);
+	return oj;
+}
+
 char *ap_running_job(sw_session *s, const char *kind)
 {
 	json_t *jobs = NULL;

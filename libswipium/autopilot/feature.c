@@ -1974,13 +1974,7 @@ static int bootstrap(tf_run *r)
 		return SW_OK;
 	}
 	json_t *args = json_object_get(json_object_get(json_object_get(boot, "prepare"), "tool"), "args");
-	json_t *o = json_object();
-	static const char *const keys[] = {"device", "avd", "apk", "appId"};
-	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
-		if (json_object_get(args, keys[i]))
-			json_object_set(o, keys[i], json_object_get(args, keys[i]));
-	char *oj = sw__json_compact(o);
-	json_decref(o);
+	char *oj = ap_prepare_request(args);
 	(void)sw_job_set_progress(r->job, "bootstrap: preparing the device",
 	                          "{\"phase\":\"bootstrap\",\"statusText\":\"boot (if needed), install, launch\","
 	                          "\"userActionRequired\":false}",

@@ -48,13 +48,7 @@ static void blocked_by(struct run *r, const char *step, const sw_error *e, const
 static int step_prepare(struct run *r, json_t *step)
 {
 	json_t *args = json_object_get(json_object_get(step, "tool"), "args");
-	json_t *o = json_object();
-	static const char *const keys[] = {"device", "avd", "apk", "appId"};
-	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
-		if (json_object_get(args, keys[i]))
-			json_object_set(o, keys[i], json_object_get(args, keys[i]));
-	char *oj = sw__json_compact(o);
-	json_decref(o);
+	char *oj = ap_prepare_request(args);
 	(void)sw_job_set_progress(r->job, "prepare: installing and launching the app",
 	                          "{\"phase\":\"prepare\",\"statusText\":\"boot (if needed), install, launch\","
 	                          "\"userActionRequired\":false}",
