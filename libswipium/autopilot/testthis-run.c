@@ -346,6 +346,17 @@ static json_t *next_action(struct run *r)
 	return sw__tt_action("qa_report", json_pack("{s:s}", "sessionId", sid), "Save the report.");
 }
 
+static void run_free(struct run *r)
+{
+	json_decref(r->res);
+	json_decref(r->attempted);
+	json_decref(r->blockers);
+	json_decref(r->notes);
+	json_decref(r->workarounds);
+	free(r->serial);
+	sw_ctx_free(r->ctx);
+}
+
 static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
 	struct ap_job *j = ud;
@@ -441,13 +452,7 @@ static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 		}
 	}
 	if (sw_job_cancelled(job)) {
-		json_decref(r.res);
-		json_decref(r.attempted);
-		json_decref(r.blockers);
-		json_decref(r.notes);
-		json_decref(r.workarounds);
-		free(r.serial);
-		sw_ctx_free(r.ctx);
+		run_free(&r);
 		return SW_ECANCELLED;
 	}
 	/* every ending writes its report */
@@ -464,13 +469,7 @@ static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 	if (code)
 		json_object_set_new(r.res, "failureCode", json_string(code));
 	*result_json = sw__json_compact(r.res);
-	json_decref(r.res);
-	json_decref(r.attempted);
-	json_decref(r.blockers);
-	json_decref(r.notes);
-	json_decref(r.workarounds);
-	free(r.serial);
-	sw_ctx_free(r.ctx);
+	run_free(&r);
 	return *result_json ? SW_OK : sw__error_nomem(err);
 }
 
