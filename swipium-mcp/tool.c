@@ -768,6 +768,89 @@ bool mcp_tool_listed(const char *name)
 	return false;
 }
 
+json_t *mcp_listed_tools(void)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; mcp_tools[i]; i++)
+		json_array_append_new(a, json_string(mcp_tools[i]->name));
+	return a;
+}
+
+enum mcp_consent_outcome mcp_call_consent_take(mcp_call *call, json_t *args, const struct mcp_consent_request *req)
+{
+	enum mcp_consent_outcome oc = mcp_call_consent(call, args, req);
+	json_decref(req->commands);
+	json_decref(req->affects);
+	return oc;
+}
+
+void mcp_consent_sessions_put(struct mcp_consent_sessions *t, size_t cap, mcp_call *call, sw_session *s)
+{
+	const char *cid = json_string_value(json_object_get(call->payload, "consentId"));
+	if (!cid || call->is_error)
+		return;
+	if (cap > MCP_CONSENT_SESSIONS_MAX)
+		cap = MCP_CONSENT_SESSIONS_MAX;
+	size_t i = t->next++ % cap;
+	snprintf(t->slot[i].consent_id, sizeof(t->slot[i].consent_id), "%s", cid);
+	snprintf(t->slot[i].session_id, sizeof(t->slot[i].session_id), "%s", sw_session_id(s));
+}
+
+const char *mcp_consent_sessions_get(const struct mcp_consent_sessions *t, size_t cap, const char *consent_id)
+{
+	if (cap > MCP_CONSENT_SESSIONS_MAX)
+		cap = MCP_CONSENT_SESSIONS_MAX;
+	for (size_t i = 0; consent_id && i < cap; i++)
+		if (t->slot[i].consent_id[0] && !strcmp(t->slot[i].consent_id, consent_id))
+			return t->slot[i].session_id;
+	return NULL;
+}
+
+json_t *mcp_plan_consent_commands(json_t *plan)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *cs;
+	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
+	{
+		json_array_append_new(out,
+		                      json_pack("{s:O,s:O,s:O}", "label", json_object_get(cs, "kind"), "argv",
+		                                json_object_get(cs, "argv"), "origin", json_object_get(cs, "origin")));
+	}
+	return out;
+}
+
+json_t *mcp_plan_consent_steps(json_t *plan)
+{
+	json_t *steps = json_array();
+	size_t i;
+	json_t *cs;
+	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
+	{
+		json_array_append_new(steps, json_pack("{s:O,s:O}", "kind", json_object_get(cs, "kind"), "risk",
+		                                       json_object_get(cs, "risk")));
+	}
+	return steps;
+}
+
+void mcp_plan_affects_artifact(json_t *affects, json_t *art, json_t *target_choice)
+{
+	if (json_is_object(art)) {
+		json_object_set(affects, "apk", json_object_get(art, "path"));
+		json_object_set(affects, "appId", json_object_get(art, "appId"));
+		json_object_set(affects, "insideProjectRoot", json_object_get(art, "insideProjectRoot"));
+		/* an APK from outside the project is named by its content too */
+		const char *path = json_string_value(json_object_get(art, "path"));
+		char hex[65];
+		if (json_is_false(json_object_get(art, "insideProjectRoot")) && path &&
+		    sw_sha256_file_hex(path, hex, NULL, NULL) == SW_OK)
+			json_object_set_new(affects, "sha256", json_string(hex));
+	}
+	json_t *sel = json_object_get(target_choice, "selected");
+	if (json_is_object(sel))
+		json_object_set(affects, "target", sel);
+}
+
 static const struct mcp_tool *find_tool(const char *name)
 {
 	for (size_t i = 0; mcp_tools[i]; i++)

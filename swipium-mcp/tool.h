@@ -136,6 +136,47 @@ typedef int (*mcp_consent_gate_fn)(sw_consent_store *store, const char *gate_jso
 enum mcp_consent_outcome mcp_call_consent_via(mcp_call *call, json_t *args, const struct mcp_consent_request *req,
                                               mcp_consent_gate_fn gate, void *gate_ud);
 
+/*
+ * mcp_call_consent() for a request whose @req->affects and @req->commands this function takes (both
+ * nullable): it releases them once the gate has answered, whatever the outcome.
+ */
+enum mcp_consent_outcome mcp_call_consent_take(mcp_call *call, json_t *args, const struct mcp_consent_request *req);
+
+/*
+ * Remembers which session a consent asked without sessionId belongs to, so that the re-call with only
+ * consentId finds it. A tool keeps one table (static, zero-initialised, the worker thread its only user);
+ * @cap (at most MCP_CONSENT_SESSIONS_MAX) is how many consents it remembers before the oldest is forgotten.
+ */
+#define MCP_CONSENT_SESSIONS_MAX 64
+struct mcp_consent_sessions {
+	struct {
+		char consent_id[96];
+		char session_id[24];
+	} slot[MCP_CONSENT_SESSIONS_MAX];
+	size_t next;
+};
+/* After mcp_call_consent() answered the call: records the consentId the answer asked for, bound to @s. */
+void mcp_consent_sessions_put(struct mcp_consent_sessions *t, size_t cap, mcp_call *call, sw_session *s);
+/* The session id recorded for @consent_id (nullable), or NULL. (transfer none: lives in @t) */
+const char *mcp_consent_sessions_get(const struct mcp_consent_sessions *t, size_t cap, const char *consent_id);
+
+/*
+ * A plan's consent steps (`consent.steps` of an autopilot plan: kind, argv, origin, risk) as the request's
+ * commands ({label, argv, origin}). (transfer full)
+ */
+json_t *mcp_plan_consent_commands(json_t *plan);
+/* The same steps as the affects' `steps` ({kind, risk}). (transfer full) */
+json_t *mcp_plan_consent_steps(json_t *plan);
+/*
+ * Adds an artifact choice (@art: path, appId, insideProjectRoot; nullable) to @affects as apk, appId,
+ * insideProjectRoot and, for an APK from outside the project, its sha256; then @target_choice's selected
+ * target (nullable) as target.
+ */
+void mcp_plan_affects_artifact(json_t *affects, json_t *art, json_t *target_choice);
+
+/* The names of the listed tools, registration order. (transfer full) */
+json_t *mcp_listed_tools(void);
+
 /* ---- answering ------------------------------------------------------------- */
 
 /*

@@ -2,6 +2,8 @@
 #ifndef SW_AUTOPILOT_INTERNAL_H
 #define SW_AUTOPILOT_INTERNAL_H
 
+#include <pthread.h>
+
 #include "sw-internal.h"
 #include <swipium/actions.h>
 #include <swipium/explore.h>
@@ -57,5 +59,45 @@ char *ap_redact(sw_session *s, const char *text);
 
 /* Session fixtures / policy: "test", "staging", "production", or "unknown" (firstrun.c). */
 const char *ap_environment(sw_session *s, const char *policy_path, bool *disposable, json_t *evidence);
+
+/* ---- what the qa_test_this and qa_test_feature jobs share (common.c) ---- */
+
+/* A job's own copy of what it runs: the context's home and the plan. */
+struct ap_job {
+	char *home;
+	json_t *plan;
+};
+/* Frees an ap_job (NULL-safe); the sw_job_free_fn of ap_job_start_once(). */
+void ap_job_free(void *ud);
+
+/* Adds a session note {workflow, outcome, category?, reason?, failureCode?}; failures are ignored. */
+void ap_add_note(sw_session *s, const char *workflow, const char *outcome, const char *category, const char *reason,
+                 const char *code);
+
+/* The session remembers the device (from @prep.device.serial, adb) and the app, as qa_prepare_target does. */
+void ap_remember(sw_session *s, json_t *prep, const char *app);
+
+/* The sw_android_prepare request of a prepare step's @args: device, avd, apk, appId. (transfer full: free()) */
+char *ap_prepare_request(const json_t *args);
+
+/* The id of the last running job of @kind on @s, or NULL. (transfer full: free()) */
+char *ap_running_job(sw_session *s, const char *kind);
+
+/* One kind of job that runs at most once at a time on a session. */
+struct ap_job_kind {
+	const char *kind;      /* the sw_job kind */
+	const char *tool;      /* the tool named in the refusal */
+	const char *hint;      /* the refusal's hint */
+	const char *call_key;  /* nullable: the session key the plan's `call` is saved under before the start */
+	pthread_mutex_t *lock; /* serialises "is one running? then start one" */
+	sw_job_fn run;         /* gets the struct ap_job */
+};
+
+/*
+ * Starts a job of @k with @plan (taken, also on failure): refuses (INVALID_ARGUMENT, details.jobId) when one is
+ * running on @s, unbinds the session's drive (the job opens its own) and starts it.
+ */
+int ap_job_start_once(sw_ctx *ctx, sw_session *s, const struct ap_job_kind *k, json_t *plan, char **job_id,
+                      sw_error **err);
 
 #endif

@@ -1862,23 +1862,6 @@ static int relaunch_case(tf_run *r, sw_error **err)
 	return SW_OK;
 }
 
-static void add_note(sw_session *s, const char *workflow, const char *outcome, const char *category,
-                     const char *reason, const char *code)
-{
-	json_t *n = json_pack("{s:s,s:s}", "workflow", workflow, "outcome", outcome);
-	if (category)
-		json_object_set_new(n, "category", json_string(category));
-	if (reason)
-		json_object_set_new(n, "reason", json_string(reason));
-	if (code)
-		json_object_set_new(n, "failureCode", json_string(code));
-	char *t = sw__json_compact(n);
-	if (t)
-		(void)sw_session_add_note(s, t, NULL);
-	free(t);
-	json_decref(n);
-}
-
 /* Each case as a test case of the feature in the app map, and the feature's coverage. */
 static void update_map(tf_run *r)
 {
@@ -1971,24 +1954,6 @@ static void save_report(tf_run *r)
 	sw_free(body);
 }
 
-static void remember(sw_session *s, json_t *prep, const char *app)
-{
-	json_t *serial = json_object_get(json_object_get(prep, "device"), "serial");
-	if (json_is_string(serial)) {
-		json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", serial);
-		(void)sw__session_set(s, "device", rec, NULL);
-		json_decref(rec);
-		json_t *kind = json_string("adb");
-		(void)sw__session_set(s, "driverKind", kind, NULL);
-		json_decref(kind);
-	}
-	if (app) {
-		json_t *a = json_string(app);
-		(void)sw__session_set(s, "appId", a, NULL);
-		json_decref(a);
-	}
-}
-
 /* Boot / install / launch inside the job. SW_ECANCELLED, SW_OK (prepared), or SW_OK with r->state blocked. */
 static int bootstrap(tf_run *r)
 {
@@ -2009,13 +1974,7 @@ static int bootstrap(tf_run *r)
 		return SW_OK;
 	}
 	json_t *args = json_object_get(json_object_get(json_object_get(boot, "prepare"), "tool"), "args");
-	json_t *o = json_object();
-	static const char *const keys[] = {"device", "avd", "apk", "appId"};
-	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
-		if (json_object_get(args, keys[i]))
-			json_object_set(o, keys[i], json_object_get(args, keys[i]));
-	char *oj = sw__json_compact(o);
-	json_decref(o);
+	char *oj = ap_prepare_request(args);
 	(void)sw_job_set_progress(r->job, "bootstrap: preparing the device",
 	                          "{\"phase\":\"bootstrap\",\"statusText\":\"boot (if needed), install, launch\","
 	                          "\"userActionRequired\":false}",
@@ -2032,7 +1991,8 @@ static int bootstrap(tf_run *r)
 	if (rc != SW_OK) {
 		const char *code = e && sw_error_failure_code(e) ? sw_error_failure_code(e) : "APP_LAUNCH_FAILED";
 		json_array_append_new(r->blockers, sw__tt_blocker(code, e ? sw_error_message(e) : NULL));
-		add_note(r->s, "qa_test_feature: bootstrap", "blocked", "other", e ? sw_error_message(e) : code, code);
+		ap_add_note(r->s, "qa_test_feature: bootstrap", "blocked", "other", e ? sw_error_message(e) : code,
+		            code);
 		sw_error_free(e);
 		r->state = "blocked";
 		r->stopped = "bootstrap_failed";
@@ -2040,7 +2000,7 @@ static int bootstrap(tf_run *r)
 	}
 	json_t *prep = json_loads(out, 0, NULL);
 	sw_free(out);
-	remember(r->s, prep, jstr(args, "appId"));
+	ap_remember(r->s, prep, jstr(args, "appId"));
 	json_object_set(r->res, "prepared", prep);
 	json_decref(prep);
 	return SW_OK;
@@ -2091,21 +2051,6 @@ static json_t *next_action(tf_run *r)
 	return action("qa_report", json_pack("{s:s}", "sessionId", sid), "Save the report.");
 }
 
-struct tf_job {
-	char *home;
-	json_t *plan;
-};
-
-static void tf_job_free(void *ud)
-{
-	struct tf_job *j = ud;
-	if (!j)
-		return;
-	free(j->home);
-	json_decref(j->plan);
-	free(j);
-}
-
 static void run_free(tf_run *r)
 {
 	for (size_t i = 0; i < r->n_nodes; i++)
@@ -2132,7 +2077,7 @@ static void run_free(tf_run *r)
 
 static int tf_run_job(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
-	struct tf_job *j = ud;
+	struct ap_job *j = ud;
 	tf_run r = {.job = job, .s = sw_job_session(job), .plan = j->plan, .state = "completed", .cur = -1};
 	int rc = sw_ctx_new(&r.ctx, err);
 	if (rc != SW_OK)
@@ -2238,8 +2183,8 @@ static int tf_run_job(sw_job *job, void *ud, char **result_json, sw_error **err)
 	{
 		char *wf = sw__asprintf("qa_test_feature: %s", jstr(c, "title"));
 		const char *st = jstr(c, "status");
-		add_note(r.s, wf ? wf : "qa_test_feature", st, !strcmp(st, "fail") ? "app_bug" : NULL, jstr(c, "reason"),
-		         jstr(c, "failureCode"));
+		ap_add_note(r.s, wf ? wf : "qa_test_feature", st, !strcmp(st, "fail") ? "app_bug" : NULL,
+		            jstr(c, "reason"), jstr(c, "failureCode"));
 		free(wf);
 	}
 	(void)sw_job_set_progress(job, "update_map: recording the cases", NULL, NULL);
@@ -2276,22 +2221,7 @@ static int tf_run_job(sw_job *job, void *ud, char **result_json, sw_error **err)
 
 char *sw_test_feature_running(sw_session *s)
 {
-	json_t *jobs = NULL;
-	if (!s || sw__session_get(s, "jobs", &jobs, NULL) != SW_OK)
-		return NULL;
-	char *id = NULL;
-	size_t i;
-	json_t *jb;
-	json_array_foreach(jobs, i, jb)
-	{
-		const char *kind = jstr(jb, "kind"), *status = jstr(jb, "status");
-		if (kind && status && !strcmp(kind, TF_KIND) && !strcmp(status, "running")) {
-			free(id);
-			id = sw__strdup(jstr(jb, "jobId"));
-		}
-	}
-	json_decref(jobs);
-	return id;
+	return ap_running_job(s, TF_KIND);
 }
 
 int sw_test_feature_start(sw_ctx *ctx, sw_session *s, const char *plan_json, char **job_id, sw_error **err)
@@ -2304,33 +2234,12 @@ int sw_test_feature_start(sw_ctx *ctx, sw_session *s, const char *plan_json, cha
 		json_decref(plan);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the plan is not a qa_test_feature plan");
 	}
-	pthread_mutex_lock(&tf_start_lock);
-	char *running = sw_test_feature_running(s);
-	if (running) {
-		pthread_mutex_unlock(&tf_start_lock);
-		int rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
-		                       "Poll it with qa_job_status, or cancel it with qa_job_cancel, then call again.",
-		                       "a qa_test_feature job (%s) is already running on session %s; nothing new was started",
-		                       running, sw_session_id(s));
-		if (err && *err)
-			sw__error_take_details(*err, json_pack("{s:s}", "jobId", running));
-		free(running);
-		json_decref(plan);
-		return rc;
-	}
-	struct tf_job *j = calloc(1, sizeof(*j));
-	if (!j) {
-		pthread_mutex_unlock(&tf_start_lock);
-		json_decref(plan);
-		return sw__error_nomem(err);
-	}
-	j->home = ctx && sw_ctx_get_home(ctx) ? sw__strdup(sw_ctx_get_home(ctx)) : NULL;
-	j->plan = plan;
-	/* the job drives the device through a drive of its own */
-	sw_drive_unbind(s);
-	int rc = sw_job_start(s, TF_KIND, tf_run_job, j, tf_job_free, job_id, err);
-	pthread_mutex_unlock(&tf_start_lock);
-	if (rc != SW_OK)
-		tf_job_free(j);
-	return rc;
+	static const struct ap_job_kind kind = {
+	    .kind = TF_KIND,
+	    .tool = "qa_test_feature",
+	    .hint = "Poll it with qa_job_status, or cancel it with qa_job_cancel, then call again.",
+	    .lock = &tf_start_lock,
+	    .run = tf_run_job,
+	};
+	return ap_job_start_once(ctx, s, &kind, plan, job_id, err);
 }

@@ -13,38 +13,6 @@
 /* Serialises "is one running? then start one" across threads, so two calls at once never start two jobs. */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
-struct tt_job {
-	char *home;
-	json_t *plan;
-};
-
-static void tt_job_free(void *ud)
-{
-	struct tt_job *j = ud;
-	if (!j)
-		return;
-	free(j->home);
-	json_decref(j->plan);
-	free(j);
-}
-
-static void add_note(sw_session *s, const char *workflow, const char *outcome, const char *category,
-                     const char *reason, const char *code)
-{
-	json_t *n = json_pack("{s:s,s:s}", "workflow", workflow, "outcome", outcome);
-	if (category)
-		json_object_set_new(n, "category", json_string(category));
-	if (reason)
-		json_object_set_new(n, "reason", json_string(reason));
-	if (code)
-		json_object_set_new(n, "failureCode", json_string(code));
-	char *t = sw__json_compact(n);
-	if (t)
-		(void)sw_session_add_note(s, t, NULL);
-	free(t);
-	json_decref(n);
-}
-
 static void attempt(json_t *attempted, const char *step, const char *status, const char *detail, const char *code)
 {
 	json_t *a = json_pack("{s:s,s:s}", "step", step, "status", status);
@@ -53,25 +21,6 @@ static void attempt(json_t *attempted, const char *step, const char *status, con
 	if (code)
 		json_object_set_new(a, "failureCode", json_string(code));
 	json_array_append_new(attempted, a);
-}
-
-/* The session remembers the device and the app, as qa_prepare_target does, so every later tool uses them. */
-static void remember(sw_session *s, json_t *prep, const char *app)
-{
-	json_t *serial = json_object_get(json_object_get(prep, "device"), "serial");
-	if (json_is_string(serial)) {
-		json_t *rec = json_pack("{s:s,s:O}", "platform", "android", "serial", serial);
-		(void)sw__session_set(s, "device", rec, NULL);
-		json_decref(rec);
-		json_t *kind = json_string("adb");
-		(void)sw__session_set(s, "driverKind", kind, NULL);
-		json_decref(kind);
-	}
-	if (app) {
-		json_t *a = json_string(app);
-		(void)sw__session_set(s, "appId", a, NULL);
-		json_decref(a);
-	}
 }
 
 struct run {
@@ -91,7 +40,7 @@ static void blocked_by(struct run *r, const char *step, const sw_error *e, const
 	json_array_append_new(r->blockers, sw__tt_blocker(code, msg));
 	attempt(r->attempted, step, "failed", msg, code);
 	char *wf = sw__asprintf("qa_test_this: %s", step);
-	add_note(r->s, wf ? wf : step, "blocked", "other", msg, code);
+	ap_add_note(r->s, wf ? wf : step, "blocked", "other", msg, code);
 	free(wf);
 	r->state = "blocked";
 }
@@ -99,13 +48,7 @@ static void blocked_by(struct run *r, const char *step, const sw_error *e, const
 static int step_prepare(struct run *r, json_t *step)
 {
 	json_t *args = json_object_get(json_object_get(step, "tool"), "args");
-	json_t *o = json_object();
-	static const char *const keys[] = {"device", "avd", "apk", "appId"};
-	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
-		if (json_object_get(args, keys[i]))
-			json_object_set(o, keys[i], json_object_get(args, keys[i]));
-	char *oj = sw__json_compact(o);
-	json_decref(o);
+	char *oj = ap_prepare_request(args);
 	(void)sw_job_set_progress(r->job, "prepare: installing and launching the app",
 	                          "{\"phase\":\"prepare\",\"statusText\":\"boot (if needed), install, launch\","
 	                          "\"userActionRequired\":false}",
@@ -127,7 +70,7 @@ static int step_prepare(struct run *r, json_t *step)
 	json_t *prep = json_loads(out, 0, NULL);
 	sw_free(out);
 	const char *app = json_string_value(json_object_get(args, "appId"));
-	remember(r->s, prep, app);
+	ap_remember(r->s, prep, app);
 	const char *serial = json_string_value(json_object_get(json_object_get(prep, "device"), "serial"));
 	r->serial = serial ? sw__strdup(serial) : NULL;
 	char *d = sw__asprintf("%s%s on %s, %s in front", json_is_true(json_object_get(prep, "booted")) ? "booted; " : "",
@@ -205,8 +148,8 @@ static int step_smoke(struct run *r)
 	sw_free(xml);
 	json_object_set_new(smoke, "loginWall", json_boolean(r->login_wall));
 	sw_device_free(dev);
-	add_note(r->s, "smoke: baseline", healthy ? "pass" : "fail", healthy ? NULL : "app_bug",
-	         healthy ? NULL : "the baseline health check found problems; see the findings", NULL);
+	ap_add_note(r->s, "smoke: baseline", healthy ? "pass" : "fail", healthy ? NULL : "app_bug",
+	            healthy ? NULL : "the baseline health check found problems; see the findings", NULL);
 	(void)sw_session_mark_milestone(r->s, "smoke", NULL);
 	attempt(r->attempted, "smoke", "done", healthy ? "baseline healthy" : "baseline has findings", NULL);
 	json_object_set_new(r->res, "smoke", smoke);
@@ -282,8 +225,8 @@ static int step_explore(struct run *r, json_t *step)
 		(void)sw_job_add_artifact(r->job, uri, NULL);
 	const char *summary = json_string_value(json_object_get(ex, "summary"));
 	bool found = json_array_size(findings) > 0;
-	add_note(r->s, "explore: crawl", found ? "fail" : "pass", found ? "app_bug" : NULL,
-	         found ? "the crawl found crashes or ANRs; see the findings and the screen graph" : summary, NULL);
+	ap_add_note(r->s, "explore: crawl", found ? "fail" : "pass", found ? "app_bug" : NULL,
+	            found ? "the crawl found crashes or ANRs; see the findings and the screen graph" : summary, NULL);
 	if (xstate && !strcmp(xstate, "blocked")) {
 		/* the crawl could not go on (the device went away, the app left the screen for good): its code blocks */
 		json_t *w = json_array_get(json_object_get(ex, "warnings"), json_array_size(json_object_get(ex, "warnings")) - 1);
@@ -320,7 +263,7 @@ static int step_explore(struct run *r, json_t *step)
 		                           json_object_get(json_object_get(ex, "startScreen"), "destructive")));
 		json_array_append_new(r->blockers, sw__tt_blocker("DESTRUCTIVE_REFUSED", d));
 		attempt(r->attempted, "explore", "refused", d, "DESTRUCTIVE_REFUSED");
-		add_note(r->s, "qa_test_this: explore", "blocked", "destructive_refused", d, "DESTRUCTIVE_REFUSED");
+		ap_add_note(r->s, "qa_test_this: explore", "blocked", "destructive_refused", d, "DESTRUCTIVE_REFUSED");
 		free(d);
 		r->state = "unsafe";
 	} else {
@@ -403,9 +346,20 @@ static json_t *next_action(struct run *r)
 	return sw__tt_action("qa_report", json_pack("{s:s}", "sessionId", sid), "Save the report.");
 }
 
+static void run_free(struct run *r)
+{
+	json_decref(r->res);
+	json_decref(r->attempted);
+	json_decref(r->blockers);
+	json_decref(r->notes);
+	json_decref(r->workarounds);
+	free(r->serial);
+	sw_ctx_free(r->ctx);
+}
+
 static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 {
-	struct tt_job *j = ud;
+	struct ap_job *j = ud;
 	struct run r = {.job = job, .s = sw_job_session(job), .plan = j->plan, .state = "completed"};
 	int rc = sw_ctx_new(&r.ctx, err);
 	if (rc != SW_OK)
@@ -453,7 +407,7 @@ static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 			const char *code = json_string_value(json_object_get(st, "failureCode"));
 			attempt(r.attempted, name, "blocked", why, code);
 			char *wf = sw__asprintf("qa_test_this: %s", name);
-			add_note(r.s, wf ? wf : name, "blocked", "other", why, code);
+			ap_add_note(r.s, wf ? wf : name, "blocked", "other", why, code);
 			free(wf);
 			r.state = "blocked";
 		} else if (!strcmp(status, "needs_input")) {
@@ -498,13 +452,7 @@ static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 		}
 	}
 	if (sw_job_cancelled(job)) {
-		json_decref(r.res);
-		json_decref(r.attempted);
-		json_decref(r.blockers);
-		json_decref(r.notes);
-		json_decref(r.workarounds);
-		free(r.serial);
-		sw_ctx_free(r.ctx);
+		run_free(&r);
 		return SW_ECANCELLED;
 	}
 	/* every ending writes its report */
@@ -521,35 +469,13 @@ static int tt_run(sw_job *job, void *ud, char **result_json, sw_error **err)
 	if (code)
 		json_object_set_new(r.res, "failureCode", json_string(code));
 	*result_json = sw__json_compact(r.res);
-	json_decref(r.res);
-	json_decref(r.attempted);
-	json_decref(r.blockers);
-	json_decref(r.notes);
-	json_decref(r.workarounds);
-	free(r.serial);
-	sw_ctx_free(r.ctx);
+	run_free(&r);
 	return *result_json ? SW_OK : sw__error_nomem(err);
 }
 
 char *sw_test_this_running(sw_session *s)
 {
-	json_t *jobs = NULL;
-	if (!s || sw__session_get(s, "jobs", &jobs, NULL) != SW_OK)
-		return NULL;
-	char *id = NULL;
-	size_t i;
-	json_t *jb;
-	json_array_foreach(jobs, i, jb)
-	{
-		const char *kind = json_string_value(json_object_get(jb, "kind"));
-		const char *status = json_string_value(json_object_get(jb, "status"));
-		if (kind && status && !strcmp(kind, TT_KIND) && !strcmp(status, "running")) {
-			free(id);
-			id = sw__strdup(json_string_value(json_object_get(jb, "jobId")));
-		}
-	}
-	json_decref(jobs);
-	return id;
+	return ap_running_job(s, TT_KIND);
 }
 
 int sw_test_this_start(sw_ctx *ctx, sw_session *s, const char *plan_json, char **job_id, sw_error **err)
@@ -561,38 +487,13 @@ int sw_test_this_start(sw_ctx *ctx, sw_session *s, const char *plan_json, char *
 		json_decref(plan);
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the plan is not a qa_test_this plan");
 	}
-	pthread_mutex_lock(&start_lock);
-	char *running = sw_test_this_running(s);
-	if (running) {
-		pthread_mutex_unlock(&start_lock);
-		int rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
-		                       "Poll it with qa_job_status, or cancel it with qa_job_cancel, then call again",
-		                       "a qa_test_this job (%s) is already running on session %s; nothing new was started",
-		                       running, sw_session_id(s));
-		if (err && *err)
-			sw__error_take_details(*err, json_pack("{s:s}", "jobId", running));
-		free(running);
-		json_decref(plan);
-		return rc;
-	}
-	struct tt_job *j = calloc(1, sizeof(*j));
-	if (!j) {
-		pthread_mutex_unlock(&start_lock);
-		json_decref(plan);
-		return sw__error_nomem(err);
-	}
-	j->home = ctx && sw_ctx_get_home(ctx) ? sw__strdup(sw_ctx_get_home(ctx)) : NULL;
-	j->plan = plan;
-	/* the session's bound drive is closed: the job opens the device it prepares */
-	sw_drive_unbind(s);
-	json_t *last = json_deep_copy(json_object_get(plan, "call"));
-	if (last) {
-		(void)sw__session_set(s, "lastTestThisArgs", last, NULL);
-		json_decref(last);
-	}
-	int rc = sw_job_start(s, TT_KIND, tt_run, j, tt_job_free, job_id, err);
-	pthread_mutex_unlock(&start_lock);
-	if (rc != SW_OK)
-		tt_job_free(j);
-	return rc;
+	static const struct ap_job_kind kind = {
+	    .kind = TT_KIND,
+	    .tool = "qa_test_this",
+	    .hint = "Poll it with qa_job_status, or cancel it with qa_job_cancel, then call again",
+	    .call_key = "lastTestThisArgs",
+	    .lock = &start_lock,
+	    .run = tt_run,
+	};
+	return ap_job_start_once(ctx, s, &kind, plan, job_id, err);
 }

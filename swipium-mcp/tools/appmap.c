@@ -24,14 +24,6 @@ static int appmap_root(mcp_call *call, json_t *args, sw_session **s, char **root
 	return mcp_call_project_root(call, arg, root, source);
 }
 
-static json_t *listed_tools(void)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; mcp_tools[i]; i++)
-		json_array_append_new(a, json_string(mcp_tools[i]->name));
-	return a;
-}
-
 /*
  * Runs one library call with the arguments (less projectRoot) as the request. On success returns the answer
  * (with projectRoot and rootSource); on failure answers the call and returns NULL.
@@ -45,7 +37,7 @@ static json_t *appmap_run(mcp_call *call, json_t *args, appmap_fn fn, bool with_
 	json_t *req = json_deep_copy(args);
 	json_object_del(req, "projectRoot");
 	if (with_tools)
-		json_object_set_new(req, "tools", listed_tools());
+		json_object_set_new(req, "tools", mcp_listed_tools());
 	if (s)
 		json_object_set_new(req, "sessionDir", json_string(sw_session_dir(s)));
 	char *req_text = json_dumps(req, JSON_COMPACT);

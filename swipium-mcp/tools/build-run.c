@@ -137,9 +137,7 @@ static void qa_build(mcp_call *call, json_t *args)
 	    .session = s,
 	    .commands = commands,
 	};
-	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-	json_decref(commands);
-	json_decref(affects);
+	enum mcp_consent_outcome oc = mcp_call_consent_take(call, args, &req);
 	if (oc == MCP_CONSENT_ANSWERED) {
 		json_decref(plan);
 		free(root);

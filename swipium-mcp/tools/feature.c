@@ -8,35 +8,9 @@
 #include "../mcp.h"
 
 /* A consent asked for a call without sessionId belongs to the session made for it; the re-call with consentId
- * finds it here (the worker thread is the only user). */
-static struct {
-	char consent_id[96];
-	char session_id[24];
-} pending[32];
-static size_t pending_next;
-
-static void pending_put(const char *consent_id, const char *session_id)
-{
-	size_t i = pending_next++ % (sizeof(pending) / sizeof(pending[0]));
-	snprintf(pending[i].consent_id, sizeof(pending[i].consent_id), "%s", consent_id);
-	snprintf(pending[i].session_id, sizeof(pending[i].session_id), "%s", session_id);
-}
-
-static const char *pending_get(const char *consent_id)
-{
-	for (size_t i = 0; consent_id && i < sizeof(pending) / sizeof(pending[0]); i++)
-		if (pending[i].consent_id[0] && !strcmp(pending[i].consent_id, consent_id))
-			return pending[i].session_id;
-	return NULL;
-}
-
-static json_t *listed_tools(void)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; mcp_tools[i]; i++)
-		json_array_append_new(a, json_string(mcp_tools[i]->name));
-	return a;
-}
+ * finds it here. */
+static struct mcp_consent_sessions pending;
+#define PENDING_CAP 32
 
 /* The plan as text: the objective, then one line per case. */
 static char *plan_text(mcp_call *call, json_t *plan, const char *head)
@@ -67,42 +41,13 @@ static char *plan_text(mcp_call *call, json_t *plan, const char *head)
 	return buf;
 }
 
-static json_t *consent_commands(json_t *plan)
-{
-	json_t *out = json_array();
-	size_t i;
-	json_t *cs;
-	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
-	json_array_append_new(out, json_pack("{s:O,s:O,s:O}", "label", json_object_get(cs, "kind"), "argv",
-	                                     json_object_get(cs, "argv"), "origin", json_object_get(cs, "origin")));
-	return out;
-}
-
 static json_t *consent_affects(json_t *plan, sw_session *s)
 {
-	json_t *steps = json_array();
-	size_t i;
-	json_t *cs;
-	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
-	json_array_append_new(steps, json_pack("{s:O,s:O}", "kind", json_object_get(cs, "kind"), "risk",
-	                                       json_object_get(cs, "risk")));
 	json_t *a = json_pack("{s:s,s:O,s:O,s:o}", "sessionId", sw_session_id(s), "projectRoot",
-	                      json_object_get(plan, "projectRoot"), "feature", json_object_get(plan, "featureId"), "steps",
-	                      steps);
-	json_t *art = json_object_get(json_object_get(plan, "bootstrap"), "artifactChoice");
-	if (json_is_object(art)) {
-		json_object_set(a, "apk", json_object_get(art, "path"));
-		json_object_set(a, "appId", json_object_get(art, "appId"));
-		json_object_set(a, "insideProjectRoot", json_object_get(art, "insideProjectRoot"));
-		const char *path = json_string_value(json_object_get(art, "path"));
-		char hex[65];
-		if (json_is_false(json_object_get(art, "insideProjectRoot")) && path &&
-		    sw_sha256_file_hex(path, hex, NULL, NULL) == SW_OK)
-			json_object_set_new(a, "sha256", json_string(hex));
-	}
-	json_t *sel = json_object_get(json_object_get(json_object_get(plan, "bootstrap"), "targetChoice"), "selected");
-	if (json_is_object(sel))
-		json_object_set(a, "target", sel);
+	                      json_object_get(plan, "projectRoot"), "feature", json_object_get(plan, "featureId"),
+	                      "steps", mcp_plan_consent_steps(plan));
+	json_t *boot = json_object_get(plan, "bootstrap");
+	mcp_plan_affects_artifact(a, json_object_get(boot, "artifactChoice"), json_object_get(boot, "targetChoice"));
 	return a;
 }
 
@@ -116,7 +61,8 @@ static void qa_test_feature(mcp_call *call, json_t *args)
 	sw_session *s = NULL;
 	const char *sid = json_string_value(json_object_get(args, "sessionId"));
 	if (!sid && run)
-		sid = pending_get(json_string_value(json_object_get(args, "consentId")));
+		sid = mcp_consent_sessions_get(&pending, PENDING_CAP,
+		                               json_string_value(json_object_get(args, "consentId")));
 	if (sid && mcp_call_session(call, sid, &s) != 0)
 		return;
 	char *root = NULL, *source = NULL;
@@ -132,7 +78,7 @@ static void qa_test_feature(mcp_call *call, json_t *args)
 	json_object_del(opts, "projectRoot");
 	json_object_del(opts, "consentId");
 	json_object_del(opts, "approve");
-	json_object_set_new(opts, "listedTools", listed_tools());
+	json_object_set_new(opts, "listedTools", mcp_listed_tools());
 	if (!given_session)
 		json_object_set_new(opts, "bootstrap", json_true());
 	char *oj = json_dumps(opts, JSON_COMPACT);
@@ -197,8 +143,6 @@ static void qa_test_feature(mcp_call *call, json_t *args)
 	}
 	json_t *consent = json_object_get(plan, "consent");
 	if (json_is_true(json_object_get(consent, "required"))) {
-		json_t *commands = consent_commands(plan);
-		json_t *affects = consent_affects(plan, s);
 		char explain[600];
 		sw_text_snprintf(explain, sizeof(explain),
 		                 "Prepare the emulator for qa_test_feature on %s: %s, launch it, then test the feature "
@@ -213,17 +157,12 @@ static void qa_test_feature(mcp_call *call, json_t *args)
 		    .action = "test_this_plan",
 		    .risk = json_string_value(json_object_get(consent, "risk")),
 		    .explain = explain,
-		    .affects = affects,
+		    .affects = consent_affects(plan, s),
 		    .session = s,
-		    .commands = commands,
+		    .commands = mcp_plan_consent_commands(plan),
 		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(commands);
-		json_decref(affects);
-		if (oc == MCP_CONSENT_ANSWERED) {
-			const char *cid = json_string_value(json_object_get(call->payload, "consentId"));
-			if (cid && !call->is_error)
-				pending_put(cid, sw_session_id(s));
+		if (mcp_call_consent_take(call, args, &req) == MCP_CONSENT_ANSWERED) {
+			mcp_consent_sessions_put(&pending, PENDING_CAP, call, s);
 			json_decref(plan);
 			goto out;
 		}

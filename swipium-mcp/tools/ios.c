@@ -92,9 +92,7 @@ static bool gate(mcp_call *call, json_t *args, sw_session *s, const char *action
 		    .session = s,
 		    .commands = commands,
 		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(commands);
-		json_decref(affects);
+		enum mcp_consent_outcome oc = mcp_call_consent_take(call, args, &req);
 		json_decref(plan);
 		return oc == MCP_CONSENT_APPROVED;
 	}

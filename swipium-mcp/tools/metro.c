@@ -93,9 +93,7 @@ static void qa_metro(mcp_call *call, json_t *args)
 		    .session = s,
 		    .commands = commands,
 		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(commands);
-		json_decref(affects);
+		enum mcp_consent_outcome oc = mcp_call_consent_take(call, args, &req);
 		json_decref(plan);
 		if (oc == MCP_CONSENT_ANSWERED)
 			return;

@@ -63,9 +63,7 @@ static void qa_prepare_ios_target(mcp_call *call, json_t *args)
 		                                  .affects = affects,
 		                                  .session = s,
 		                                  .commands = commands};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(commands);
-		json_decref(affects);
+		enum mcp_consent_outcome oc = mcp_call_consent_take(call, args, &req);
 		if (oc != MCP_CONSENT_APPROVED) {
 			json_decref(plan);
 			free(oj);

@@ -225,9 +225,7 @@ static int ocr_gate(mcp_call *call, sw_session *s, json_t *args)
 	    .affects = affects,
 	    .session = s,
 	};
-	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-	json_decref(affects);
-	json_decref(commands);
+	enum mcp_consent_outcome oc = mcp_call_consent_take(call, args, &req);
 	if (oc == MCP_CONSENT_APPROVED)
 		ret = 0;
 out:
