@@ -158,9 +158,11 @@ int cmd_suite(int argc, char **argv)
 				return usage("--suite needs a value");
 			suite = argv[++i];
 		} else if (t[0] == '-') {
-			char m[200];
-			snprintf(m, sizeof(m), "Unknown argument: %.150s", t);
-			return usage(m);
+			/* the argument is shown whole up to 150 characters, never cut inside one */
+			char *m = sw_text_capf(170, SW_CAP_HEAD, "Unknown argument: %s", t);
+			int rc = usage(m ? m : "Unknown argument");
+			sw_free(m);
+			return rc;
 		} else if (!sub) {
 			sub = t;
 		} else if (!root_arg) {

@@ -296,6 +296,14 @@ class Cli(SuiteCase):
             p = self.cli(*bad)
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn("Usage: swipium suite", p.stderr, bad)
+        # a long unknown option of non-ASCII letters is named, cut on a character boundary (valid UTF-8)
+        long_opt = "--" + "\u00e9" * 300
+        q = subprocess.run([CLI, "suite", "lint", long_opt], capture_output=True, timeout=60,
+                           env=dict(os.environ, HOME=self.home))
+        self.assertEqual(q.returncode, 2)
+        err = q.stderr.decode("utf-8")  # raises on a split character
+        self.assertIn("Unknown argument: --\u00e9\u00e9", err)
+        self.assertIn("\u2026", err)
         p = self.cli("suite", "lint", os.path.join(self.home, "nope"))
         self.assertEqual(p.returncode, 2)
         # terminal safety: an ANSI escape in a page file never reaches stdout raw
