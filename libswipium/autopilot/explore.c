@@ -78,13 +78,6 @@ static int whole(const json_t *o, const char *key, long def, long min, long clam
 	return SW_OK;
 }
 
-static bool one_of(const char *s, const char *const *set)
-{
-	for (size_t i = 0; s && set[i]; i++)
-		if (!strcmp(s, set[i]))
-			return true;
-	return false;
-}
 
 static int parse_opts(const json_t *a, ex_opts *o, sw_error **err)
 {
@@ -103,14 +96,14 @@ static int parse_opts(const json_t *a, ex_opts *o, sw_error **err)
 	static const char *const strategies[] = {"crawl", "task_planner", "hybrid", NULL};
 	if (!o->strategy)
 		o->strategy = "crawl";
-	if (!one_of(o->strategy, strategies))
+	if (!sw__str_one_of(o->strategy, strategies))
 		return bad(err, "strategy must be crawl, task_planner or hybrid (got %s)", o->strategy);
 	static const char *const modes[] = {"strict", "balanced", "dry_run_destructive",
 	                                    "approved_destructive_candidate", "approved_destructive", NULL};
 	o->safe_mode = json_string_value(json_object_get(a, "safeMode"));
 	if (!o->safe_mode)
 		o->safe_mode = "strict";
-	if (!one_of(o->safe_mode, modes))
+	if (!sw__str_one_of(o->safe_mode, modes))
 		return bad(err,
 		           "safeMode must be strict, balanced, dry_run_destructive, approved_destructive_candidate or "
 		           "approved_destructive (got %s)",

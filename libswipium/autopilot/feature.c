@@ -155,13 +155,6 @@ static int whole_opt(const json_t *o, const char *key, long def, long min, long 
 	return SW_OK;
 }
 
-static bool one_of(const char *s, const char *const *set)
-{
-	for (size_t i = 0; s && set[i]; i++)
-		if (!strcmp(s, set[i]))
-			return true;
-	return false;
-}
 
 /* ---- the plan --------------------------------------------------------------------------------------------- */
 
@@ -454,7 +447,7 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 	static const char *const platforms[] = {"android", "ios", NULL};
 	const char *creativity = jstr(o, "creativity") ? jstr(o, "creativity") : "standard";
 	const char *platform = jstr(o, "platform");
-	if (!one_of(mode, modes) || !one_of(creativity, levels) || (platform && !one_of(platform, platforms))) {
+	if (!sw__str_one_of(mode, modes) || !sw__str_one_of(creativity, levels) || (platform && !sw__str_one_of(platform, platforms))) {
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
 		                   "mode is plan, execute or interactive; creativity is conservative, standard, creative or "
 		                   "adversarial; platform is android or ios");

@@ -42,6 +42,14 @@ bool sw__str_has_suffix(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+bool sw__str_one_of(const char *s, const char *const *set)
+{
+	for (size_t i = 0; s && set[i]; i++)
+		if (!strcmp(s, set[i]))
+			return true;
+	return false;
+}
+
 size_t sw__utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
 	if (len == 0)

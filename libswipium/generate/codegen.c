@@ -297,23 +297,16 @@ static const char *const py_reserved[] = {"False",       "None",      "True",
                                           "abs",         "Exception", "NotImplemented",
                                           "Ellipsis",    "__debug__", NULL};
 
-static bool in_list(const char *const *list, const char *name)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (strcmp(list[i], name) == 0)
-			return true;
-	return false;
-}
 
 bool sw__cg_is_reserved(sw_cg_lang lang, const char *name)
 {
 	if (!name || !*name)
 		return true;
 	if (lang == SW_CG_PY)
-		return in_list(py_reserved, name) || sw__str_has_prefix(name, "__");
-	if (in_list(js_reserved, name))
+		return sw__str_one_of(name, py_reserved) || sw__str_has_prefix(name, "__");
+	if (sw__str_one_of(name, js_reserved))
 		return true;
-	return lang == SW_CG_TS && in_list(ts_reserved, name);
+	return lang == SW_CG_TS && sw__str_one_of(name, ts_reserved);
 }
 
 struct sw_cg_scope {

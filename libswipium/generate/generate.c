@@ -68,13 +68,6 @@ static const char *sget(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-static bool one_of(const char *s, const char *const *set)
-{
-	for (size_t i = 0; s && set[i]; i++)
-		if (!strcmp(s, set[i]))
-			return true;
-	return false;
-}
 
 static int invalid(sw_error **err, const char *msg)
 {
@@ -333,7 +326,7 @@ static int target_testcases(gen_run *g, sw_error **err)
 {
 	const char *format = sget(g->opts, "format");
 	static const char *const formats[] = {"yaml", "markdown", "both", NULL};
-	if (format && !one_of(format, formats))
+	if (format && !sw__str_one_of(format, formats))
 		return invalid(err, "format must be yaml, markdown or both");
 	return testcases_files(g, format, NULL, "not_run", err);
 }
@@ -442,7 +435,7 @@ static int target_suite(gen_run *g, sw_error **err)
 {
 	const char *replay = sget(g->opts, "replay") ? sget(g->opts, "replay") : "dry_run";
 	static const char *const replays[] = {"none", "dry_run", "same_session", "fresh_state", NULL};
-	if (!one_of(replay, replays))
+	if (!sw__str_one_of(replay, replays))
 		return invalid(err, "replay must be none, dry_run, same_session or fresh_state");
 	bool compile = !json_is_false(json_object_get(g->opts, "compile"));
 	json_t *pages = NULL, *refs = NULL;
@@ -656,11 +649,11 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	static const char *const targets[] = {"flow", "pom", "suite", "testcases", "appium", NULL};
 	static const char *const modes[] = {"plan", "generate", NULL};
 	const char *mode = sget(opts, "mode") ? sget(opts, "mode") : "generate";
-	if (!one_of(g.target, targets)) {
+	if (!sw__str_one_of(g.target, targets)) {
 		rc = invalid(err, "target must be flow, pom, suite, testcases or appium");
 		goto out;
 	}
-	if (!one_of(mode, modes)) {
+	if (!sw__str_one_of(mode, modes)) {
 		rc = invalid(err, "mode must be plan or generate");
 		goto out;
 	}
