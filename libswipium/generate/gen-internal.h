@@ -7,7 +7,7 @@
 /*
  * The step model (json_t), built from the session's recorded actions by the generation core:
  *
- * {"appId": s, "platform": "android"|"ios", "steps": [ {
+ * {"appId": s, "platform": "android"|"ios" (absent: the session has no device), "steps": [ {
  *     "kind": "tap"|"type"|"clear"|"swipe"|"scroll"|"back"|"key"|"launch"|"wait"|"assertText"|"visualCheck",
  *     "screen": s               raw screen name/id the step ran on,
  *     "locator": {"strategy": "id"|"accessibility_id"|"text"|"coordinates", "value": s, "x": n, "y": n},

@@ -531,7 +531,6 @@ static int target_suite(gen_run *g, sw_error **err)
 		}
 		json_decref(prof);
 	} else if (g->plan) {
-	} else if (g->plan) {
 		status = "planned";
 	} else if (!g->drive) {
 		status = "blocked";
@@ -560,7 +559,13 @@ out:
 static int target_appium(gen_run *g, sw_error **err)
 {
 	json_t *files = NULL, *report = NULL;
-	int rc = sw__gen_appium(g->model, g->opts, &files, &report, err);
+	/* the emitter looks at the project (language, pytest, the project profile's platform): give it the root the
+	 * call resolved, the session's when only sessionId was given */
+	json_t *params = json_copy(g->opts);
+	if (params && g->root && !sget(params, "root"))
+		json_object_set_new(params, "root", json_string(g->root));
+	int rc = params ? sw__gen_appium(g->model, params, &files, &report, err) : sw__error_nomem(err);
+	json_decref(params);
 	if (rc < 0) {
 		json_decref(files);
 		json_decref(report);
@@ -578,8 +583,12 @@ static int target_appium(gen_run *g, sw_error **err)
 		json_array_append_new(g->files, json_pack("{sO,sO,ss}", "path", json_object_get(f, "path"), "content",
 		                                          json_object_get(f, "content"), "kind", "appium"));
 	}
-	if (rc == SW_OK && json_is_object(report))
+	if (rc == SW_OK && json_is_object(report)) {
 		json_object_set(g->res, "appium", report);
+		/* the platform the suite defaults to, and where that choice came from, also at the top */
+		json_object_set(g->res, "primaryPlatform", json_object_get(report, "primaryPlatform"));
+		json_object_set(g->res, "platformSource", json_object_get(report, "platformSource"));
+	}
 	json_decref(files);
 	json_decref(report);
 	return rc;
@@ -663,7 +672,7 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	json_object_foreach(opts, k, v) if (!target_takes(g.target, k)) json_array_append_new(ignored, json_string(k));
 	g.root = sget(opts, "root") ? sget(opts, "root") : session_root;
 	recorded = recorded_in ? json_incref((json_t *)recorded_in) : json_array();
-	rc = sw__gen_model(recorded, app_id, platform ? platform : "android", &g.model, err);
+	rc = sw__gen_model(recorded, app_id, platform, &g.model, err);
 	if (rc < 0)
 		goto out;
 	if (json_array_size(json_object_get(g.model, "steps")) == 0) {

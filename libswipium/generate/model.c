@@ -342,8 +342,9 @@ int sw__gen_model(const json_t *recorded, const char *app_id, const char *platfo
 			json_array_append_new(skipped, sk);
 		}
 	}
-	json_t *model = json_pack("{ss,ss,so,so,so,si,sI}", "appId", app_id ? app_id : "", "platform",
-	                          platform ? platform : "android", "steps", steps, "skipped", skipped, "variables",
+	/* "platform" only when the session's device said it: the appium target's platform rule reads its absence */
+	json_t *model = json_pack("{ss,ss*,so,so,so,si,sI}", "appId", app_id ? app_id : "", "platform",
+	                          platform && *platform ? platform : NULL, "steps", steps, "skipped", skipped, "variables",
 	                          m.variables, "recorded", (int)json_array_size(recorded), "droppedBeforeRecording",
 	                          first_seq > 1 ? first_seq - 1 : (json_int_t)0);
 	if (!model)

@@ -114,6 +114,7 @@ class GenerateAppium(unittest.TestCase):
         rep = sc(r)["appium"]
         self.assertEqual(rep["primaryPlatform"], "android")
         self.assertEqual(rep["platformSource"], "session_device")
+        self.assertEqual((sc(r)["primaryPlatform"], sc(r)["platformSource"]), ("android", "session_device"))
         self.assertEqual(rep["language"], "typescript")
         self.assertFalse(sc(r)["saved"])
         self.assertEqual(self.automation_files(), before)
@@ -149,8 +150,8 @@ class GenerateAppium(unittest.TestCase):
             os.unlink(link)
 
     def test_30_javascript_auto_from_package_json(self):
-        # projectRoot given: qa_generate hands the emitter the root it resolved (see the notes on the session root)
-        r = self.generate({"language": "auto", "save": False, "projectRoot": self.project})
+        # only sessionId: the emitter still looks at the session's project (its package.json)
+        r = self.generate({"language": "auto", "save": False})
         rep = sc(r)["appium"]
         self.assertEqual(rep["language"], "javascript")  # the project has a package.json and no TypeScript
         contents = sc(r)["contents"]
@@ -173,7 +174,7 @@ class GenerateAppium(unittest.TestCase):
         with open(os.path.join(self.project, "pytest.ini"), "w") as f:
             f.write("[pytest]\n")
         try:
-            r = self.generate({"language": "python", "projectRoot": self.project})
+            r = self.generate({"language": "python"})  # the session's project, its pytest.ini
         finally:
             os.unlink(os.path.join(self.project, "pytest.ini"))
         rep = sc(r)["appium"]

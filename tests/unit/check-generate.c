@@ -1,8 +1,11 @@
 /* check-generate.c: unit tests of generate/'s text helpers (YAML through libyaml, Markdown, names, safe parts) and of
  * the recording-to-model rules (placeholders, numbering, skipped and dropped records). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -236,6 +239,74 @@ START_TEST(test_locator_order)
 }
 END_TEST
 
+
+/* The appium plan on a recording without a device: the platform is the project profile's, else the default. */
+static json_t *appium_plan(const char *root, const char *platform, const char *extra)
+{
+	json_t *rec = json_pack("[{ss,ss,s{ss},s{ss,ss,s[iiii]},si}]", "tool", "qa_act", "action", "tap", "target",
+	                        "id", "ok", "element", "resourceId", "com.x:id/ok", "id", "ok", "bounds", 0, 0, 10, 10,
+	                        "seq", 1);
+	char opts[256];
+	snprintf(opts, sizeof(opts), "{\"target\":\"appium\",\"mode\":\"plan\"%s}", extra ? extra : "");
+	char *out = NULL;
+	sw_error *err = NULL;
+	int rc = sw__gen_run(NULL, NULL, NULL, NULL, rec, "com.x", platform, root, opts, &out, &err);
+	ck_assert_msg(rc == SW_OK, "%s", err ? sw_error_message(err) : "?");
+	json_t *res = json_loads(out, 0, NULL);
+	sw_free(out);
+	json_decref(rec);
+	return res;
+}
+
+static const char *res_str(const json_t *res, const char *k)
+{
+	return json_string_value(json_object_get(res, k));
+}
+
+START_TEST(test_appium_platform_rule)
+{
+	char root[] = "/tmp/sw-gen-platform-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	/* nothing in the project, no device: the default, said as the default (never "session_device") */
+	json_t *res = appium_plan(root, NULL, NULL);
+	ck_assert_str_eq(res_str(res, "primaryPlatform"), "android");
+	ck_assert_str_eq(res_str(res, "platformSource"), "default");
+	json_decref(res);
+	/* an iOS-only project: the project profile decides */
+	char path[300];
+	snprintf(path, sizeof(path), "%s/App.xcodeproj", root);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	res = appium_plan(root, NULL, NULL);
+	ck_assert_str_eq(res_str(res, "primaryPlatform"), "ios");
+	ck_assert_str_eq(res_str(res, "platformSource"), "project_profile");
+	json_decref(res);
+	/* the session's device wins over the project, the argument over both */
+	res = appium_plan(root, "android", NULL);
+	ck_assert_str_eq(res_str(res, "platformSource"), "session_device");
+	ck_assert_str_eq(res_str(res, "primaryPlatform"), "android");
+	json_decref(res);
+	res = appium_plan(root, "ios", ",\"platform\":\"android\"");
+	ck_assert_str_eq(res_str(res, "platformSource"), "argument");
+	ck_assert_str_eq(res_str(res, "primaryPlatform"), "android");
+	json_decref(res);
+	/* the root given only as the session's default reaches the emitter: language auto reads the project */
+	snprintf(path, sizeof(path), "%s/pytest.ini", root);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[pytest]\n", f);
+	fclose(f);
+	res = appium_plan(root, "android", ",\"language\":\"auto\"");
+	json_t *rep = json_object_get(res, "appium");
+	ck_assert_str_eq(res_str(rep, "language"), "python");
+	ck_assert_str_eq(res_str(rep, "runner"), "pytest");
+	json_decref(res);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/App.xcodeproj", root);
+	rmdir(path);
+	rmdir(root);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("generate");
@@ -248,6 +319,7 @@ int main(void)
 	TCase *tm = tcase_create("model");
 	tcase_add_test(tm, test_model_placeholders);
 	tcase_add_test(tm, test_locator_order);
+	tcase_add_test(tm, test_appium_platform_rule);
 	suite_add_tcase(s, tm);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
