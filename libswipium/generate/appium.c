@@ -728,3 +728,22 @@ out:
 	suite_free(&s);
 	return rc;
 }
+
+int sw__gen_appium_choices(const json_t *model, const json_t *params, json_t **out, sw_error **err)
+{
+	ap_suite s;
+	memset(&s, 0, sizeof(s));
+	s.notes = json_array();
+	s.screen_index = json_object();
+	int rc = s.notes && s.screen_index ? resolve_params(&s, model, params, err) : sw__error_nomem(err);
+	if (rc == SW_OK) {
+		*out = json_pack("{s:s, s:s, s:s, s:s, s:O}", "language",
+		                 s.python ? "python" : (s.typescript ? "typescript" : "javascript"), "runner",
+		                 s.python ? (s.pytest ? "pytest" : "unittest") : "wdio-mocha", "primaryPlatform", s.primary,
+		                 "platformSource", s.platform_source, "notes", s.notes);
+		if (!*out)
+			rc = sw__error_nomem(err);
+	}
+	suite_free(&s);
+	return rc;
+}

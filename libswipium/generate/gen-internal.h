@@ -56,4 +56,12 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, struct sw_redactor 
  * teardown[], exactCommand}. */
 int sw__gen_state_load(const char *root, const char *name, json_t **out, sw_error **err);
 
+/* What the appium target would choose for @params on @model (which may have no steps): {language, runner,
+ * primaryPlatform, platformSource, notes[]} (bootstrap plans report it before anything is recorded). */
+int sw__gen_appium_choices(const json_t *model, const json_t *params, json_t **out, sw_error **err);
+
+/* bootstrap.c: the bootstrap setting of qa_generate's @opts: 1 (record first), 0, or -1 when it is not true, false
+ * or "auto" (auto: record first when the call has no session). */
+int sw__gen_bootstrap_wanted(const json_t *opts, bool have_session);
+
 #endif

@@ -667,6 +667,10 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 		goto out;
 	}
 	g.plan = !strcmp(mode, "plan");
+	if (sw__gen_bootstrap_wanted(opts, s != NULL) < 0) {
+		rc = invalid(err, "bootstrap must be true, false or \"auto\"");
+		goto out;
+	}
 	const char *k;
 	json_t *v;
 	json_object_foreach(opts, k, v) if (!target_takes(g.target, k)) json_array_append_new(ignored, json_string(k));
@@ -678,7 +682,10 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 	if (json_array_size(json_object_get(g.model, "steps")) == 0) {
 		rc = sw__error_set(
 		    err, SW_ENOTFOUND, "NO_RECORDED_ACTIONS",
-		    "Drive the app first (qa_act, qa_explore or qa_smoke) in this session, then generate.",
+		    !strcmp(g.target, "appium")
+		        ? "Drive the app first (qa_act, qa_explore or qa_smoke), or let target appium record first "
+		          "(bootstrap: true, or no sessionId with a projectRoot), then generate."
+		        : "Drive the app first (qa_act, qa_explore or qa_smoke) in this session, then generate.",
 		    "%s: nothing to generate from, the session holds no replayable recorded action "
 		    "(%zu recorded, none usable); nothing was written",
 		    s ? "This session" : "No session", json_array_size(recorded));

@@ -10,6 +10,117 @@ static const char *str(json_t *args, const char *k)
 	return json_string_value(json_object_get(args, k));
 }
 
+
+/* 1 record first, 0 not, -1 not a valid value (the library says so): true, false, or "auto" (no session). */
+static int bootstrap_wanted(json_t *args, sw_session *s)
+{
+	json_t *b = json_object_get(args, "bootstrap");
+	if (!b || json_is_null(b) || (json_is_string(b) && !strcmp(json_string_value(b), "auto")))
+		return s == NULL;
+	return json_is_boolean(b) ? json_is_true(b) : -1;
+}
+
+/*
+ * Records first (target appium, nothing recorded): the bootstrap plan (in mode plan that is the answer), its one
+ * test_this_plan consent when it asks for one, a new session for a call without one, then the prepare and the
+ * crawl. 0: *@boot (transfer full) holds what was done and *@s the session; else the call is answered.
+ */
+static int bootstrap(mcp_call *call, json_t *args, json_t *o, bool plan, const char *root, const char *source,
+                     sw_session **s, json_t **boot)
+{
+	json_t *po = json_deep_copy(o);
+	json_object_del(po, "root");
+	json_object_set_new(po, "listedTools", mcp_listed_tools());
+	char *pj = json_dumps(po, JSON_COMPACT), *pout = NULL;
+	json_decref(po);
+	sw_error *err = NULL;
+	int rc = pj ? sw_generate_bootstrap_plan(mcp_call_ctx(call), *s, root, pj, &pout, &err) : SW_ENOMEM;
+	free(pj);
+	if (rc != SW_OK) {
+		if (err)
+			mcp_fail_err(call, err);
+		else
+			mcp_fail(call, "UNKNOWN", "qa_generate ran out of memory.", NULL);
+		sw_error_free(err);
+		return -1;
+	}
+	json_t *bp = json_loads(pout, 0, NULL);
+	if (plan) {
+		char summary[400];
+		sw_text_snprintf(summary, sizeof(summary),
+		                 "qa_generate appium (plan): nothing recorded yet; generate would record first (%s), then "
+		                 "write a %s suite for %s (%s). Nothing was run or written.",
+		                 json_array_size(json_object_get(bp, "blockers"))
+		                     ? "blocked, see blockers"
+		                     : (json_is_true(json_object_get(json_object_get(bp, "consent"), "required"))
+		                            ? "after one test_this_plan consent"
+		                            : "no consent needed"),
+		                 str(json_object_get(bp, "appium"), "language"), str(bp, "primaryPlatform"),
+		                 str(bp, "platformSource"));
+		mcp_next(call, "qa_generate {target: \"appium\", projectRoot: ...} (mode generate) to record and write it");
+		mcp_ok(call, bp, summary);
+		sw_free(pout);
+		return -1;
+	}
+	json_t *blocker = json_array_get(json_object_get(bp, "blockers"), 0);
+	json_t *consent = json_object_get(bp, "consent");
+	if (!blocker && json_is_true(json_object_get(consent, "required"))) {
+		char explain[600];
+		sw_text_snprintf(explain, sizeof(explain),
+		                 "qa_generate has nothing recorded to turn into an Appium suite: prepare the emulator for "
+		                 "%s (%s, launch it), crawl its safe controls to record a run, then write the suite.",
+		                 mcp_cap(call, root, 200),
+		                 json_is_true(json_object_get(json_object_get(bp, "artifactChoice"), "insideProjectRoot"))
+		                     ? "install the project's APK"
+		                     : "install an APK from outside the project");
+		json_t *affects = json_pack("{s:s,s:o}", "projectRoot", root, "steps", mcp_plan_consent_steps(bp));
+		mcp_plan_affects_artifact(affects, json_object_get(bp, "artifactChoice"), json_object_get(bp, "targetChoice"));
+		struct mcp_consent_request req = {
+		    .action = "test_this_plan",
+		    .risk = str(consent, "risk"),
+		    .explain = explain,
+		    .affects = affects,
+		    .session = *s,
+		    .commands = mcp_plan_consent_commands(bp),
+		};
+		if (mcp_call_consent_take(call, args, &req) == MCP_CONSENT_ANSWERED) {
+			json_decref(bp);
+			sw_free(pout);
+			return -1;
+		}
+	}
+	json_decref(bp);
+	if (!*s && !blocker) {
+		sw_store *store = mcp_call_store(call);
+		if (!store) {
+			sw_free(pout);
+			return -1;
+		}
+		if (sw_session_create(store, root, source, NULL, s, &err) != SW_OK) {
+			mcp_fail_err(call, err);
+			sw_error_free(err);
+			sw_free(pout);
+			return -1;
+		}
+		call->session = *s;
+	}
+	char *bout = NULL;
+	rc = *s || blocker ? sw_generate_bootstrap_run(mcp_call_ctx(call), *s, pout, mcp_call_abort, call, &bout, &err)
+	                   : SW_EINVAL;
+	sw_free(pout);
+	if (rc != SW_OK) {
+		if (err)
+			mcp_fail_err(call, err);
+		else
+			mcp_fail(call, "UNKNOWN", "qa_generate could not record first.", NULL);
+		sw_error_free(err);
+		return -1;
+	}
+	*boot = json_loads(bout, 0, NULL);
+	sw_free(bout);
+	return 0;
+}
+
 static void qa_generate(mcp_call *call, json_t *args)
 {
 	const char *target = str(args, "target");
@@ -26,13 +137,11 @@ static void qa_generate(mcp_call *call, json_t *args)
 		    NULL);
 		return;
 	}
-	char *root = NULL;
+	char *root = NULL, *source = NULL;
 	const char *root_arg = str(args, "projectRoot");
 	if (root_arg || !s) {
-		char *source = NULL;
 		if (mcp_call_project_root(call, root_arg, &root, &source) != 0)
 			return;
-		sw_free(source);
 	}
 	json_t *o = json_deep_copy(args);
 	static const char *const drop[] = {"sessionId", "projectRoot",        "consentId",
@@ -41,6 +150,18 @@ static void qa_generate(mcp_call *call, json_t *args)
 		json_object_del(o, drop[i]);
 	if (root)
 		json_object_set_new(o, "root", json_string(root));
+	/* appium with nothing recorded and bootstrap (auto without a session): record first, then generate */
+	json_t *boot = NULL;
+	if (target && !strcmp(target, "appium") && bootstrap_wanted(args, s) == 1 && sw_generate_needs_recording(s)) {
+		int brc = bootstrap(call, args, o, plan, root ? root : sw_session_root(s), source, &s, &boot);
+		if (brc != 0) {
+			json_decref(o);
+			sw_free(root);
+			sw_free(source);
+			return;
+		}
+	}
+	sw_free(source);
 	/* appium integrateIntoProject writes into the app's own project: automation_project_write first */
 	if (!plan && target && !strcmp(target, "appium") &&
 	    json_is_true(json_object_get(args, "integrateIntoProject"))) {
@@ -138,10 +259,16 @@ static void qa_generate(mcp_call *call, json_t *args)
 		else
 			mcp_fail(call, "UNKNOWN", "qa_generate ran out of memory.", NULL);
 		sw_error_free(err);
+		json_decref(boot);
 		return;
 	}
 	json_t *res = json_loads(out, 0, NULL);
 	sw_free(out);
+	if (boot) {
+		/* the recording this call made first, and the session it lives in */
+		json_object_set_new(res, "bootstrap", boot);
+		json_object_set_new(res, "sessionId", json_string(sw_session_id(s)));
+	}
 	size_t nfiles = json_array_size(json_object_get(res, "files"));
 	bool saved = json_is_true(json_object_get(res, "saved"));
 	char summary[400];

@@ -20,6 +20,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "mcp"))
 from vdevice_env import VDeviceEnv  # noqa: E402
 from mcpclient import Server  # noqa: E402
+import apkgen  # noqa: E402
 
 PKG = "com.example.hostile"
 PASSWORD = "s3cr3t-Pa55-appium"
@@ -228,6 +229,155 @@ class GenerateAppium(unittest.TestCase):
         self.assertEqual(code_of(r), "SECRET_IN_GENERATED_OUTPUT", json.dumps(r)[:1500])
         self.assertNotIn(PASSWORD, json.dumps(r))
         self.assertEqual(self.automation_files(), before)
+
+
+class Bootstrap(unittest.TestCase):
+    """target appium with nothing recorded: without sessionId it records first from projectRoot (one consent:
+    install the project's APK, launch, a short crawl of safe controls), then writes the suite from that recording.
+    What was touched is read from the device's touch log, never from what the server says."""
+
+    APK_REL = "android/app/build/outputs/apk/debug/app-debug.apk"
+    LIST = "com.example.list"  # the vdevice's list app: rows that open a detail screen, no login wall
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sw-gen-boot-")
+        self.project = os.path.join(self.tmp, "app")
+        os.makedirs(self.project)
+        with open(os.path.join(self.project, "tsconfig.json"), "w") as f:
+            f.write("{}")
+        apk = os.path.join(self.project, self.APK_REL)
+        os.makedirs(os.path.dirname(apk))
+        apkgen.write_apk(apk, apkgen.manifest(self.LIST, [("versionCode", apkgen.T_INT_DEC, 1),
+                                                    ("versionName", apkgen.T_STRING, "1.0.0")]))
+        self.touch_log = os.path.join(self.tmp, "touches.jsonl")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def touches(self):
+        if not os.path.exists(self.touch_log):
+            return []
+        with open(self.touch_log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def swipium_files(self, root=None):
+        root = root or self.project
+        return sorted(os.path.relpath(p, root) for p in glob.glob(os.path.join(root, ".swipium", "**", "*"),
+                                                                   recursive=True) if os.path.isfile(p))
+
+    def server(self, env):
+        e = dict(env.env)
+        e["HOME"] = env.server.home
+        s = Server(env=e)
+        s.initialize()
+        return s
+
+    def test_records_first_then_writes_the_suite(self):
+        with VDeviceEnv(app="list", device_args=["--touch-log", self.touch_log]) as env:
+            s = self.server(env)
+            try:
+                args = {"target": "appium", "projectRoot": self.project}
+                # plan: what would be done, nothing run or written
+                r = s.tool("qa_generate", dict(args, mode="plan"), timeout=120)
+                self.assertFalse(is_error(r), json.dumps(r)[:2000])
+                p = sc(r)
+                self.assertEqual([st["step"] for st in p["bootstrap"]["steps"]],
+                                 ["resolve_project", "find_artifact", "pick_target", "prepare", "record"])
+                self.assertEqual(p["appium"]["language"], "typescript")  # the project's tsconfig.json
+                self.assertEqual(p["primaryPlatform"], "android")
+                self.assertNotEqual(p["platformSource"], "session_device")  # there is no session device yet
+                self.assertTrue(p["consent"]["required"])
+                self.assertEqual(p["files"], [])
+                self.assertEqual(self.touches(), [])
+                self.assertEqual(self.swipium_files(), [])
+
+                # bootstrap false: nothing recorded, nothing run, nothing written
+                r = s.tool("qa_generate", dict(args, bootstrap=False), timeout=120)
+                self.assertTrue(is_error(r))
+                self.assertEqual(code_of(r), "NO_RECORDED_ACTIONS", json.dumps(r)[:1500])
+                r = s.tool("qa_generate", dict(args, bootstrap="sometimes"), timeout=120)
+                self.assertEqual(code_of(r), "INVALID_ARGUMENT", json.dumps(r)[:1500])
+                self.assertEqual(self.touches(), [])
+
+                # generate: one test_this_plan consent first, nothing touched before it
+                envl = sc(s.tool("qa_generate", args, timeout=120))
+                self.assertTrue(envl.get("requiresConsent"), envl)
+                self.assertEqual(envl["action"], "test_this_plan")
+                self.assertIn("install", envl["exactCommand"])
+                self.assertEqual(self.touches(), [])
+                self.assertEqual(self.swipium_files(), [])
+                r = s.tool("qa_generate", dict(args, consentId=envl["consentId"], approve=True), timeout=300)
+                self.assertFalse(is_error(r), json.dumps(r)[:3000])
+                res = sc(r)
+                sid = res["sessionId"]
+                boot = res["bootstrap"]
+                self.assertTrue(boot["prepared"]["installed"], boot)
+                taps = [t for t in self.touches() if t["kind"] == "tap"]
+                self.assertGreater(len(taps), 0, "the crawl touched nothing")
+                self.assertGreater(res["steps"], 0)
+                self.assertTrue(res["saved"])
+                self.assertEqual(res["appium"]["language"], "typescript")
+                self.assertEqual((res["primaryPlatform"], res["platformSource"]), ("android", "session_device"))
+                root = os.path.join(self.project, ".swipium", "automation", "js")
+                self.assertTrue(os.path.exists(os.path.join(root, "specs", "smoke.e2e.ts")))
+                # every tap the crawl made is in the session's recording, which the other targets now read
+                r = s.tool("qa_generate", {"sessionId": sid, "target": "flow"}, timeout=120)
+                self.assertFalse(is_error(r), json.dumps(r)[:2000])
+                self.assertEqual(sc(r)["steps"], res["steps"])
+                # a second appium call with the session records nothing new (bootstrap auto is off with a session)
+                before = len(self.touches())
+                r = s.tool("qa_generate", {"sessionId": sid, "target": "appium", "mode": "plan"}, timeout=120)
+                self.assertFalse(is_error(r), json.dumps(r)[:2000])
+                self.assertNotIn("bootstrap", sc(r))
+                self.assertEqual(len(self.touches()), before)
+                tsc = os.path.join(NODE_MODULES, ".bin", "tsc")
+                if os.path.exists(tsc):
+                    link = os.path.join(root, "node_modules")
+                    os.symlink(NODE_MODULES, link)
+                    try:
+                        p = subprocess.run([tsc, "--noEmit", "-p", root], capture_output=True, text=True,
+                                           timeout=300)
+                        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+                    finally:
+                        os.unlink(link)
+            finally:
+                s.close()
+
+    def test_a_login_wall_records_nothing_and_writes_nothing(self):
+        apk = os.path.join(self.project, self.APK_REL)
+        apkgen.write_apk(apk, apkgen.manifest(PKG, [("versionCode", apkgen.T_INT_DEC, 1)]))
+        with VDeviceEnv(app="hostile", device_args=["--touch-log", self.touch_log]) as env:
+            s = self.server(env)
+            try:
+                args = {"target": "appium", "projectRoot": self.project}
+                envl = sc(s.tool("qa_generate", args, timeout=120))
+                r = s.tool("qa_generate", dict(args, consentId=envl["consentId"], approve=True), timeout=300)
+                # the app opens on a password form: the strict crawl types nothing and stops at the wall
+                self.assertTrue(is_error(r))
+                self.assertEqual(code_of(r), "NO_RECORDED_ACTIONS", json.dumps(r)[:1500])
+                self.assertIn("auth_wall", json.dumps(r))
+                self.assertEqual([t for t in self.touches() if t["kind"] == "tap"], [])
+                self.assertEqual([f for f in self.swipium_files() if "automation" in f], [])
+            finally:
+                s.close()
+
+    def test_ios_only_project_plan_names_the_project_profile(self):
+        ios = os.path.join(self.tmp, "ios-app")
+        os.makedirs(os.path.join(ios, "App.xcodeproj"))
+        with VDeviceEnv(app="hostile", device_args=["--touch-log", self.touch_log]) as env:
+            s = self.server(env)
+            try:
+                r = s.tool("qa_generate", {"target": "appium", "projectRoot": ios, "mode": "plan"}, timeout=120)
+                self.assertFalse(is_error(r), json.dumps(r)[:2000])
+                p = sc(r)
+                self.assertEqual((p["primaryPlatform"], p["platformSource"]), ("ios", "project_profile"))
+                r = s.tool("qa_generate", {"target": "appium", "projectRoot": ios, "mode": "plan",
+                                           "platform": "android"}, timeout=120)
+                self.assertEqual((sc(r)["primaryPlatform"], sc(r)["platformSource"]), ("android", "argument"))
+                self.assertEqual(self.touches(), [])
+                self.assertEqual(self.swipium_files(ios), [])
+            finally:
+                s.close()
 
 
 if __name__ == "__main__":

@@ -52,6 +52,40 @@ SW_API int sw_generate(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *
  */
 SW_API int sw_generate_state_profile(const char *options_json, char **result_json, sw_error **err);
 
+/**
+ * Non-zero when @s (nullable: 1) holds no recorded action qa_generate could replay (then target appium records
+ * first when bootstrap asks for it).
+ */
+SW_API int sw_generate_needs_recording(sw_session *s);
+
+/**
+ * The plan of qa_generate target appium's bootstrap (nothing recorded yet), side-effect free: qa_test_this's plan
+ * on @root (sw_test_this_plan(): the project's APK, the emulator, the prepare step and its one test_this_plan
+ * consent), then a short crawl of the app's safe controls (qa_explore strict: nothing destructive, nothing typed)
+ * whose taps are recorded. @s (nullable): the session the recording goes into. @options_json: qa_generate's
+ * arguments (target must be appium; platform, device, language and the other appium parameters read as the
+ * emitter reads them; bootstrap true, false or "auto"; listedTools?).
+ *
+ * *@plan_json (transfer full), also qa_generate's answer in mode plan: {target, mode, projectRoot, saved: false,
+ * files: [], primaryPlatform, platformSource (argument, then the project profile, then the default: there is no
+ * session device yet), bootstrap {needed, steps[] (resolve_project, find_artifact, pick_target, prepare, record),
+ * crawl, appId?}, appium {language, runner, primaryPlatform, platformSource, notes[]}, consent {required, action:
+ * "test_this_plan", risk, steps[]}, artifactChoice, targetChoice, blockers[], notes[]}.
+ */
+SW_API int sw_generate_bootstrap_plan(sw_ctx *ctx, sw_session *s, const char *root, const char *options_json,
+                                      char **plan_json, sw_error **err);
+
+/**
+ * Runs a plan of sw_generate_bootstrap_plan() on @s (its consent already given when it was required): prepares the
+ * device (sw_prepare_target_run(): boot if needed, install, launch; the session then knows its device and app),
+ * then the crawl (sw_explore_run(), job id "generate-bootstrap"), whose every act lands in @s's recordedActions.
+ * A plan with a blocker fails with the blocker's code and runs nothing. @cancel (nullable) is polled between
+ * device commands (CANCELLED). *@result_json (transfer full): {prepared, crawl {state, stoppedReason, summary,
+ * actions, screens, graphUri}}.
+ */
+SW_API int sw_generate_bootstrap_run(sw_ctx *ctx, sw_session *s, const char *plan_json, int (*cancel)(void *),
+                                     void *cancel_ud, char **result_json, sw_error **err);
+
 #ifdef __cplusplus
 }
 #endif
