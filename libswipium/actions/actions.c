@@ -1286,6 +1286,9 @@ static int act_wait(act_call *c, sw_error **err)
 		const sw__element *e = NULL;
 		if (sw__snapshot_resolve_target(d->t, forv, &e, NULL) == SW_OK && e) {
 			ok = true;
+			/* the recording keeps what was found: a satisfied wait is the text assertion a run made */
+			target_clear(&c->tgt);
+			target_copy(&c->tgt, e);
 			break;
 		}
 		if (sw_monotonic_ms() + 250 > deadline)
@@ -1423,6 +1426,8 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 			json_object_set(d->acted, "point", json_object_get(c.out, "point"));
 		if (d->acted && c.names && json_array_size(c.names))
 			json_object_set(d->acted, "placeholders", c.names);
+		if (d->acted && json_is_boolean(json_object_get(c.out, "satisfied")))
+			json_object_set(d->acted, "satisfied", json_object_get(c.out, "satisfied"));
 	}
 	free(screen);
 	screen = NULL;

@@ -303,7 +303,7 @@ static void record_acted(sw_drive *d, json_t *rec)
 		json_decref(acted);
 		return;
 	}
-	static const char *const keys[] = {"element", "screen", "point", "secretKind", "placeholders"};
+	static const char *const keys[] = {"element", "screen", "point", "secretKind", "placeholders", "satisfied"};
 	for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++)
 		if (json_object_get(acted, keys[i]))
 			json_object_set(rec, keys[i], json_object_get(acted, keys[i]));

@@ -134,8 +134,17 @@ static bool flow_steps(const json_t *st, const char *platform, json_t *out)
 		/* a manual checkpoint: screenshot evidence for a person, never a text assertion */
 		json_array_append_new(
 		    out, one("assertVisual", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
-	} else if (!strcmp(kind, "assertText") && sel) {
-		json_array_append_new(out, one("assertVisible", json_string(sel)));
+	} else if (!strcmp(kind, "assertText")) {
+		/* a text assertion checks the text: the flow runner matches plain text as a substring of what shows */
+		json_t *tl = sget(st, "expected") ? json_pack("{ss,ss}", "strategy", "text", "value", sget(st, "expected"))
+		                                 : NULL;
+		char *ts = tl ? sw__gen_flow_selector(tl, platform) : NULL;
+		json_decref(tl);
+		if (ts || sel)
+			json_array_append_new(out, one("assertVisible", json_string(ts ? ts : sel)));
+		else
+			ok = false;
+		free(ts);
 	} else {
 		ok = false;
 	}
@@ -397,6 +406,16 @@ json_t *sw__gen_test_doc(const json_t *model, const json_t *pages, const json_t 
 		} else if (!strcmp(kind, "visualCheck")) {
 			json_array_append_new(
 			    steps, one("visualCheck", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
+		} else if (!strcmp(kind, "assertText") && sget(st, "expected")) {
+			/* the page-object test's text assertion: the text itself (a map, so no text reads as a reference) */
+			char *t = sw__gen_safe_part(sget(st, "expected"));
+			char *ts = t ? plain_text_selector(t) : NULL;
+			if (ts && *ts)
+				json_array_append_new(steps, one("assertText", json_pack("{ss}", "text", ts)));
+			else if (r)
+				json_array_append_new(steps, one("assertText", json_string(r)));
+			free(t);
+			free(ts);
 		} else if (!strcmp(kind, "scroll") && json_is_object(json_object_get(st, "untilVisible"))) {
 			json_t *m = element_map(json_object_get(st, "untilVisible"), platform);
 			if (m)
@@ -461,6 +480,8 @@ static char *step_sentence(const json_t *st)
 		                                                        : sw__strdup("Wait for the screen to settle");
 	else if (!strcmp(kind, "visualCheck"))
 		s = sw__asprintf("MANUAL visual check: look that %s", what);
+	else if (!strcmp(kind, "assertText"))
+		s = sw__asprintf("Check that \"%s\" is shown", sget(st, "expected") ? sget(st, "expected") : "");
 	else
 		s = sw__asprintf("%s %s", kind, what);
 	free(what);
@@ -505,10 +526,22 @@ json_t *sw__gen_testcases(const json_t *model, const char *name, const char *flo
 				json_array_append_new(evidence, json_string(sget(st, "evidence")));
 		}
 	}
-	char *expected =
+	char *base =
 	    last_screen
 	        ? sw__asprintf("Every step completes without a crash or an error screen, ending on %s", last_screen)
 	        : sw__strdup("Every step completes without a crash or an error screen");
+	/* the texts the run asserted are part of what is expected (each quoted: data, never read) */
+	sw_buf eb = SW_BUF_INIT;
+	sw__buf_puts(&eb, base ? base : "");
+	size_t asserted = 0;
+	json_array_foreach(json_object_get(model, "steps"), i, st)
+	{
+		if (strcmp(sget(st, "kind"), "assertText") != 0 || !sget(st, "expected"))
+			continue;
+		sw__buf_printf(&eb, "%s\"%s\"", asserted++ ? ", " : "; the screens show ", sget(st, "expected"));
+	}
+	free(base);
+	char *expected = sw__buf_steal(&eb, NULL);
 	char *title = sw__asprintf("%s: the recorded run replays", name);
 	char *actual =
 	    sw__asprintf("Passed when recorded (%zu step(s))", json_array_size(json_object_get(model, "steps")));

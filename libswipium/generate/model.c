@@ -220,6 +220,72 @@ static bool set_locator(json_t *st, const json_t *a)
 	return true;
 }
 
+/*
+ * A satisfied wait for an element (qa_act's, or a flow run's assertVisible) is the text assertion the run made:
+ * an assertText step that expects what was waited for (the text asked for, else the found element's text). A
+ * timed-out wait asserted nothing. Text that showed a registered secret is never expected; text that would read
+ * as a ${NAME} reference or runs over lines is expected by its longest clean part. (transfer full)
+ */
+static json_t *assertion_of(const json_t *a, const char **why)
+{
+	if (!json_is_true(json_object_get(a, "satisfied"))) {
+		*why = "the wait timed out when recorded: the element never showed, so nothing was asserted";
+		return NULL;
+	}
+	const json_t *f = json_object_get(a, "for"), *el = json_object_get(a, "element");
+	const char *asked = sget(f, "text");
+	const char *shown = json_is_true(json_object_get(el, "secure")) ? NULL : sget(el, "text");
+	const char *raw = asked ? asked : shown;
+	if ((raw && strstr(raw, SW_REDACTED_MARKER)) || (sget(f, "id") && strstr(sget(f, "id"), SW_REDACTED_MARKER))) {
+		*why = "the asserted text showed a value registered as a secret: it is never written into a test";
+		return NULL;
+	}
+	char *part = raw ? sw__gen_safe_part(raw) : NULL;
+	json_t *loc = NULL;
+	const char *q = "semi";
+	const char *rid = sget(el, "resourceId");
+	if (asked) {
+		if (!part) {
+			*why = "no part of the asserted text can be matched literally (it is only a ${...} reference)";
+			return NULL;
+		}
+		/* the element's id when the expected text is only a part of what it shows (its text is then checked
+		 * to contain it), else the text itself */
+		if (usable(rid) && (!shown || strcmp(part, shown) != 0)) {
+			loc = json_pack("{ss,ss}", "strategy", "id", "value", rid);
+			q = "durable";
+		} else {
+			loc = json_pack("{ss,ss}", "strategy", "text", "value", part);
+		}
+	} else if (usable(sget(f, "id"))) {
+		loc = json_pack("{ss,ss}", "strategy", "id", "value", sget(f, "id"));
+		q = "durable";
+	} else {
+		loc = locator_of(el, NULL, NULL, &q);
+		if (loc && !strcmp(sget(loc, "strategy"), "coordinates")) {
+			json_decref(loc);
+			loc = NULL;
+		}
+	}
+	if (!loc) {
+		free(part);
+		*why = "the asserted element has no id or text to find it by";
+		return NULL;
+	}
+	/* without a text to expect (an id whose element shows none), the assertion is that the element shows up */
+	json_t *st = base_step(part ? "assertText" : "wait", a);
+	json_object_set_new(st, part ? "locator" : "untilVisible", loc);
+	json_object_set_new(st, "quality", json_string(q));
+	if (part) {
+		json_object_set_new(st, "expected", json_string(part));
+		json_object_set_new(st, "label", json_string(raw));
+	}
+	if (el && json_object_get(el, "id"))
+		json_object_set(st, "elementId", json_object_get(el, "id"));
+	free(part);
+	return st;
+}
+
 /* One recorded action as a model step, or NULL with *why set when it cannot be replayed. (transfer full) */
 static json_t *step_of(model_ctx *m, const json_t *a, const char **why)
 {
@@ -299,6 +365,9 @@ static json_t *step_of(model_ctx *m, const json_t *a, const char **why)
 		}
 		st = base_step("openUrl", a);
 		json_object_set_new(st, "url", json_string(url));
+	} else if (!strcmp(action, "wait") && json_is_boolean(json_object_get(a, "satisfied")) &&
+	           json_is_object(json_object_get(a, "for"))) {
+		return assertion_of(a, why);
 	} else if (!strcmp(action, "wait")) {
 		st = base_step("wait", a);
 		json_t *f = json_object_get(a, "for");
@@ -332,6 +401,10 @@ int sw__gen_model(const json_t *recorded, const char *app_id, const char *platfo
 			first_seq = json_integer_value(json_object_get(a, "seq"));
 		const char *why = NULL;
 		json_t *st = step_of(&m, a, &why);
+		if (st && !json_object_get(st, "screen") && json_array_size(steps) &&
+		    sget(json_array_get(steps, json_array_size(steps) - 1), "screen"))
+			/* a flow run's assertion names no screen: it checked the one the run was on */
+			json_object_set(st, "screen", json_object_get(json_array_get(steps, json_array_size(steps) - 1), "screen"));
 		if (st) {
 			json_array_append_new(steps, st);
 			used++;

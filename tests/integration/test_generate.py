@@ -25,6 +25,8 @@ PASSWORD = "s3cr3t-Pa55"
 VISUAL = 'Logo "looks" ${d} right */ """ \\ done'
 # in a flow a description that would read as ${d} is written "$ {d}": it never becomes a variable reference
 VISUAL_IN_FLOW = VISUAL.replace("${", "$ {")
+# the form's title: a text assertion on it carries both quote kinds, an ampersand and a backslash
+TITLE = "He said \"hi\" & it's 'fine' \\ back"
 
 
 def sc(resp):
@@ -99,6 +101,11 @@ class Generate(unittest.TestCase):
         cls.tool("qa_snapshot", {"sessionId": cls.sid})
         sid = cls.sid
         start = len(cls.touches())
+        # the text assertions an agent makes: a wait for a text that shows (an assertion), one that never does
+        r = cls.tool("qa_act", {"sessionId": sid, "action": "wait", "for": {"text": TITLE}})
+        assert sc(r).get("satisfied") is True, sc(r)
+        r = cls.tool("qa_act", {"sessionId": sid, "action": "wait", "for": {"text": "No such label"}, "timeoutMs": 300})
+        assert sc(r).get("satisfied") is False, sc(r)
         acts = [
             {"action": "type", "target": {"id": "name"}, "text": "Ann"},
             {"action": "type", "target": {"id": "password"}, "text": PASSWORD},
@@ -115,8 +122,12 @@ class Generate(unittest.TestCase):
             cls.tool("qa_act", a)
         cls.tool("qa_visual", {"sessionId": sid, "mode": "assert", "assertion": VISUAL})
         cls.tool("qa_act", {"sessionId": sid, "action": "swipe", "direction": "up"})
-        # the confirm screen shows the password typed on the form; the agent taps the button by that label
+        # the confirm screen shows the password typed on the form: asserting it is never written into a test
+        cls.tool("qa_act", {"sessionId": sid, "action": "wait", "for": {"text": "your code " + PASSWORD}})
+        # the agent taps the button by that label
         cls.tool("qa_act", {"sessionId": sid, "action": "tap", "target": {"text": "your code " + PASSWORD}})
+        # the done screen's text, asserted by the element's id
+        cls.tool("qa_act", {"sessionId": sid, "action": "wait", "for": {"id": "done"}})
         cls.recorded_touches = cls.touches()[start:]
         cls.recorded_taps = cls.taps(cls.recorded_touches)
 
@@ -147,17 +158,21 @@ class Generate(unittest.TestCase):
         home = self.env.server.home
         states = glob.glob(os.path.join(home, ".swipium", "**", self.sid, "state.json"), recursive=True)
         self.assertEqual(len(states), 1)
-        # the saver writes state.json shortly after the last change: wait for the 12 records
+        # the saver writes state.json shortly after the last change: wait for the 16 records
         deadline = time.time() + 10
         while True:
             with open(states[0], "rb") as f:
                 raw = f.read()
             rec = json.loads(raw)["recordedActions"]
-            if len(rec) >= 12 or time.time() > deadline:
+            if len(rec) >= 16 or time.time() > deadline:
                 break
             time.sleep(0.2)
         self.assertNotIn(PASSWORD.encode(), raw)
-        self.assertEqual(len(rec), 12)
+        self.assertEqual(len(rec), 16)
+        waits = [a for a in rec if a.get("action") == "wait"]
+        self.assertEqual([a.get("satisfied") for a in waits], [True, False, True, True])
+        self.assertEqual(waits[0]["element"]["resourceId"], "com.example.hostile:id/title")
+        self.assertEqual(waits[3]["element"]["text"], "All done")
         typed = [a for a in rec if a.get("action") == "type"]
         self.assertEqual(typed[0]["element"]["resourceId"], "com.example.hostile:id/name")
         self.assertEqual(typed[0]["text"], "Ann")
@@ -201,6 +216,14 @@ class Generate(unittest.TestCase):
         # the password shown on the confirm screen: matched by the label's other part, never quoted
         self.assertIn({"tap": "Hi Ann, your code"}, steps)
         self.assertNotIn(PASSWORD, text)
+        # the text assertions: the title as data (quotes, backslash), the done screen's text by its element; the
+        # wait that timed out and the one on the password are not assertions in the flow, and are counted
+        self.assertEqual([x for x in steps if isinstance(x, dict) and "assertVisible" in x],
+                         [{"assertVisible": TITLE}, {"assertVisible": "All done"}])
+        reasons = [k["reason"] for k in res["skipped"]]
+        self.assertEqual(len(reasons), 2, res["skipped"])
+        self.assertTrue(any("timed out" in x for x in reasons), reasons)
+        self.assertTrue(any("secret" in x for x in reasons), reasons)
         self.assertTrue(res["check"]["valid"], res["check"])
         r = self.tool("qa_flow_check", {"projectRoot": self.project, "flow": "hostile-run"})
         self.assertEqual(sc(r)["errors"], [], sc(r))
@@ -228,7 +251,9 @@ class Generate(unittest.TestCase):
         paths = sorted(f["path"] for f in res["files"])
         self.assertIn(".swipium/locators/hostile.yaml", paths)
         pages = [p for p in paths if p.startswith(".swipium/pages/")]
-        self.assertEqual(sorted(pages), [".swipium/pages/ConfirmActivityPage.yaml", ".swipium/pages/FormActivityPage.yaml"])
+        # the done screen has a page too: its text is asserted through its element
+        self.assertEqual(sorted(pages), [".swipium/pages/ConfirmActivityPage.yaml", ".swipium/pages/DoneActivityPage.yaml",
+                                         ".swipium/pages/FormActivityPage.yaml"])
         for p in paths:
             with open(os.path.join(self.project, p), encoding="utf-8") as f:
                 yaml.safe_load(f)
@@ -274,6 +299,8 @@ class Generate(unittest.TestCase):
                   "replayStatus", "evidence"):
             self.assertIn(k, tc1)
         self.assertTrue(any("${SWIPIUM_TEST_PASSWORD}" in p for p in tc1["preconditions"]))
+        self.assertIn('Check that "%s" is shown' % TITLE, tc1["steps"])
+        self.assertIn('"All done"', tc1["expected"])
         with open(os.path.join(self.project, ".swipium/testcases/hostile.md"), encoding="utf-8") as f:
             md = f.read()
         # Markdown: the label's specials are escaped, the line break is gone, nothing becomes a heading or code
@@ -301,6 +328,8 @@ class Generate(unittest.TestCase):
         self.assertIn({"type": {"into": "FormActivityPage.password", "text": "${SWIPIUM_TEST_PASSWORD}",
                                 "secret": True}}, test["steps"])
         self.assertIn({"visualCheck": VISUAL_IN_FLOW}, test["steps"])
+        self.assertIn({"assertText": {"text": TITLE}}, test["steps"])
+        self.assertIn({"assertText": {"text": "All done"}}, test["steps"])
         with open(os.path.join(self.project, ".swipium/suites/smoke.yaml"), encoding="utf-8") as f:
             suite = yaml.safe_load(f)
         self.assertEqual(suite["tests"], ["tests/hostile-suite.yaml"])
@@ -531,6 +560,13 @@ class Generate(unittest.TestCase):
                     with open(full, encoding="utf-8") as fh:
                         compile(fh.read(), full, "exec")  # every module is valid Python
             self.assert_no_secret_anywhere()
+            # the text assertions are real Python assertions; the title only inside a string literal
+            with open(os.path.join(self.project, ".swipium/automation/python/tests/test_smoke.py"),
+                      encoding="utf-8") as fh:
+                smoke = fh.read()
+            self.assertIn("assert_text_visible(", smoke)
+            self.assertIn("assert_element_text(", smoke)
+            self.assertNotIn("\n" + TITLE, smoke)
             # integrateIntoProject asks automation_project_write first and never overwrites a file
             first = files[0]["path"]
             with open(os.path.join(self.project, first), "w") as fh:

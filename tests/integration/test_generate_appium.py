@@ -62,7 +62,8 @@ class GenerateAppium(unittest.TestCase):
         cls.sid = sc(r)["sessionId"]
         cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
         cls.tool("qa_snapshot", {"sessionId": cls.sid})
-        for a in ({"action": "type", "target": {"id": "name"}, "text": "Ann"},
+        for a in ({"action": "wait", "for": {"text": "He said \"hi\" & it's 'fine' \\ back"}},
+                  {"action": "type", "target": {"id": "name"}, "text": "Ann"},
                   {"action": "type", "target": {"id": "password"}, "text": PASSWORD},
                   {"action": "tap", "target": {"text": "Line one"}},
                   {"action": "tap", "target": {"text": "close"}},
@@ -133,6 +134,8 @@ class GenerateAppium(unittest.TestCase):
         self.assertIn("requireEnv('SWIPIUM_TEST_PASSWORD')", spec)
         self.assertIn("TODO(manual visual check, not automated)", spec)
         self.assertIn("await swipe('up', null);", spec)
+        # the agent's text assertion is a real assertion, its text only inside a string literal
+        self.assertIn("await assertTextVisible('He said \\\"hi\\\" & it\\'s \\'fine\\' \\\\ back');", spec)
         tsc = os.path.join(NODE_MODULES, ".bin", "tsc")
         if not os.path.exists(tsc):
             self.skipTest("typescript is not installed (scripts/install-node-deps.sh)")

@@ -240,6 +240,77 @@ START_TEST(test_locator_order)
 END_TEST
 
 
+START_TEST(test_assertions)
+{
+	/* satisfied waits are text assertions; a timed-out one, one that showed a secret and one that is only a
+	 * ${...} reference are skipped with their reasons; a part of the text that holds no reference is expected */
+	char redacted[64];
+	snprintf(redacted, sizeof(redacted), "code %s", SW_REDACTED_MARKER);
+	json_t *rec = json_pack(
+	    "[{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"   /* text asked, element shows it whole */
+	    "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"    /* text asked, element shows more: its id, contains */
+	    "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"    /* id asked: the element's text expected */
+	    "{ss,ss,s{ss},sb},"                   /* timed out */
+	    "{ss,ss,s{ss},sb},"                   /* showed a secret */
+	    "{ss,ss,s{ss},sb},"                   /* only a reference */
+	    "{ss,ss,s{ss},sb},"                   /* a flow run's: no element, no screen */
+	    "{ss,ss,s{ss},sb,s{ss,ss,sb},ss}]",   /* id of a secure field: presence only, never its text */
+	    "tool", "qa_act", "action", "wait", "for", "text", "Welcome", "satisfied", 1, "element", "resourceId",
+	    "a:id/title", "id", "title", "text", "Welcome", "screen", "Home",
+	    "tool", "qa_act", "action", "wait", "for", "text", "Hi ${x}", "satisfied", 1, "element", "resourceId",
+	    "a:id/hi", "id", "hi", "text", "Hi ${x}", "screen", "Home",
+	    "tool", "qa_act", "action", "wait", "for", "id", "done", "satisfied", 1, "element", "resourceId",
+	    "a:id/done", "id", "done", "text", "All done", "screen", "Done",
+	    "tool", "qa_act", "action", "wait", "for", "text", "Nope", "satisfied", 0,
+	    "tool", "qa_act", "action", "wait", "for", "text", redacted, "satisfied", 1,
+	    "tool", "qa_act", "action", "wait", "for", "text", "${SWIPIUM_X}", "satisfied", 1,
+	    "tool", "qa_smoke", "action", "wait", "for", "text", "Ready", "satisfied", 1,
+	    "tool", "qa_act", "action", "wait", "for", "id", "pw", "satisfied", 1, "element", "id", "pw", "text",
+	    "hunter2", "secure", 1, "screen", "Login");
+	ck_assert_ptr_nonnull(rec);
+	json_t *m = NULL;
+	ck_assert_int_eq(sw__gen_model(rec, "a", "android", &m, NULL), SW_OK);
+	json_t *steps = json_object_get(m, "steps");
+	ck_assert_int_eq(json_array_size(steps), 5);
+	const char *kinds[] = {"assertText", "assertText", "assertText", "assertText", "wait"};
+	const char *expected[] = {"Welcome", "Hi", "All done", "Ready", NULL};
+	const char *strategy[] = {"text", "id", "id", "text", "id"};
+	for (size_t i = 0; i < 5; i++) {
+		json_t *st = json_array_get(steps, i);
+		ck_assert_str_eq(json_string_value(json_object_get(st, "kind")), kinds[i]);
+		json_t *loc = json_object_get(st, i == 4 ? "untilVisible" : "locator");
+		ck_assert_str_eq(json_string_value(json_object_get(loc, "strategy")), strategy[i]);
+		if (expected[i])
+			ck_assert_str_eq(json_string_value(json_object_get(st, "expected")), expected[i]);
+		else
+			ck_assert_ptr_null(json_object_get(st, "expected"));
+	}
+	/* the flow run's assertion is on the screen the run was on */
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(steps, 3), "screen")), "Done");
+	json_t *sk = json_object_get(m, "skipped");
+	ck_assert_int_eq(json_array_size(sk), 3);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(json_array_get(sk, 0), "reason")), "timed out"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(json_array_get(sk, 1), "reason")), "secret"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(json_array_get(sk, 2), "reason")), "${...}"));
+	char *dump = json_dumps(m, 0);
+	ck_assert_ptr_null(strstr(dump, "hunter2"));
+	ck_assert_ptr_null(strstr(dump, SW_REDACTED_MARKER));
+	free(dump);
+	/* every target writes them: the flow asserts the text itself */
+	size_t miss = 0;
+	json_t *flow = sw__gen_flow_doc(m, "t", NULL, &miss);
+	char *ft = json_dumps(flow, 0);
+	ck_assert_ptr_nonnull(strstr(ft, "{\"assertVisible\": \"Welcome\"}"));
+	ck_assert_ptr_nonnull(strstr(ft, "{\"assertVisible\": \"All done\"}"));
+	ck_assert_ptr_null(strstr(ft, "${x}"));
+	ck_assert_int_eq(miss, 0);
+	free(ft);
+	json_decref(flow);
+	json_decref(m);
+	json_decref(rec);
+}
+END_TEST
+
 /* The appium plan on a recording without a device: the platform is the project profile's, else the default. */
 static json_t *appium_plan(const char *root, const char *platform, const char *extra)
 {
@@ -320,6 +391,7 @@ int main(void)
 	tcase_add_test(tm, test_model_placeholders);
 	tcase_add_test(tm, test_locator_order);
 	tcase_add_test(tm, test_appium_platform_rule);
+	tcase_add_test(tm, test_assertions);
 	suite_add_tcase(s, tm);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

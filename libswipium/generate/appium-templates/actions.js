@@ -151,6 +151,9 @@ export async function assertTextVisible(expected) {
     catch {
         throw new Error(`expected text not visible: ${JSON.stringify(expected)}`);
     }
+    if (!(await el.isDisplayed())) {
+        throw new Error(`expected text not displayed: ${JSON.stringify(expected)}`);
+    }
 }
 /** Fails unless @loc's element shows a text containing @expected. */
 export async function assertElementText(loc, expected) {

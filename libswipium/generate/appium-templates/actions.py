@@ -188,9 +188,11 @@ def pause(ms):
 def assert_text_visible(driver, expected):
     """Fails unless an element showing exactly `expected` is displayed."""
     try:
-        find(driver, Locator("text", expected))
+        el = find(driver, Locator("text", expected))
     except TimeoutException:
         raise AssertionError("expected text not visible: %r" % expected) from None
+    if not el.is_displayed():
+        raise AssertionError("expected text not displayed: %r" % expected)
 
 
 def assert_element_text(driver, loc, expected):

@@ -180,6 +180,9 @@ export async function assertTextVisible(expected: string): Promise<void> {
   } catch {
     throw new Error(`expected text not visible: ${JSON.stringify(expected)}`);
   }
+  if (!(await el.isDisplayed())) {
+    throw new Error(`expected text not displayed: ${JSON.stringify(expected)}`);
+  }
 }
 
 /** Fails unless @loc's element shows a text containing @expected. */
