@@ -1,7 +1,9 @@
 /* generate.c: sw_generate (qa_generate): targets, plan and generate, the secret guard, confined atomic writes, replay.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gen-emit.h"
@@ -13,6 +15,7 @@
 #include <swipium/generate.h>
 #include <swipium/project.h>
 #include <swipium/redact.h>
+#include <swipium/suite.h>
 #include <swipium/util.h>
 
 static const sw__opt gen_opts[] = {{"target", SW__OPT_STRING, false},
@@ -215,8 +218,90 @@ typedef struct gen_run {
 	json_t *files; /* [{path, content, kind}] */
 	json_t *res;   /* the result being built */
 	json_t *notes;
+	sw_redactor *red; /* the session's secrets (nullable): the final guard */
 	bool flow_invalid; /* the flow target's text does not pass the checker: it is not written */
 } gen_run;
+
+/* ---- the suite compiler on the generated files ---------------------------------------------- */
+
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			char *p = sw__path_join(dir, de->d_name);
+			struct stat st;
+			if (p && lstat(p, &st) == 0) {
+				if (S_ISDIR(st.st_mode))
+					remove_tree(p);
+				else
+					(void)unlink(p);
+			}
+			free(p);
+		}
+		closedir(d);
+	}
+	(void)rmdir(dir);
+}
+
+/*
+ * Compiles the generated suite with sw_suite_compile(), in a private folder of its own (0700, removed after), so
+ * that nothing reaches the project before every output passed the guard, and mode plan writes nothing there at
+ * all. The pages, tests and suite are guarded first (they are what the staging folder holds). *@result: the
+ * compiler's answer; *@text: the compiled flow of the one test (NULL when it did not compile). (transfer full)
+ */
+static int compile_staged(gen_run *g, json_t **result, char **text, sw_error **err)
+{
+	*result = NULL;
+	*text = NULL;
+	int rc = guard(g->red, g->name, g->files, err);
+	if (rc < 0)
+		return rc;
+	const char *tmp = getenv("TMPDIR");
+	char *dir = sw__asprintf("%s/swipium-gen-compile-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!dir || !mkdtemp(dir)) {
+		rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "could not make a folder to compile the suite in");
+		free(dir);
+		return rc;
+	}
+	size_t i;
+	json_t *f;
+	json_array_foreach(g->files, i, f)
+	{
+		const char *kind = sget(f, "kind");
+		if (strcmp(kind, "page") != 0 && strcmp(kind, "test") != 0 && strcmp(kind, "suite") != 0)
+			continue;
+		const char *c = sget(f, "content");
+		if ((rc = sw_project_write_file(dir, sget(f, "path"), c, strlen(c), SW_WRITE_MKDIRS, err)) < 0)
+			goto out;
+	}
+	char *out = NULL;
+	rc = sw_suite_compile(dir, "{\"suite\":\"suites/smoke.yaml\"}", &out, err);
+	if (rc < 0)
+		goto out;
+	*result = json_loads(out, 0, NULL);
+	sw_free(out);
+	if (!*result) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
+	json_t *entry = json_array_get(json_object_get(*result, "flows"), 0);
+	const char *cp = sget(entry, "compiledPath");
+	if (json_is_true(json_object_get(entry, "ok")) && cp) {
+		char *full = sw__path_join(dir, cp);
+		size_t len = 0;
+		if (!full || sw__read_file(full, SW_SUITE_YAML_MAX_BYTES, text, &len, err) < 0)
+			rc = full ? SW_EIO : sw__error_nomem(err);
+		free(full);
+	}
+out:
+	remove_tree(dir);
+	free(dir);
+	return rc;
+}
 
 static int target_flow(gen_run *g, sw_error **err)
 {
@@ -460,25 +545,36 @@ static int target_suite(gen_run *g, sw_error **err)
 	json_decref(suite);
 	if (rc < 0)
 		goto out;
-	char *flow_path = compile ? sw__asprintf(".swipium/flows/%s.yaml", g->slug) : NULL;
+	char *flow_path = NULL;
 	const char *flow_text = NULL;
+	bool compiled_ok = true;
 	if (compile) {
-		json_t *doc = sw__gen_flow_doc(g->model, g->name, NULL, NULL);
+		/* the suite compiler (qa_flow_compile's) compiles what was just generated: one compile path */
+		json_t *cres = NULL;
 		char *text = NULL;
-		rc = sw__gen_yaml(doc, "Compiled by Swipium from .swipium/suites/smoke.yaml.", &text, err);
-		json_decref(doc);
-		if (rc < 0) {
-			free(flow_path);
+		if ((rc = compile_staged(g, &cres, &text, err)) < 0)
 			goto out;
+		json_t *entry = json_array_get(json_object_get(cres, "flows"), 0);
+		compiled_ok = text && json_is_true(json_object_get(entry, "ok"));
+		json_object_set_new(g->res, "compile",
+		                    json_pack("{sb,sO*,sO*,sI}", "ok", compiled_ok, "errors", json_object_get(entry, "errors"),
+		                              "warnings", json_object_get(entry, "warnings"), "pageIssues",
+		                              (json_int_t)json_array_size(json_object_get(cres, "pageIssues"))));
+		if (compiled_ok) {
+			flow_path = sw__strdup(sget(entry, "flowPath"));
+			add_file(g->files, sget(entry, "compiledPath"), sw__strdup(text), "compiledFlow");
+			add_file(g->files, flow_path, text, "flow");
+			text = NULL;
+			flow_text = sget(json_array_get(g->files, json_array_size(g->files) - 1), "content");
+		} else {
+			json_array_append_new(g->notes, json_string("the suite compiler did not compile the generated test "
+			                                            "(see compile.errors): no compiled flow is written"));
 		}
-		char *cpath = sw__asprintf(".swipium/compiled/%s.flow.yaml", g->slug);
-		add_file(g->files, cpath, sw__strdup(text), "compiledFlow");
-		add_file(g->files, flow_path, text, "flow");
-		free(cpath);
-		flow_text = sget(json_array_get(g->files, json_array_size(g->files) - 1), "content");
+		free(text);
+		json_decref(cres);
 	}
 	/* the replay gate */
-	bool all_valid = true, ci_ok = true, replayed_ok = false;
+	bool all_valid = compiled_ok, ci_ok = true, replayed_ok = false;
 	json_t *rep = json_pack("{ss}", "mode", replay);
 	if (compile && flow_text) {
 		json_t *chk = check_flow(g->root, flow_text, true);
@@ -652,7 +748,8 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 		json_decref(opts);
 		return invalid(err, "sw__gen_run: result_json must not be NULL");
 	}
-	gen_run g = {.ctx = ctx, .s = s, .drive = drive, .opts = opts, .files = json_array(), .notes = json_array()};
+	gen_run g = {.ctx = ctx, .s = s, .drive = drive, .opts = opts, .files = json_array(), .notes = json_array(),
+	             .red = red};
 	json_t *recorded = NULL, *ignored = json_array();
 	g.target = sget(opts, "target");
 	static const char *const targets[] = {"flow", "pom", "suite", "testcases", "appium", NULL};

@@ -342,7 +342,12 @@ class Generate(unittest.TestCase):
         # the suite compiles with qa_flow_compile (the page objects resolved to selectors), and the compiled flow
         # checks clean and keeps the same steps as the flow qa_generate compiled itself
         with open(os.path.join(self.project, ".swipium/flows/hostile-suite.yaml"), encoding="utf-8") as f:
-            ours = yaml.safe_load(f)
+            ours_text = f.read()
+            ours = yaml.safe_load(ours_text)
+        self.assertTrue(res["compile"]["ok"], res["compile"])
+        # the suite compiler's private folder is gone
+        tmpdir = self.env.env.get("TMPDIR") or "/tmp"
+        self.assertEqual(glob.glob(os.path.join(tmpdir, "swipium-gen-compile-*")), [])
         r = self.tool("qa_flow_compile", {"sessionId": self.sid})
         comp = sc(r)
         self.assertTrue(comp["ok"], json.dumps(comp)[:3000])
@@ -353,6 +358,9 @@ class Generate(unittest.TestCase):
             theirs = yaml.safe_load(f)
         flat = lambda d: [x for x in (d.get("setup") or []) + d["steps"]]  # noqa: E731
         self.assertEqual(flat(theirs), flat(ours))
+        # one compile path: qa_generate's compiled flow is the suite compiler's, byte for byte
+        with open(os.path.join(self.project, ".swipium/compiled/hostile-suite.flow.yaml"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), ours_text)
         r = self.tool("qa_flow_check", {"projectRoot": self.project, "flow": "hostile-suite"})
         self.assertEqual(sc(r)["errors"], [])
 
@@ -539,7 +547,8 @@ class Generate(unittest.TestCase):
         typed = [x for x in recs if x["action"] == "type"]
         self.assertEqual([x["text"] for x in typed], ["Ann", "${SWIPIUM_TEST_PASSWORD}"])
         # the same steps (selectors, placeholders), less the visual checkpoint, which a flow run does not record
-        plain = lambda d: [x for x in d["steps"] if not (isinstance(x, dict) and "assertVisual" in x)]  # noqa: E731
+        plain = lambda d: [x for x in (d.get("setup") or []) + d["steps"]  # noqa: E731
+                           if not (isinstance(x, dict) and "assertVisual" in x)]
         self.assertEqual(plain(again), plain(flow))
 
     def test_80_appium(self):
