@@ -607,7 +607,8 @@ static int step_assert_visible(step_call *c, sw_error **err)
 		/* a text assertion that held: recorded like qa_act's satisfied wait, with the step's own selector (its
 		 * ${NAME}s unresolved, never the value); nothing else was acted on, so no element of an earlier act */
 		json_decref(sw__drive_take_acted(c->r->o->drive));
-		json_t *f = sw__str_has_prefix(raw, "id=") ? json_pack("{ss}", "id", raw + 3) : json_pack("{ss}", "text", raw);
+		json_t *f =
+		    sw__str_has_prefix(raw, "id=") ? json_pack("{ss}", "id", raw + 3) : json_pack("{ss}", "text", raw);
 		json_t *rec = json_pack("{ss,so,sb}", "action", "wait", "for", f, "satisfied", 1);
 		sw__drive_record(c->r->o->drive, c->r->o->session, rec, c->r->record, NULL, false, SW_OK, NULL);
 		json_decref(rec);

@@ -739,8 +739,8 @@ int sw__gen_appium_choices(const json_t *model, const json_t *params, json_t **o
 	if (rc == SW_OK) {
 		*out = json_pack("{s:s, s:s, s:s, s:s, s:O}", "language",
 		                 s.python ? "python" : (s.typescript ? "typescript" : "javascript"), "runner",
-		                 s.python ? (s.pytest ? "pytest" : "unittest") : "wdio-mocha", "primaryPlatform", s.primary,
-		                 "platformSource", s.platform_source, "notes", s.notes);
+		                 s.python ? (s.pytest ? "pytest" : "unittest") : "wdio-mocha", "primaryPlatform",
+		                 s.primary, "platformSource", s.platform_source, "notes", s.notes);
 		if (!*out)
 			rc = sw__error_nomem(err);
 	}

@@ -51,8 +51,8 @@ static json_t *step_named(const json_t *plan, const char *name)
 {
 	size_t i;
 	json_t *st;
-	json_array_foreach(json_object_get(plan, "steps"), i, st) if (sget(st, "step") && !strcmp(sget(st, "step"), name))
-	    return st;
+	json_array_foreach(json_object_get(plan, "steps"), i,
+	                   st) if (sget(st, "step") && !strcmp(sget(st, "step"), name)) return st;
 	return NULL;
 }
 
@@ -65,7 +65,8 @@ SW_API int sw_generate_bootstrap_plan(sw_ctx *ctx, sw_session *s, const char *ro
 	json_t *opts = options_json ? json_loads(options_json, 0, NULL) : json_object();
 	if (!json_is_object(opts)) {
 		json_decref(opts);
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "qa_generate arguments must be an object");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "qa_generate arguments must be an object");
 	}
 	int rc = SW_OK;
 	json_t *tt = NULL, *choices = NULL, *res = NULL;
@@ -164,7 +165,8 @@ SW_API int sw_generate_bootstrap_run(sw_ctx *ctx, sw_session *s, const char *pla
 	json_t *plan = json_loads(plan_json, 0, NULL);
 	if (!json_is_object(plan)) {
 		json_decref(plan);
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "the bootstrap plan is not a JSON object");
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
+		                     "the bootstrap plan is not a JSON object");
 	}
 	int rc = SW_OK;
 	json_t *res = json_object(), *prep = NULL, *ex = NULL;
@@ -172,10 +174,11 @@ SW_API int sw_generate_bootstrap_run(sw_ctx *ctx, sw_session *s, const char *pla
 	if (blocker) {
 		/* the plan cannot run (no APK, no emulator, iOS...): its own code, its own words, nothing touched */
 		const char *code = sget(blocker, "failureCode") ? sget(blocker, "failureCode") : "NO_DEVICE";
-		rc = sw__error_set(err, sw__catalog_result(code, SW_ESTATE), code, sget(blocker, "howToFix"),
-		                   "qa_generate could not record first: %s. Nothing was run on a device and nothing was "
-		                   "written.",
-		                   sget(blocker, "whatItMeans") ? sget(blocker, "whatItMeans") : code);
+		rc =
+		    sw__error_set(err, sw__catalog_result(code, SW_ESTATE), code, sget(blocker, "howToFix"),
+		                  "qa_generate could not record first: %s. Nothing was run on a device and nothing was "
+		                  "written.",
+		                  sget(blocker, "whatItMeans") ? sget(blocker, "whatItMeans") : code);
 		goto out;
 	}
 	if (!s) {
@@ -207,13 +210,15 @@ SW_API int sw_generate_bootstrap_run(sw_ctx *ctx, sw_session *s, const char *pla
 	sw_free(pout);
 	json_object_set(res, "prepared", prep ? prep : json_null());
 	if (cancel && cancel(cancel_ud)) {
-		rc = sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL,
-		                   "qa_generate was cancelled after preparing the device; nothing was recorded or written");
+		rc = sw__error_set(
+		    err, SW_ECANCELLED, "CANCELLED", NULL,
+		    "qa_generate was cancelled after preparing the device; nothing was recorded or written");
 		goto out;
 	}
 	json_t *crawl = json_object_get(json_object_get(plan, "bootstrap"), "crawl");
 	char *cj = json_is_object(crawl) ? sw__json_compact(crawl) : sw__strdup("{}"), *xout = NULL;
-	rc = cj ? sw_explore_run(ctx, s, cj, cancel, cancel_ud, "generate-bootstrap", &xout, err) : sw__error_nomem(err);
+	rc =
+	    cj ? sw_explore_run(ctx, s, cj, cancel, cancel_ud, "generate-bootstrap", &xout, err) : sw__error_nomem(err);
 	free(cj);
 	if (rc < 0)
 		goto out;
@@ -232,7 +237,8 @@ SW_API int sw_generate_bootstrap_run(sw_ctx *ctx, sw_session *s, const char *pla
 		goto out;
 	}
 	if (sw_generate_needs_recording(s)) {
-		/* a login wall, a screen of destructive controls only: the crawl touched nothing a suite could replay */
+		/* a login wall, a screen of destructive controls only: the crawl touched nothing a suite could replay
+		 */
 		rc = sw__error_set(err, SW_ENOTFOUND, "NO_RECORDED_ACTIONS",
 		                   "Drive the app past that point with qa_act in this session (sessionId), then call "
 		                   "qa_generate again with it.",

@@ -136,8 +136,9 @@ static bool flow_steps(const json_t *st, const char *platform, json_t *out)
 		    out, one("assertVisual", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
 	} else if (!strcmp(kind, "assertText")) {
 		/* a text assertion checks the text: the flow runner matches plain text as a substring of what shows */
-		json_t *tl = sget(st, "expected") ? json_pack("{ss,ss}", "strategy", "text", "value", sget(st, "expected"))
-		                                 : NULL;
+		json_t *tl = sget(st, "expected")
+		                 ? json_pack("{ss,ss}", "strategy", "text", "value", sget(st, "expected"))
+		                 : NULL;
 		char *ts = tl ? sw__gen_flow_selector(tl, platform) : NULL;
 		json_decref(tl);
 		if (ts || sel)
@@ -407,7 +408,8 @@ json_t *sw__gen_test_doc(const json_t *model, const json_t *pages, const json_t 
 			json_array_append_new(
 			    steps, one("visualCheck", defused(sget(st, "label") ? sget(st, "label") : "visual check")));
 		} else if (!strcmp(kind, "assertText") && sget(st, "expected")) {
-			/* the page-object test's text assertion: the text itself (a map, so no text reads as a reference) */
+			/* the page-object test's text assertion: the text itself (a map, so no text reads as a
+			 * reference) */
 			char *t = sw__gen_safe_part(sget(st, "expected"));
 			char *ts = t ? plain_text_selector(t) : NULL;
 			if (ts && *ts)
@@ -526,10 +528,9 @@ json_t *sw__gen_testcases(const json_t *model, const char *name, const char *flo
 				json_array_append_new(evidence, json_string(sget(st, "evidence")));
 		}
 	}
-	char *base =
-	    last_screen
-	        ? sw__asprintf("Every step completes without a crash or an error screen, ending on %s", last_screen)
-	        : sw__strdup("Every step completes without a crash or an error screen");
+	char *base = last_screen ? sw__asprintf("Every step completes without a crash or an error screen, ending on %s",
+	                                        last_screen)
+	                         : sw__strdup("Every step completes without a crash or an error screen");
 	/* the texts the run asserted are part of what is expected (each quoted: data, never read) */
 	sw_buf eb = SW_BUF_INIT;
 	sw__buf_puts(&eb, base ? base : "");

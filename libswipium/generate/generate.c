@@ -218,7 +218,7 @@ typedef struct gen_run {
 	json_t *files; /* [{path, content, kind}] */
 	json_t *res;   /* the result being built */
 	json_t *notes;
-	sw_redactor *red; /* the session's secrets (nullable): the final guard */
+	sw_redactor *red;  /* the session's secrets (nullable): the final guard */
 	bool flow_invalid; /* the flow target's text does not pass the checker: it is not written */
 } gen_run;
 
@@ -557,8 +557,9 @@ static int target_suite(gen_run *g, sw_error **err)
 		json_t *entry = json_array_get(json_object_get(cres, "flows"), 0);
 		compiled_ok = text && json_is_true(json_object_get(entry, "ok"));
 		json_object_set_new(g->res, "compile",
-		                    json_pack("{sb,sO*,sO*,sI}", "ok", compiled_ok, "errors", json_object_get(entry, "errors"),
-		                              "warnings", json_object_get(entry, "warnings"), "pageIssues",
+		                    json_pack("{sb,sO*,sO*,sI}", "ok", compiled_ok, "errors",
+		                              json_object_get(entry, "errors"), "warnings",
+		                              json_object_get(entry, "warnings"), "pageIssues",
 		                              (json_int_t)json_array_size(json_object_get(cres, "pageIssues"))));
 		if (compiled_ok) {
 			flow_path = sw__strdup(sget(entry, "flowPath"));
@@ -567,8 +568,9 @@ static int target_suite(gen_run *g, sw_error **err)
 			text = NULL;
 			flow_text = sget(json_array_get(g->files, json_array_size(g->files) - 1), "content");
 		} else {
-			json_array_append_new(g->notes, json_string("the suite compiler did not compile the generated test "
-			                                            "(see compile.errors): no compiled flow is written"));
+			json_array_append_new(g->notes,
+			                      json_string("the suite compiler did not compile the generated test "
+			                                  "(see compile.errors): no compiled flow is written"));
 		}
 		free(text);
 		json_decref(cres);
@@ -748,8 +750,8 @@ int sw__gen_run(sw_ctx *ctx, sw_session *s, sw_drive *drive, sw_redactor *red, c
 		json_decref(opts);
 		return invalid(err, "sw__gen_run: result_json must not be NULL");
 	}
-	gen_run g = {.ctx = ctx, .s = s, .drive = drive, .opts = opts, .files = json_array(), .notes = json_array(),
-	             .red = red};
+	gen_run g = {
+	    .ctx = ctx, .s = s, .drive = drive, .opts = opts, .files = json_array(), .notes = json_array(), .red = red};
 	json_t *recorded = NULL, *ignored = json_array();
 	g.target = sget(opts, "target");
 	static const char *const targets[] = {"flow", "pom", "suite", "testcases", "appium", NULL};

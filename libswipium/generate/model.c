@@ -404,7 +404,8 @@ int sw__gen_model(const json_t *recorded, const char *app_id, const char *platfo
 		if (st && !json_object_get(st, "screen") && json_array_size(steps) &&
 		    sget(json_array_get(steps, json_array_size(steps) - 1), "screen"))
 			/* a flow run's assertion names no screen: it checked the one the run was on */
-			json_object_set(st, "screen", json_object_get(json_array_get(steps, json_array_size(steps) - 1), "screen"));
+			json_object_set(st, "screen",
+			                json_object_get(json_array_get(steps, json_array_size(steps) - 1), "screen"));
 		if (st) {
 			json_array_append_new(steps, st);
 			used++;
@@ -417,9 +418,9 @@ int sw__gen_model(const json_t *recorded, const char *app_id, const char *platfo
 	}
 	/* "platform" only when the session's device said it: the appium target's platform rule reads its absence */
 	json_t *model = json_pack("{ss,ss*,so,so,so,si,sI}", "appId", app_id ? app_id : "", "platform",
-	                          platform && *platform ? platform : NULL, "steps", steps, "skipped", skipped, "variables",
-	                          m.variables, "recorded", (int)json_array_size(recorded), "droppedBeforeRecording",
-	                          first_seq > 1 ? first_seq - 1 : (json_int_t)0);
+	                          platform && *platform ? platform : NULL, "steps", steps, "skipped", skipped,
+	                          "variables", m.variables, "recorded", (int)json_array_size(recorded),
+	                          "droppedBeforeRecording", first_seq > 1 ? first_seq - 1 : (json_int_t)0);
 	if (!model)
 		return sw__error_nomem(err);
 	*model_out = model;

@@ -10,7 +10,6 @@ static const char *str(json_t *args, const char *k)
 	return json_string_value(json_object_get(args, k));
 }
 
-
 /* 1 record first, 0 not, -1 not a valid value (the library says so): true, false, or "auto" (no session). */
 static int bootstrap_wanted(json_t *args, sw_session *s)
 {
@@ -47,17 +46,19 @@ static int bootstrap(mcp_call *call, json_t *args, json_t *o, bool plan, const c
 	json_t *bp = json_loads(pout, 0, NULL);
 	if (plan) {
 		char summary[400];
-		sw_text_snprintf(summary, sizeof(summary),
-		                 "qa_generate appium (plan): nothing recorded yet; generate would record first (%s), then "
-		                 "write a %s suite for %s (%s). Nothing was run or written.",
-		                 json_array_size(json_object_get(bp, "blockers"))
-		                     ? "blocked, see blockers"
-		                     : (json_is_true(json_object_get(json_object_get(bp, "consent"), "required"))
-		                            ? "after one test_this_plan consent"
-		                            : "no consent needed"),
-		                 str(json_object_get(bp, "appium"), "language"), str(bp, "primaryPlatform"),
-		                 str(bp, "platformSource"));
-		mcp_next(call, "qa_generate {target: \"appium\", projectRoot: ...} (mode generate) to record and write it");
+		sw_text_snprintf(
+		    summary, sizeof(summary),
+		    "qa_generate appium (plan): nothing recorded yet; generate would record first (%s), then "
+		    "write a %s suite for %s (%s). Nothing was run or written.",
+		    json_array_size(json_object_get(bp, "blockers"))
+		        ? "blocked, see blockers"
+		        : (json_is_true(json_object_get(json_object_get(bp, "consent"), "required"))
+		               ? "after one test_this_plan consent"
+		               : "no consent needed"),
+		    str(json_object_get(bp, "appium"), "language"), str(bp, "primaryPlatform"),
+		    str(bp, "platformSource"));
+		mcp_next(call,
+		         "qa_generate {target: \"appium\", projectRoot: ...} (mode generate) to record and write it");
 		mcp_ok(call, bp, summary);
 		sw_free(pout);
 		return -1;
@@ -66,15 +67,17 @@ static int bootstrap(mcp_call *call, json_t *args, json_t *o, bool plan, const c
 	json_t *consent = json_object_get(bp, "consent");
 	if (!blocker && json_is_true(json_object_get(consent, "required"))) {
 		char explain[600];
-		sw_text_snprintf(explain, sizeof(explain),
-		                 "qa_generate has nothing recorded to turn into an Appium suite: prepare the emulator for "
-		                 "%s (%s, launch it), crawl its safe controls to record a run, then write the suite.",
-		                 mcp_cap(call, root, 200),
-		                 json_is_true(json_object_get(json_object_get(bp, "artifactChoice"), "insideProjectRoot"))
-		                     ? "install the project's APK"
-		                     : "install an APK from outside the project");
+		sw_text_snprintf(
+		    explain, sizeof(explain),
+		    "qa_generate has nothing recorded to turn into an Appium suite: prepare the emulator for "
+		    "%s (%s, launch it), crawl its safe controls to record a run, then write the suite.",
+		    mcp_cap(call, root, 200),
+		    json_is_true(json_object_get(json_object_get(bp, "artifactChoice"), "insideProjectRoot"))
+		        ? "install the project's APK"
+		        : "install an APK from outside the project");
 		json_t *affects = json_pack("{s:s,s:o}", "projectRoot", root, "steps", mcp_plan_consent_steps(bp));
-		mcp_plan_affects_artifact(affects, json_object_get(bp, "artifactChoice"), json_object_get(bp, "targetChoice"));
+		mcp_plan_affects_artifact(affects, json_object_get(bp, "artifactChoice"),
+		                          json_object_get(bp, "targetChoice"));
 		struct mcp_consent_request req = {
 		    .action = "test_this_plan",
 		    .risk = str(consent, "risk"),

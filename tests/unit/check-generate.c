@@ -239,34 +239,31 @@ START_TEST(test_locator_order)
 }
 END_TEST
 
-
 START_TEST(test_assertions)
 {
 	/* satisfied waits are text assertions; a timed-out one, one that showed a secret and one that is only a
 	 * ${...} reference are skipped with their reasons; a part of the text that holds no reference is expected */
 	char redacted[64];
 	snprintf(redacted, sizeof(redacted), "code %s", SW_REDACTED_MARKER);
-	json_t *rec = json_pack(
-	    "[{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"   /* text asked, element shows it whole */
-	    "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"    /* text asked, element shows more: its id, contains */
-	    "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"    /* id asked: the element's text expected */
-	    "{ss,ss,s{ss},sb},"                   /* timed out */
-	    "{ss,ss,s{ss},sb},"                   /* showed a secret */
-	    "{ss,ss,s{ss},sb},"                   /* only a reference */
-	    "{ss,ss,s{ss},sb},"                   /* a flow run's: no element, no screen */
-	    "{ss,ss,s{ss},sb,s{ss,ss,sb},ss}]",   /* id of a secure field: presence only, never its text */
-	    "tool", "qa_act", "action", "wait", "for", "text", "Welcome", "satisfied", 1, "element", "resourceId",
-	    "a:id/title", "id", "title", "text", "Welcome", "screen", "Home",
-	    "tool", "qa_act", "action", "wait", "for", "text", "Hi ${x}", "satisfied", 1, "element", "resourceId",
-	    "a:id/hi", "id", "hi", "text", "Hi ${x}", "screen", "Home",
-	    "tool", "qa_act", "action", "wait", "for", "id", "done", "satisfied", 1, "element", "resourceId",
-	    "a:id/done", "id", "done", "text", "All done", "screen", "Done",
-	    "tool", "qa_act", "action", "wait", "for", "text", "Nope", "satisfied", 0,
-	    "tool", "qa_act", "action", "wait", "for", "text", redacted, "satisfied", 1,
-	    "tool", "qa_act", "action", "wait", "for", "text", "${SWIPIUM_X}", "satisfied", 1,
-	    "tool", "qa_smoke", "action", "wait", "for", "text", "Ready", "satisfied", 1,
-	    "tool", "qa_act", "action", "wait", "for", "id", "pw", "satisfied", 1, "element", "id", "pw", "text",
-	    "hunter2", "secure", 1, "screen", "Login");
+	json_t *rec =
+	    json_pack("[{ss,ss,s{ss},sb,s{ss,ss,ss},ss}," /* text asked, element shows it whole */
+	              "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"  /* text asked, element shows more: its id, contains */
+	              "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"  /* id asked: the element's text expected */
+	              "{ss,ss,s{ss},sb},"                 /* timed out */
+	              "{ss,ss,s{ss},sb},"                 /* showed a secret */
+	              "{ss,ss,s{ss},sb},"                 /* only a reference */
+	              "{ss,ss,s{ss},sb},"                 /* a flow run's: no element, no screen */
+	              "{ss,ss,s{ss},sb,s{ss,ss,sb},ss}]", /* id of a secure field: presence only, never its text */
+	              "tool", "qa_act", "action", "wait", "for", "text", "Welcome", "satisfied", 1, "element",
+	              "resourceId", "a:id/title", "id", "title", "text", "Welcome", "screen", "Home", "tool", "qa_act",
+	              "action", "wait", "for", "text", "Hi ${x}", "satisfied", 1, "element", "resourceId", "a:id/hi",
+	              "id", "hi", "text", "Hi ${x}", "screen", "Home", "tool", "qa_act", "action", "wait", "for", "id",
+	              "done", "satisfied", 1, "element", "resourceId", "a:id/done", "id", "done", "text", "All done",
+	              "screen", "Done", "tool", "qa_act", "action", "wait", "for", "text", "Nope", "satisfied", 0,
+	              "tool", "qa_act", "action", "wait", "for", "text", redacted, "satisfied", 1, "tool", "qa_act",
+	              "action", "wait", "for", "text", "${SWIPIUM_X}", "satisfied", 1, "tool", "qa_smoke", "action",
+	              "wait", "for", "text", "Ready", "satisfied", 1, "tool", "qa_act", "action", "wait", "for", "id",
+	              "pw", "satisfied", 1, "element", "id", "pw", "text", "hunter2", "secure", 1, "screen", "Login");
 	ck_assert_ptr_nonnull(rec);
 	json_t *m = NULL;
 	ck_assert_int_eq(sw__gen_model(rec, "a", "android", &m, NULL), SW_OK);
@@ -314,9 +311,9 @@ END_TEST
 /* The appium plan on a recording without a device: the platform is the project profile's, else the default. */
 static json_t *appium_plan(const char *root, const char *platform, const char *extra)
 {
-	json_t *rec = json_pack("[{ss,ss,s{ss},s{ss,ss,s[iiii]},si}]", "tool", "qa_act", "action", "tap", "target",
-	                        "id", "ok", "element", "resourceId", "com.x:id/ok", "id", "ok", "bounds", 0, 0, 10, 10,
-	                        "seq", 1);
+	json_t *rec =
+	    json_pack("[{ss,ss,s{ss},s{ss,ss,s[iiii]},si}]", "tool", "qa_act", "action", "tap", "target", "id", "ok",
+	              "element", "resourceId", "com.x:id/ok", "id", "ok", "bounds", 0, 0, 10, 10, "seq", 1);
 	char opts[256];
 	snprintf(opts, sizeof(opts), "{\"target\":\"appium\",\"mode\":\"plan\"%s}", extra ? extra : "");
 	char *out = NULL;
