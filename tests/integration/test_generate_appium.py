@@ -364,6 +364,39 @@ class Bootstrap(unittest.TestCase):
             finally:
                 s.close()
 
+    def test_a_session_records_first_only_when_asked(self):
+        with VDeviceEnv(app="list", device_args=["--touch-log", self.touch_log]) as env:
+            s = self.server(env)
+            try:
+                sid = sc(s.tool("qa_start_session", {"projectRoot": self.project}))["sessionId"]
+                args = {"sessionId": sid, "target": "appium", "language": "python"}
+                # with a session, bootstrap auto is off: nothing recorded is NO_RECORDED_ACTIONS, nothing touched
+                r = s.tool("qa_generate", args, timeout=120)
+                self.assertEqual(code_of(r), "NO_RECORDED_ACTIONS", json.dumps(r)[:1500])
+                self.assertEqual(self.touches(), [])
+                # bootstrap true: the same consent, then the recording goes into this session
+                envl = sc(s.tool("qa_generate", dict(args, bootstrap=True), timeout=120))
+                self.assertEqual(envl.get("action"), "test_this_plan", envl)
+                r = s.tool("qa_generate", dict(args, bootstrap=True, consentId=envl["consentId"], approve=True),
+                           timeout=300)
+                self.assertFalse(is_error(r), json.dumps(r)[:3000])
+                self.assertEqual(sc(r)["sessionId"], sid)
+                self.assertGreater(sc(r)["steps"], 0)
+                self.assertEqual(sc(r)["appium"]["language"], "python")
+                py = [p for p in self.swipium_files() if p.endswith(".py")]
+                self.assertTrue(py)
+                for p in py:
+                    py_compile.compile(os.path.join(self.project, p), doraise=True,
+                                       cfile=os.path.join(self.tmp, "pyc"))
+                # recorded now: bootstrap true again records nothing more
+                before = len(self.touches())
+                r = s.tool("qa_generate", dict(args, bootstrap=True, mode="plan"), timeout=120)
+                self.assertFalse(is_error(r), json.dumps(r)[:1500])
+                self.assertNotIn("bootstrap", sc(r))
+                self.assertEqual(len(self.touches()), before)
+            finally:
+                s.close()
+
     def test_ios_only_project_plan_names_the_project_profile(self):
         ios = os.path.join(self.tmp, "ios-app")
         os.makedirs(os.path.join(ios, "App.xcodeproj"))
