@@ -223,6 +223,10 @@ class GenerateAppium(unittest.TestCase):
         self.assertEqual([b.get("text") for b in fake.sent("/value")], ["Ann", PASSWORD])
         finds = [b["value"] for b in fake.sent("/element")]
         self.assertIn(name_field, finds)
+        # the text assertion looks for an element whose text contains the asserted text (quoted intact)
+        title = "He said \"hi\" & it's 'fine' \\ back"
+        self.assertIn('new UiSelector().textContains("%s")' % title.replace("\\", "\\\\").replace('"', '\\"'),
+                      finds)
         self.assertGreaterEqual(len(fake.sent("/actions")), 2)  # the coordinate tap and the swipe
 
     def test_50_secret_in_name_is_refused(self):

@@ -142,9 +142,16 @@ export async function waitFor(loc, timeout) {
 export async function pause(ms) {
     await browser.pause(ms);
 }
-/** Fails unless an element showing exactly @expected is displayed. */
+/** The selector of an element whose text contains @text, as the flow runner matches it. */
+function textContains(text) {
+    return platform() === 'ios'
+        ? '-ios predicate string:label CONTAINS ' + quoted(text) + ' OR name CONTAINS ' + quoted(text) +
+            ' OR value CONTAINS ' + quoted(text)
+        : 'android=new UiSelector().textContains(' + quoted(text) + ')';
+}
+/** Fails unless an element whose text contains @expected is displayed. */
 export async function assertTextVisible(expected) {
-    const el = $(selectorFor(locator('text', expected)));
+    const el = $(textContains(expected));
     try {
         await el.waitForDisplayed({ timeout: WAIT_MS });
     }

@@ -185,10 +185,19 @@ def pause(ms):
     time.sleep(ms / 1000.0)
 
 
+def _text_contains(text):
+    """The (strategy, selector) pair of an element whose text contains `text`, as the flow runner matches it."""
+    q = _quoted(text)
+    if platform() == "ios":
+        return (AppiumBy.IOS_PREDICATE, "label CONTAINS %s OR name CONTAINS %s OR value CONTAINS %s" % (q, q, q))
+    return (AppiumBy.ANDROID_UIAUTOMATOR, "new UiSelector().textContains(%s)" % q)
+
+
 def assert_text_visible(driver, expected):
-    """Fails unless an element showing exactly `expected` is displayed."""
+    """Fails unless an element whose text contains `expected` is displayed."""
     try:
-        el = find(driver, Locator("text", expected))
+        wait = WebDriverWait(driver, WAIT_S)
+        el = wait.until(expected_conditions.visibility_of_element_located(_text_contains(expected)))
     except TimeoutException:
         raise AssertionError("expected text not visible: %r" % expected) from None
     if not el.is_displayed():
