@@ -245,34 +245,36 @@ START_TEST(test_assertions)
 	 * ${...} reference are skipped with their reasons; a part of the text that holds no reference is expected */
 	char redacted[64];
 	snprintf(redacted, sizeof(redacted), "code %s", SW_REDACTED_MARKER);
-	json_t *rec =
-	    json_pack("[{ss,ss,s{ss},sb,s{ss,ss,ss},ss}," /* text asked, element shows it whole */
-	              "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"  /* text asked, element shows more: its id, contains */
-	              "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"  /* id asked: the element's text expected */
-	              "{ss,ss,s{ss},sb},"                 /* timed out */
-	              "{ss,ss,s{ss},sb},"                 /* showed a secret */
-	              "{ss,ss,s{ss},sb},"                 /* only a reference */
-	              "{ss,ss,s{ss},sb},"                 /* a flow run's: no element, no screen */
-	              "{ss,ss,s{ss},sb,s{ss,ss,sb},ss}]", /* id of a secure field: presence only, never its text */
-	              "tool", "qa_act", "action", "wait", "for", "text", "Welcome", "satisfied", 1, "element",
-	              "resourceId", "a:id/title", "id", "title", "text", "Welcome", "screen", "Home", "tool", "qa_act",
-	              "action", "wait", "for", "text", "Hi ${x}", "satisfied", 1, "element", "resourceId", "a:id/hi",
-	              "id", "hi", "text", "Hi ${x}", "screen", "Home", "tool", "qa_act", "action", "wait", "for", "id",
-	              "done", "satisfied", 1, "element", "resourceId", "a:id/done", "id", "done", "text", "All done",
-	              "screen", "Done", "tool", "qa_act", "action", "wait", "for", "text", "Nope", "satisfied", 0,
-	              "tool", "qa_act", "action", "wait", "for", "text", redacted, "satisfied", 1, "tool", "qa_act",
-	              "action", "wait", "for", "text", "${SWIPIUM_X}", "satisfied", 1, "tool", "qa_smoke", "action",
-	              "wait", "for", "text", "Ready", "satisfied", 1, "tool", "qa_act", "action", "wait", "for", "id",
-	              "pw", "satisfied", 1, "element", "id", "pw", "text", "hunter2", "secure", 1, "screen", "Login");
+	json_t *rec = json_pack(
+	    "[{ss,ss,s{ss},sb,s{ss,ss,ss},ss}," /* text asked, element shows it whole */
+	    "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"  /* text asked, element shows more: its id, contains */
+	    "{ss,ss,s{ss},sb,s{ss,ss,ss},ss},"  /* id asked: the element's text expected */
+	    "{ss,ss,s{ss},sb},"                 /* timed out */
+	    "{ss,ss,s{ss},sb},"                 /* showed a secret */
+	    "{ss,ss,s{ss},sb},"                 /* only a reference */
+	    "{ss,ss,s{ss},sb},"                 /* a flow run's: no element, no screen */
+	    "{ss,ss,s{ss},sb,s{ss,ss,sb},ss},"  /* id of a secure field: presence only, never its text */
+	    "{ss,ss,s{si},sb,s{ss,ss,ss},ss}]", /* a snapshot ref: the found element's id and text */
+	    "tool", "qa_act", "action", "wait", "for", "text", "Welcome", "satisfied", 1, "element", "resourceId",
+	    "a:id/title", "id", "title", "text", "Welcome", "screen", "Home", "tool", "qa_act", "action", "wait", "for",
+	    "text", "Hi ${x}", "satisfied", 1, "element", "resourceId", "a:id/hi", "id", "hi", "text", "Hi ${x}",
+	    "screen", "Home", "tool", "qa_act", "action", "wait", "for", "id", "done", "satisfied", 1, "element",
+	    "resourceId", "a:id/done", "id", "done", "text", "All done", "screen", "Done", "tool", "qa_act", "action",
+	    "wait", "for", "text", "Nope", "satisfied", 0, "tool", "qa_act", "action", "wait", "for", "text", redacted,
+	    "satisfied", 1, "tool", "qa_act", "action", "wait", "for", "text", "${SWIPIUM_X}", "satisfied", 1, "tool",
+	    "qa_smoke", "action", "wait", "for", "text", "Ready", "satisfied", 1, "tool", "qa_act", "action", "wait",
+	    "for", "id", "pw", "satisfied", 1, "element", "id", "pw", "text", "hunter2", "secure", 1, "screen", "Login",
+	    "tool", "qa_act", "action", "wait", "for", "ref", 7, "satisfied", 1, "element", "resourceId", "a:id/total",
+	    "id", "total", "text", "Total: 3", "screen", "Cart");
 	ck_assert_ptr_nonnull(rec);
 	json_t *m = NULL;
 	ck_assert_int_eq(sw__gen_model(rec, "a", "android", &m, NULL), SW_OK);
 	json_t *steps = json_object_get(m, "steps");
-	ck_assert_int_eq(json_array_size(steps), 5);
-	const char *kinds[] = {"assertText", "assertText", "assertText", "assertText", "wait"};
-	const char *expected[] = {"Welcome", "Hi", "All done", "Ready", NULL};
-	const char *strategy[] = {"text", "id", "id", "text", "id"};
-	for (size_t i = 0; i < 5; i++) {
+	ck_assert_int_eq(json_array_size(steps), 6);
+	const char *kinds[] = {"assertText", "assertText", "assertText", "assertText", "wait", "assertText"};
+	const char *expected[] = {"Welcome", "Hi", "All done", "Ready", NULL, "Total: 3"};
+	const char *strategy[] = {"text", "id", "id", "text", "id", "id"};
+	for (size_t i = 0; i < 6; i++) {
 		json_t *st = json_array_get(steps, i);
 		ck_assert_str_eq(json_string_value(json_object_get(st, "kind")), kinds[i]);
 		json_t *loc = json_object_get(st, i == 4 ? "untilVisible" : "locator");
