@@ -115,6 +115,8 @@ class Generate(unittest.TestCase):
             {"action": "tap", "target": {"text": "Continue"}},
             {"action": "tap", "target": {"text": "None"}},
             {"action": "tap", "target": {"x": 540, "y": 1440}},
+            # a part of a label that goes on to read as ${HOME}, on an element without an id
+            {"action": "wait", "for": {"text": "Pay the bill"}},
             {"action": "tap", "target": {"text": "Pay the bill"}},
         ]
         for a in acts:
@@ -158,21 +160,21 @@ class Generate(unittest.TestCase):
         home = self.env.server.home
         states = glob.glob(os.path.join(home, ".swipium", "**", self.sid, "state.json"), recursive=True)
         self.assertEqual(len(states), 1)
-        # the saver writes state.json shortly after the last change: wait for the 16 records
+        # the saver writes state.json shortly after the last change: wait for the 17 records
         deadline = time.time() + 10
         while True:
             with open(states[0], "rb") as f:
                 raw = f.read()
             rec = json.loads(raw)["recordedActions"]
-            if len(rec) >= 16 or time.time() > deadline:
+            if len(rec) >= 17 or time.time() > deadline:
                 break
             time.sleep(0.2)
         self.assertNotIn(PASSWORD.encode(), raw)
-        self.assertEqual(len(rec), 16)
+        self.assertEqual(len(rec), 17)
         waits = [a for a in rec if a.get("action") == "wait"]
-        self.assertEqual([a.get("satisfied") for a in waits], [True, False, True, True])
+        self.assertEqual([a.get("satisfied") for a in waits], [True, False, True, True, True])
         self.assertEqual(waits[0]["element"]["resourceId"], "com.example.hostile:id/title")
-        self.assertEqual(waits[3]["element"]["text"], "All done")
+        self.assertEqual(waits[4]["element"]["text"], "All done")
         typed = [a for a in rec if a.get("action") == "type"]
         self.assertEqual(typed[0]["element"]["resourceId"], "com.example.hostile:id/name")
         self.assertEqual(typed[0]["text"], "Ann")
@@ -219,7 +221,7 @@ class Generate(unittest.TestCase):
         # the text assertions: the title as data (quotes, backslash), the done screen's text by its element; the
         # wait that timed out and the one on the password are not assertions in the flow, and are counted
         self.assertEqual([x for x in steps if isinstance(x, dict) and "assertVisible" in x],
-                         [{"assertVisible": TITLE}, {"assertVisible": "All done"}])
+                         [{"assertVisible": TITLE}, {"assertVisible": "Pay the bill"}, {"assertVisible": "All done"}])
         reasons = [k["reason"] for k in res["skipped"]]
         self.assertEqual(len(reasons), 2, res["skipped"])
         self.assertTrue(any("timed out" in x for x in reasons), reasons)
