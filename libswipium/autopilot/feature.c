@@ -135,27 +135,6 @@ static const sw__opt tf_opts[] = {
     {"bootstrap", SW__OPT_BOOL, false},      {"listedTools", SW__OPT_ARRAY, false},
     {NULL, SW__OPT_ANY, false}};
 
-/* A whole number in [@min, ...]; above @clamp it is clamped with a note. */
-static int whole_opt(const json_t *o, const char *key, long def, long min, long clamp, long *out, json_t *notes,
-                     sw_error **err)
-{
-	json_t *v = json_object_get(o, key);
-	*out = def;
-	if (!v)
-		return SW_OK;
-	double d = json_number_value(v);
-	if (!json_is_number(v) || d != (double)(long long)d || d < (double)min)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass a whole number.",
-		                     "%s must be a whole number, %ld or more", key, min);
-	if (d > (double)clamp) {
-		json_array_append_new(notes, json_sprintf("%s %.0f was clamped to %ld", key, d, clamp));
-		d = (double)clamp;
-	}
-	*out = (long)d;
-	return SW_OK;
-}
-
-
 /* ---- the plan --------------------------------------------------------------------------------------------- */
 
 /* The known features' titles and ids, for the "what to do" of an unknown feature (NULL when there is no map). */
@@ -459,10 +438,10 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 		creativity = "creative";
 	}
 	long max_screens, max_actions, timeout_ms, limit;
-	if ((rc = whole_opt(o, "maxScreens", 8, 1, 50, &max_screens, notes, err)) < 0 ||
-	    (rc = whole_opt(o, "maxActions", 20, 1, 200, &max_actions, notes, err)) < 0 ||
-	    (rc = whole_opt(o, "timeoutMs", 300000, 0, 3600000, &timeout_ms, notes, err)) < 0 ||
-	    (rc = whole_opt(o, "limit", 8, 1, 50, &limit, notes, err)) < 0)
+	if ((rc = sw__opt_whole(o, "maxScreens", 8, 1, 50, &max_screens, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(o, "maxActions", 20, 1, 200, &max_actions, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(o, "timeoutMs", 300000, 0, 3600000, &timeout_ms, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(o, "limit", 8, 1, 50, &limit, notes, err)) < 0)
 		goto out;
 
 	/* the scope */
@@ -735,14 +714,7 @@ static void read_activity(tf_run *r)
 
 static int look(tf_run *r, ap_screen *v, sw_error **err)
 {
-	json_t *res = NULL;
-	sw__drive_trust_settled(r->d, false);
-	int rc = sw__drive_snapshot(r->d, NULL, &res, err);
-	sw__drive_trust_settled(r->d, true);
-	json_decref(res);
-	if (rc < 0)
-		return rc;
-	rc = ap_screen_read(r->d, r->app_id, v, err);
+	int rc = ap_screen_fresh(r->d, r->app_id, v, err);
 	if (rc == SW_OK)
 		read_activity(r);
 	return rc;
@@ -785,30 +757,10 @@ static const char *crash_of(json_t *res)
 	return NULL;
 }
 
-static int act(tf_run *r, json_t *args, json_t **res, sw_error **err)
-{
-	*res = NULL;
-	char *aj = sw__json_compact(args);
-	char *out = NULL;
-	int rc = aj ? sw_drive_act(r->d, aj, &out, err) : sw__error_nomem(err);
-	free(aj);
-	if (rc < 0)
-		return rc;
-	*res = json_loads(out, 0, NULL);
-	sw_free(out);
-	return SW_OK;
-}
 
 static json_t *tap_args(const ap_control *c)
 {
-	json_t *target = json_object();
-	if (!strcmp(c->loc_strategy, "id"))
-		json_object_set_new(target, "id", json_string(c->loc_value));
-	else if (!strcmp(c->loc_strategy, "text"))
-		json_object_set_new(target, "text", json_string(c->loc_value));
-	else
-		json_object_set_new(target, "ref", json_string(c->loc_value));
-	return json_pack("{s:s,s:o,s:s}", "action", "tap", "target", target, "observe", "none");
+	return json_pack("{s:s,s:o,s:s}", "action", "tap", "target", ap_control_target(c), "observe", "none");
 }
 
 /* Saves the health findings of a crash as evidence: [uri] or []. */
@@ -1138,7 +1090,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			}
 			json_t *args = tap_args(&list[i]), *res = NULL;
 			sw_error *e = NULL;
-			int rc = act(r, args, &res, &e);
+			int rc = ap_drive_act(r->d, args, &res, &e);
 			json_decref(args);
 			r->actions++;
 			if (rc < 0) {
@@ -1212,7 +1164,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			if (cancelled(r))
 				break;
 			args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none");
-			rc = act(r, args, &res, &e);
+			rc = ap_drive_act(r->d, args, &res, &e);
 			json_decref(args);
 			r->backs++;
 			if (rc < 0) {
@@ -1323,7 +1275,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
 		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none"), *res = NULL;
 		sw_error *e = NULL;
-		rc = act(r, args, &res, &e);
+		rc = ap_drive_act(r->d, args, &res, &e);
 		json_decref(args);
 		r->backs++;
 		if (rc < 0) {
@@ -1367,7 +1319,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 				if (cancelled(r))
 					return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
 				args = tap_args(via);
-				rc = act(r, args, &res, &e);
+				rc = ap_drive_act(r->d, args, &res, &e);
 				json_decref(args);
 				r->actions++;
 				if (rc < 0) {
@@ -1634,7 +1586,7 @@ static int walk(tf_run *r, sw_error **err)
 			r->have_via = true;
 			via_parent = from;
 			sw_error *e = NULL;
-			rc = act(r, args, &res, &e);
+			rc = ap_drive_act(r->d, args, &res, &e);
 			json_decref(args);
 			r->actions++;
 			if (rc < 0) {
@@ -1701,7 +1653,7 @@ static int walk(tf_run *r, sw_error **err)
 		long parent = n->parent;
 		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none"), *res = NULL;
 		sw_error *e = NULL;
-		rc = act(r, args, &res, &e);
+		rc = ap_drive_act(r->d, args, &res, &e);
 		json_decref(args);
 		r->backs++;
 		ap_screen_free(&v);

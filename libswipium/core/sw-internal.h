@@ -232,6 +232,13 @@ typedef struct sw__opt {
 int sw__options_load(const char *text, const sw__opt *spec, const char *what, json_t **out, sw_error **err);
 /* sw__options_load on a parsed value (borrowed); NULL counts as {}. */
 int sw__options_check(const json_t *opts, const sw__opt *spec, const char *what, sw_error **err);
+/*
+ * The whole-number option @key of @opts (absent: @def): a number with no fraction, @min or more, else SW_EINVAL /
+ * INVALID_ARGUMENT naming @key. Above @clamp it is clamped, with a note "<key> <value> was clamped to <clamp>"
+ * appended to @notes (nullable).
+ */
+int sw__opt_whole(const json_t *opts, const char *key, long def, long min, long clamp, long *out, json_t *notes,
+                  sw_error **err);
 
 /* ---- HTTP (core/http.c) ------------------------------------------------ */
 
