@@ -8,73 +8,35 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 import unittest
 
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "mcp"))
-from vdevice_env import VDeviceEnv  # noqa: E402
-from mcpclient import Server  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_common import PKG, RecordedRun, code_of, form_acts, is_error, sc  # noqa: E402
 
-PKG = "com.example.hostile"
 PASSWORD = "s3cr3t-Pa55"
 VISUAL = 'Logo "looks" ${d} right */ """ \\ done'
 # in a flow a description that would read as ${d} is written "$ {d}": it never becomes a variable reference
 VISUAL_IN_FLOW = VISUAL.replace("${", "$ {")
 
 
-def sc(resp):
-    return resp["result"].get("structuredContent") or {}
+class Generate(RecordedRun, unittest.TestCase):
+    PREFIX = "sw-generate-"
+    PASSWORD = PASSWORD
+    TOOL_TIMEOUT = 120
 
-
-def is_error(resp):
-    return bool(resp["result"].get("isError"))
-
-
-def code_of(resp):
-    c = sc(resp)
-    return c.get("failureCode") or c.get("code") or (c.get("error") or {}).get("code")
-
-
-class Generate(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sw-generate-")
-        cls.project = os.path.join(cls.tmp, "app")
-        os.makedirs(cls.project)
-        with open(os.path.join(cls.project, "package.json"), "w") as f:
-            f.write("{}")
-        cls.touch_log = os.path.join(cls.tmp, "touches.jsonl")
-        cls.vd = VDeviceEnv(app="hostile", device_args=["--touch-log", cls.touch_log])
-        cls.env = cls.vd.__enter__()
-        e = dict(cls.env.env)
-        e["HOME"] = cls.env.server.home
-        # the server's own environment holds the test password, as CI would (SWIPIUM_* names only)
-        e["SWIPIUM_TEST_PASSWORD"] = PASSWORD
-        cls.s = Server(env=e)
-        cls.s.initialize()
+        cls.open(touch_log=True)
         cls.record()
 
     @classmethod
     def tearDownClass(cls):
-        try:
-            cls.s.close()
-        finally:
-            cls.vd.__exit__(None, None, None)
-            shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.close()
 
     # ---- the recording -------------------------------------------------------------------
-
-    @classmethod
-    def tool(cls, name, args, ok=True, timeout=120):
-        r = cls.s.tool(name, args, timeout=timeout)
-        if ok and is_error(r):
-            raise AssertionError("%s failed: %s" % (name, json.dumps(r)[:2000]))
-        return r
 
     @classmethod
     def touches(cls):
@@ -91,28 +53,10 @@ class Generate(unittest.TestCase):
 
     @classmethod
     def record(cls):
-        cls.env.shell("am start -n %s/.FormActivity" % PKG)
-        r = cls.tool("qa_start_session", {"projectRoot": cls.project,
-                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
-        cls.sid = sc(r)["sessionId"]
-        cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
-        cls.tool("qa_snapshot", {"sessionId": cls.sid})
+        cls.start_on_form()
         sid = cls.sid
         start = len(cls.touches())
-        acts = [
-            {"action": "type", "target": {"id": "name"}, "text": "Ann"},
-            {"action": "type", "target": {"id": "password"}, "text": PASSWORD},
-            {"action": "tap", "target": {"text": "Line one"}},
-            {"action": "tap", "target": {"text": "close"}},
-            {"action": "tap", "target": {"text": "Überprüfen"}},
-            {"action": "tap", "target": {"text": "Continue"}},
-            {"action": "tap", "target": {"text": "None"}},
-            {"action": "tap", "target": {"x": 540, "y": 1440}},
-            {"action": "tap", "target": {"text": "Pay the bill"}},
-        ]
-        for a in acts:
-            a["sessionId"] = sid
-            cls.tool("qa_act", a)
+        cls.act_all(form_acts(PASSWORD))
         cls.tool("qa_visual", {"sessionId": sid, "mode": "assert", "assertion": VISUAL})
         cls.tool("qa_act", {"sessionId": sid, "action": "swipe", "direction": "up"})
         # the confirm screen shows the password typed on the form; the agent taps the button by that label

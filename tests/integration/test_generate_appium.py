@@ -9,7 +9,6 @@ import glob
 import json
 import os
 import py_compile
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,78 +16,28 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "mcp"))
-from vdevice_env import VDeviceEnv  # noqa: E402
-from mcpclient import Server  # noqa: E402
+from gen_common import PKG, RecordedRun, code_of, form_acts, is_error, sc  # noqa: E402
 
-PKG = "com.example.hostile"
 PASSWORD = "s3cr3t-Pa55-appium"
 NODE_MODULES = os.path.join(HERE, "node_modules")
 STANDIN = os.path.join(HERE, "appium", "standin")
 
 
-def sc(resp):
-    return resp["result"].get("structuredContent") or {}
+class GenerateAppium(RecordedRun, unittest.TestCase):
+    PREFIX = "sw-gen-appium-"
+    PASSWORD = PASSWORD
+    TOOL_TIMEOUT = 240
 
-
-def is_error(resp):
-    return bool(resp["result"].get("isError"))
-
-
-def code_of(resp):
-    c = sc(resp)
-    return c.get("failureCode") or c.get("code") or (c.get("error") or {}).get("code")
-
-
-class GenerateAppium(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sw-gen-appium-")
-        cls.project = os.path.join(cls.tmp, "app")
-        os.makedirs(cls.project)
-        with open(os.path.join(cls.project, "package.json"), "w") as f:
-            f.write("{}")
-        cls.vd = VDeviceEnv(app="hostile")
-        cls.env = cls.vd.__enter__()
-        e = dict(cls.env.env)
-        e["HOME"] = cls.env.server.home
-        e["SWIPIUM_TEST_PASSWORD"] = PASSWORD
-        cls.s = Server(env=e)
-        cls.s.initialize()
-        cls.env.shell("am start -n %s/.FormActivity" % PKG)
-        r = cls.tool("qa_start_session", {"projectRoot": cls.project,
-                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
-        cls.sid = sc(r)["sessionId"]
-        cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
-        cls.tool("qa_snapshot", {"sessionId": cls.sid})
-        for a in ({"action": "type", "target": {"id": "name"}, "text": "Ann"},
-                  {"action": "type", "target": {"id": "password"}, "text": PASSWORD},
-                  {"action": "tap", "target": {"text": "Line one"}},
-                  {"action": "tap", "target": {"text": "close"}},
-                  {"action": "tap", "target": {"text": "\u00dcberpr\u00fcfen"}},
-                  {"action": "tap", "target": {"text": "Continue"}},
-                  {"action": "tap", "target": {"text": "None"}},
-                  {"action": "tap", "target": {"x": 540, "y": 1440}},
-                  {"action": "tap", "target": {"text": "Pay the bill"}},
-                  {"action": "swipe", "direction": "up"}):
-            a["sessionId"] = cls.sid
-            cls.tool("qa_act", a)
+        cls.open()
+        cls.start_on_form()
+        cls.act_all(form_acts(PASSWORD) + [{"action": "swipe", "direction": "up"}])
         cls.tool("qa_visual", {"sessionId": cls.sid, "mode": "assert", "assertion": 'Logo "ok" */ """ ${x}'})
 
     @classmethod
     def tearDownClass(cls):
-        try:
-            cls.s.close()
-        finally:
-            cls.vd.__exit__(None, None, None)
-            shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    @classmethod
-    def tool(cls, name, args, ok=True, timeout=240):
-        r = cls.s.tool(name, args, timeout=timeout)
-        if ok and is_error(r):
-            raise AssertionError("%s failed: %s" % (name, json.dumps(r)[:2000]))
-        return r
+        cls.close()
 
     def automation_files(self):
         out = {}
