@@ -9,6 +9,7 @@ import glob
 import json
 import os
 import py_compile
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,11 +17,16 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gen_common import PKG, RecordedRun, code_of, form_acts, is_error, sc  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "mcp"))
+from vdevice_env import VDeviceEnv  # noqa: E402
+from mcpclient import Server  # noqa: E402
 
+PKG = "com.example.hostile"
 PASSWORD = "s3cr3t-Pa55-appium"
 NODE_MODULES = os.path.join(HERE, "node_modules")
 STANDIN = os.path.join(HERE, "appium", "standin")
+
+from gen_common import RecordedRun, code_of, form_acts, is_error, sc  # noqa: E402
 
 
 class GenerateAppium(RecordedRun, unittest.TestCase):
