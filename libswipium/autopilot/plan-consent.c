@@ -7,32 +7,21 @@
 #include "autopilot-internal.h"
 #include <swipium/autopilot.h>
 
-/* The plan's consent steps as the commands of the prompt: {label, argv, origin}, argv never cut. */
-static json_t *consent_commands(json_t *consent)
+/* The plan's consent steps twice: as the prompt's @commands {label, argv, origin} (argv never cut) and as
+ * affects.steps {kind, risk}. (transfer full, both) */
+static void consent_lists(json_t *consent, json_t **commands, json_t **steps)
 {
-	json_t *out = json_array();
+	*commands = json_array();
+	*steps = json_array();
 	size_t i;
 	json_t *cs;
 	json_array_foreach(json_object_get(consent, "steps"), i, cs)
 	{
-		json_array_append_new(out, json_pack("{s:O,s:O,s:O}", "label", json_object_get(cs, "kind"), "argv",
-		                                     json_object_get(cs, "argv"), "origin", json_object_get(cs, "origin")));
+		json_t *kind = json_object_get(cs, "kind");
+		json_array_append_new(*commands, json_pack("{s:O,s:O,s:O}", "label", kind, "argv",
+		                                           json_object_get(cs, "argv"), "origin", json_object_get(cs, "origin")));
+		json_array_append_new(*steps, json_pack("{s:O,s:O}", "kind", kind, "risk", json_object_get(cs, "risk")));
 	}
-	return out;
-}
-
-/* The same steps as affects.steps: {kind, risk}. */
-static json_t *consent_steps(json_t *consent)
-{
-	json_t *steps = json_array();
-	size_t i;
-	json_t *cs;
-	json_array_foreach(json_object_get(consent, "steps"), i, cs)
-	{
-		json_array_append_new(steps, json_pack("{s:O,s:O}", "kind", json_object_get(cs, "kind"), "risk",
-		                                       json_object_get(cs, "risk")));
-	}
-	return steps;
 }
 
 /* The artifact (@art: path, appId, insideProjectRoot) and the selected target the approval is bound to. */
@@ -94,18 +83,22 @@ int sw_test_plan_consent(sw_session *s, const char *plan_json, char **request_js
 		                              root ? root : "", install);
 		sw_free(root);
 		sw_free(title);
+		json_t *commands, *steps;
+		consent_lists(consent, &commands, &steps);
 		json_t *affects = json_pack("{s:s,s:O}", "sessionId", sw_session_id(s), "projectRoot",
 		                            json_object_get(plan, "projectRoot"));
 		if (affects && feature_id)
 			json_object_set_new(affects, "feature", json_string(feature_id));
 		if (affects) {
-			json_object_set_new(affects, "steps", consent_steps(consent));
+			json_object_set(affects, "steps", steps);
 			affects_artifact(affects, art, json_object_get(prep, "targetChoice"));
 		}
-		req = explain && affects ? json_pack("{s:b,s:s,s:O?,s:s,s:O,s:o}", "required", 1, "action",
+		req = explain && affects ? json_pack("{s:b,s:s,s:O?,s:s,s:O,s:O}", "required", 1, "action",
 		                                     "test_this_plan", "risk", json_object_get(consent, "risk"), "explain",
-		                                     explain, "affects", affects, "commands", consent_commands(consent))
+		                                     explain, "affects", affects, "commands", commands)
 		                         : NULL;
+		json_decref(commands);
+		json_decref(steps);
 		json_decref(affects);
 		free(explain);
 	}
