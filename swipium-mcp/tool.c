@@ -891,6 +891,28 @@ enum mcp_consent_outcome mcp_call_plan_consent(mcp_call *call, json_t *args, sw_
 	return oc;
 }
 
+char *mcp_call_plan_start(mcp_call *call, json_t *args, sw_session *s, const char *plan_json, mcp_running_fn running,
+                          mcp_start_fn start, struct mcp_consent_sessions *pending, size_t cap, json_t *notes)
+{
+	/* one run at a time on a session: a second call gets the running job, nothing is started twice */
+	char *busy = running(s);
+	if (busy) {
+		mcp_ok_job(call, s, busy, true, notes);
+		sw_free(busy);
+		return NULL;
+	}
+	if (mcp_call_plan_consent(call, args, s, plan_json, pending, cap) == MCP_CONSENT_ANSWERED)
+		return NULL;
+	char *job_id = NULL;
+	sw_error *err = NULL;
+	if (start(mcp_call_ctx(call), s, plan_json, &job_id, &err) != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return NULL;
+	}
+	return job_id;
+}
+
 void mcp_ok_job(mcp_call *call, sw_session *s, const char *job_id, bool already, json_t *notes)
 {
 	const char *tool = mcp_call_tool_name(call);

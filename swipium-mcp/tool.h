@@ -198,6 +198,19 @@ char *mcp_call_plan(mcp_call *call, mcp_plan_fn plan, bool run, sw_session **s, 
 enum mcp_consent_outcome mcp_call_plan_consent(mcp_call *call, json_t *args, sw_session *s, const char *plan_json,
                                                struct mcp_consent_sessions *pending, size_t cap);
 
+/* A library run's job: sw_test_this_running() / sw_test_this_start(), sw_test_feature_running() / ..._start(). */
+typedef char *(*mcp_running_fn)(sw_session *s);
+typedef int (*mcp_start_fn)(sw_ctx *ctx, sw_session *s, const char *plan_json, char **job_id, sw_error **err);
+
+/*
+ * Starts the job of @plan_json on @s, once: a job of the kind already running (@running) is the answer (nothing
+ * started, mcp_ok_job() with @notes), then the plan's consent (mcp_call_plan_consent() with @pending), then
+ * @start. Returns the new job's id (transfer full, sw_free(); the caller answers), or NULL when the call was
+ * answered.
+ */
+char *mcp_call_plan_start(mcp_call *call, json_t *args, sw_session *s, const char *plan_json, mcp_running_fn running,
+                          mcp_start_fn start, struct mcp_consent_sessions *pending, size_t cap, json_t *notes);
+
 /*
  * Answers a call that started the job @job_id on @s, or (@already) found it running and started nothing:
  * {sessionId, jobId, state: "running", alreadyRunning?, notes?} and the qa_job_status next step, the summary

@@ -86,21 +86,10 @@ static void qa_test_feature(mcp_call *call, json_t *args)
 	}
 	json_decref(plan);
 
-	char *running = sw_test_feature_running(s);
-	if (running) {
-		mcp_ok_job(call, s, running, true, NULL);
-		sw_free(running);
+	char *job_id = mcp_call_plan_start(call, args, s, pj, sw_test_feature_running, sw_test_feature_start, &pending,
+	                                   PENDING_CAP, NULL);
+	if (!job_id)
 		goto out;
-	}
-	if (mcp_call_plan_consent(call, args, s, pj, &pending, PENDING_CAP) == MCP_CONSENT_ANSWERED)
-		goto out;
-	char *job_id = NULL;
-	sw_error *err = NULL;
-	if (sw_test_feature_start(mcp_call_ctx(call), s, pj, &job_id, &err) != SW_OK) {
-		mcp_fail_err(call, err);
-		sw_error_free(err);
-		goto out;
-	}
 	mcp_ok_job(call, s, job_id, false, NULL);
 	sw_free(job_id);
 out:

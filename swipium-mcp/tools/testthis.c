@@ -139,22 +139,11 @@ static void qa_test_this(mcp_call *call, json_t *args)
 		goto out;
 	}
 
-	/* one run at a time on a session: a second call gets the running job, nothing is started twice */
 	json_decref(plan);
-	char *running = sw_test_this_running(s);
-	if (running) {
-		mcp_ok_job(call, s, running, true, notes);
-		sw_free(running);
+	char *job_id = mcp_call_plan_start(call, args, s, pj, sw_test_this_running, sw_test_this_start, &pending,
+	                                   PENDING_CAP, notes);
+	if (!job_id)
 		goto out;
-	}
-	if (mcp_call_plan_consent(call, args, s, pj, &pending, PENDING_CAP) == MCP_CONSENT_ANSWERED)
-		goto out;
-	char *job_id = NULL;
-	if (sw_test_this_start(mcp_call_ctx(call), s, pj, &job_id, &err) != SW_OK) {
-		mcp_fail_err(call, err);
-		sw_error_free(err);
-		goto out;
-	}
 	if (json_is_true(json_object_get(args, "waitForCompletion"))) {
 		char *st = NULL;
 		if (sw_job_status_json(s, job_id, (long)timeout, mcp_call_abort, call, &st, &err) != SW_OK) {
