@@ -1210,10 +1210,8 @@ static int crawl(ex_run *r, sw_error **err)
 			json_t *target = ap_control_target(field);
 			json_t *args = json_pack("{s:s,s:o,s:s,s:s}", "action", "type", "target", target, "text", val.text,
 			                         "observe", "none");
-			ap_control copy = *field;
-			copy.name = sw__strdup(field->name);
-			copy.loc_strategy = sw__strdup(field->loc_strategy);
-			copy.loc_value = sw__strdup(field->loc_value);
+			ap_control copy;
+			ap_control_keep(&copy, field);
 			json_t *tres = NULL;
 			sw_error *e = NULL;
 			rc = act(r, args, &tres, &e);
@@ -1237,9 +1235,7 @@ static int crawl(ex_run *r, sw_error **err)
 				                                          "secret", val.secret));
 				edge_add(r, from, from, "type", &copy, "same_screen", NULL);
 			}
-			free(copy.name);
-			free(copy.loc_strategy);
-			free(copy.loc_value);
+			ap_control_drop(&copy);
 			value_free(&val);
 			if (rc < 0) {
 				if (cancelled(r) || r->stopped) {
@@ -1277,10 +1273,8 @@ static int crawl(ex_run *r, sw_error **err)
 			json_object_set_new(n->tried, pick->sig, json_true());
 			json_t *target = ap_control_target(pick);
 			json_t *args = json_pack("{s:s,s:o,s:s}", "action", "tap", "target", target, "observe", "none");
-			ap_control copy = *pick; /* v is replaced below */
-			copy.name = sw__strdup(pick->name);
-			copy.loc_strategy = sw__strdup(pick->loc_strategy);
-			copy.loc_value = sw__strdup(pick->loc_value);
+			ap_control copy; /* v is replaced below */
+			ap_control_keep(&copy, pick);
 			long from = r->cur;
 			sw_error *e = NULL;
 			rc = act(r, args, &res, &e);
@@ -1292,9 +1286,7 @@ static int crawl(ex_run *r, sw_error **err)
 				if (!strcmp(code, "CANCELLED") || cancelled(r)) {
 					r->stopped = "cancelled";
 					sw_error_free(e);
-					free(copy.name);
-					free(copy.loc_strategy);
-					free(copy.loc_value);
+					ap_control_drop(&copy);
 					break;
 				}
 				json_array_append_new(r->warnings,
@@ -1302,9 +1294,7 @@ static int crawl(ex_run *r, sw_error **err)
 				                                e ? sw_error_message(e) : ""));
 				edge_add(r, from, -1, "tap", &copy, "error", NULL);
 				sw_error_free(e);
-				free(copy.name);
-				free(copy.loc_strategy);
-				free(copy.loc_value);
+				ap_control_drop(&copy);
 				continue; /* tried; the screen stays */
 			}
 			const char *crash = crash_kind(res);
@@ -1321,9 +1311,7 @@ static int crawl(ex_run *r, sw_error **err)
 				              "screenSignature", r->nodes[from].sig, "action", copy.name, "locator",
 				              locator_json(&copy), "evidence", ev, "recovery", stop ? "stopped" : "relaunched"));
 				json_decref(ev);
-				free(copy.name);
-				free(copy.loc_strategy);
-				free(copy.loc_value);
+				ap_control_drop(&copy);
 				json_decref(res);
 				if (stop) {
 					r->stopped = "crash_loop";
@@ -1346,41 +1334,26 @@ static int crawl(ex_run *r, sw_error **err)
 				continue;
 			}
 			if ((rc = ap_screen_read(r->d, r->app_id, &v, err)) < 0) {
-				free(copy.name);
-				free(copy.loc_strategy);
-				free(copy.loc_value);
+				ap_control_drop(&copy);
 				json_decref(res);
 				return rc;
 			}
 			long known = node_find(r, v.sig);
 			long to = arrive(r, &v, known >= 0 ? r->nodes[known].depth : r->nodes[from].depth + 1, from);
 			edge_add(r, from, to, "tap", &copy, to == from ? "same_screen" : "new_screen", NULL);
-			free(copy.name);
-			free(copy.loc_strategy);
-			free(copy.loc_value);
+			ap_control_drop(&copy);
 			json_decref(res);
 			r->cur = to;
-			if (to >= 0 && r->nodes[to].blocked && !strcmp(r->nodes[to].blocked, "permission_prompt")) {
-				/* a permission prompt goes to the guardrails: nothing there is touched, the app is relaunched */
+			/* a permission prompt goes to the guardrails: nothing there is touched, the app is force-stopped and
+			 * relaunched; a tap that left the app launches it again */
+			bool prompt = to >= 0 && r->nodes[to].blocked && !strcmp(r->nodes[to].blocked, "permission_prompt");
+			if (prompt || (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0)) {
 				ap_screen_free(&v);
 				if (cancelled(r)) {
 					r->stopped = "cancelled";
 					return SW_OK;
 				}
-				if ((rc = relaunch(r, true, err)) < 0)
-					return rc;
-				if ((rc = snapshot(r, &v, err)) < 0)
-					return rc;
-				long k2 = node_find(r, v.sig);
-				r->cur = arrive(r, &v, k2 >= 0 ? r->nodes[k2].depth : 0, -1);
-			} else if (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0) {
-				/* the tap left the app: back, or launch it again */
-				ap_screen_free(&v);
-				if (cancelled(r)) {
-					r->stopped = "cancelled";
-					return SW_OK;
-				}
-				if ((rc = relaunch(r, false, err)) < 0)
+				if ((rc = relaunch(r, prompt, err)) < 0)
 					return rc;
 				if ((rc = snapshot(r, &v, err)) < 0)
 					return rc;

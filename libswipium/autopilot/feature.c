@@ -1070,10 +1070,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			}
 			if (is_way_back(c))
 				continue; /* the back case covers leaving the screen */
-			list[m] = *c;
-			list[m].name = sw__strdup(c->name);
-			list[m].loc_strategy = sw__strdup(c->loc_strategy);
-			list[m].loc_value = sw__strdup(c->loc_value);
+			ap_control_keep(&list[m], c);
 			m++;
 		}
 		total = m;
@@ -1198,9 +1195,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 				why = "could not return to the screen after a control opened another one";
 		}
 		for (size_t i = 0; list && i < m; i++) {
-			free(list[i].name);
-			free(list[i].loc_strategy);
-			free(list[i].loc_value);
+			ap_control_drop(&list[i]);
 		}
 		free(list);
 		if (cancelled(r)) {
@@ -1436,9 +1431,7 @@ static void load_hints(tf_run *r)
 static void via_clear(ap_control *via, bool *have)
 {
 	if (*have) {
-		free(via->name);
-		free(via->loc_strategy);
-		free(via->loc_value);
+		ap_control_drop(via);
 	}
 	memset(via, 0, sizeof(*via));
 	*have = false;
@@ -1575,14 +1568,9 @@ static int walk(tf_run *r, sw_error **err)
 			json_t *args = tap_args(pick), *res = NULL;
 			long from = r->cur;
 			if (r->have_via) {
-				free(r->via.name);
-				free(r->via.loc_strategy);
-				free(r->via.loc_value);
+				ap_control_drop(&r->via);
 			}
-			r->via = *pick;
-			r->via.name = sw__strdup(pick->name);
-			r->via.loc_strategy = sw__strdup(pick->loc_strategy);
-			r->via.loc_value = sw__strdup(pick->loc_value);
+			ap_control_keep(&r->via, pick);
 			r->have_via = true;
 			via_parent = from;
 			sw_error *e = NULL;

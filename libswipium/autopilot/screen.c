@@ -401,3 +401,18 @@ int ap_drive_act(sw_drive *d, json_t *args, json_t **res, sw_error **err)
 	sw_free(out);
 	return SW_OK;
 }
+
+void ap_control_keep(ap_control *dst, const ap_control *src)
+{
+	*dst = *src;
+	dst->name = sw__strdup(src->name);
+	dst->loc_strategy = sw__strdup(src->loc_strategy);
+	dst->loc_value = sw__strdup(src->loc_value);
+}
+
+void ap_control_drop(ap_control *c)
+{
+	free(c->name);
+	free(c->loc_strategy);
+	free(c->loc_value);
+}
