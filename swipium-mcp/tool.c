@@ -817,7 +817,7 @@ json_t *mcp_args_for_library(const json_t *args, const char *const *drop)
 	return a;
 }
 
-int mcp_call_plan_session(mcp_call *call, json_t *args, bool run, const struct mcp_consent_sessions *pending,
+int mcp_call_session_root(mcp_call *call, json_t *args, bool run, const struct mcp_consent_sessions *pending,
                           size_t cap, sw_session **s, char **root, char **source)
 {
 	*s = NULL;
@@ -831,7 +831,7 @@ int mcp_call_plan_session(mcp_call *call, json_t *args, bool run, const struct m
 	if (!*s || root_arg)
 		return mcp_call_project_root(call, root_arg, root, source);
 	*root = strdup(sw_session_root(*s));
-	return 0;
+	return *root ? 0 : -1;
 }
 
 char *mcp_call_plan(mcp_call *call, mcp_plan_fn plan, bool run, sw_session **s, const char *root, const char *source,

@@ -167,13 +167,13 @@ const char *mcp_consent_sessions_get(const struct mcp_consent_sessions *t, size_
 json_t *mcp_args_for_library(const json_t *args, const char *const *drop);
 
 /*
- * The session and project root of a plan-then-run tool (qa_test_this, qa_test_feature). The session: args.sessionId,
- * else, for a run (@run), the one @pending (nullable) recorded for args.consentId, else none (*s NULL). The root:
+ * The session and project root of a call. The session: args.sessionId, else, for a plan-then-run tool's run (@run:
+ * qa_test_this, qa_test_feature), the one @pending (nullable) recorded for args.consentId, else none (*s NULL). The root:
  * args.projectRoot or, without a session, the project-root rule (@source says where it came from), else the
  * session's own (@source NULL). @root and @source: (transfer full, free()). On failure the call is answered
  * (unknown sessionId, unresolved root) and -1 is returned.
  */
-int mcp_call_plan_session(mcp_call *call, json_t *args, bool run, const struct mcp_consent_sessions *pending,
+int mcp_call_session_root(mcp_call *call, json_t *args, bool run, const struct mcp_consent_sessions *pending,
                           size_t cap, sw_session **s, char **root, char **source);
 
 /* A library planner: sw_test_this_plan(), sw_test_feature_plan(). */

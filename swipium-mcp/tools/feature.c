@@ -50,7 +50,7 @@ static void qa_test_feature(mcp_call *call, json_t *args)
 	bool given_session = json_object_get(args, "sessionId") != NULL;
 	sw_session *s = NULL;
 	char *root = NULL, *source = NULL;
-	if (mcp_call_plan_session(call, args, run, &pending, PENDING_CAP, &s, &root, &source) != 0)
+	if (mcp_call_session_root(call, args, run, &pending, PENDING_CAP, &s, &root, &source) != 0)
 		return;
 	static const char *const drop[] = {"projectRoot", NULL};
 	json_t *opts = mcp_args_for_library(args, drop);

@@ -89,7 +89,7 @@ static void qa_test_this(mcp_call *call, json_t *args)
 	/* the session: the given one, the one a pending consent was asked for, or (to run) a new one */
 	sw_session *s = NULL;
 	char *root = NULL, *source = NULL;
-	if (mcp_call_plan_session(call, args, run, &pending, PENDING_CAP, &s, &root, &source) != 0) {
+	if (mcp_call_session_root(call, args, run, &pending, PENDING_CAP, &s, &root, &source) != 0) {
 		json_decref(notes);
 		return;
 	}
