@@ -80,6 +80,8 @@ bool sw__str_has_prefix(const char *s, const char *prefix);
 bool sw__str_has_suffix(const char *s, const char *suffix);
 /* Whether @s (nullable: false) equals one of @set, a NULL-terminated list. */
 bool sw__str_one_of(const char *s, const char *const *set);
+/* The value of the hexadecimal digit @c (0-9, a-f, A-F), or -1. */
+int sw__hex_digit(char c);
 
 /* Decodes one UTF-8 sequence at s[0..len). Returns its length (1..4) and the
  * code point in *cp, or 0 for an invalid or truncated sequence. */
