@@ -758,6 +758,16 @@ static const char *crash_of(json_t *res)
 }
 
 
+/* BACK through the drive (recorded, health checked), counted in r->backs. */
+static int press_back(tf_run *r, json_t **res, sw_error **err)
+{
+	json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none");
+	int rc = ap_drive_act(r->d, args, res, err);
+	json_decref(args);
+	r->backs++;
+	return rc;
+}
+
 static json_t *tap_args(const ap_control *c)
 {
 	return json_pack("{s:s,s:o,s:s}", "action", "tap", "target", ap_control_target(c), "observe", "none");
@@ -1160,10 +1170,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 				continue;
 			if (cancelled(r))
 				break;
-			args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none");
-			rc = ap_drive_act(r->d, args, &res, &e);
-			json_decref(args);
-			r->backs++;
+			rc = press_back(r, &res, &e);
 			if (rc < 0) {
 				sw_error_free(e);
 				if (cancelled(r))
@@ -1268,11 +1275,9 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 		}
 		if (cancelled(r))
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
-		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none"), *res = NULL;
+		json_t *res = NULL;
 		sw_error *e = NULL;
-		rc = ap_drive_act(r->d, args, &res, &e);
-		json_decref(args);
-		r->backs++;
+		rc = press_back(r, &res, &e);
 		if (rc < 0) {
 			if (cancelled(r)) {
 				sw_error_free(e);
@@ -1313,7 +1318,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			} else {
 				if (cancelled(r))
 					return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
-				args = tap_args(via);
+				json_t *args = tap_args(via);
 				rc = ap_drive_act(r->d, args, &res, &e);
 				json_decref(args);
 				r->actions++;
@@ -1639,11 +1644,9 @@ static int walk(tf_run *r, sw_error **err)
 			break;
 		}
 		long parent = n->parent;
-		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none"), *res = NULL;
+		json_t *res = NULL;
 		sw_error *e = NULL;
-		rc = ap_drive_act(r->d, args, &res, &e);
-		json_decref(args);
-		r->backs++;
+		rc = press_back(r, &res, &e);
 		ap_screen_free(&v);
 		if (rc < 0) {
 			if (cancelled(r)) {
