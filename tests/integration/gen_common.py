@@ -1,7 +1,7 @@
 """gen_common: what the qa_generate end-to-end tests (test_generate.py, test_generate_appium.py) share: a project
 with a package.json, the virtual device with the hostile-label app behind a private adb server, a swipium-mcp
-whose environment holds the test password (SWIPIUM_* names only, as CI would), a session prepared on the form
-screen, and the form run both record. Run with /usr/bin/python3; put tests/integration on sys.path."""
+whose environment holds the test password (SWIPIUM_* names only, as CI would) and a session prepared on the form
+screen. Each test keeps its own recording (the actions it acts out). Run with /usr/bin/python3; put tests/integration on sys.path."""
 
 import json
 import os
@@ -29,22 +29,6 @@ def is_error(resp):
 def code_of(resp):
     c = sc(resp)
     return c.get("failureCode") or c.get("code") or (c.get("error") or {}).get("code")
-
-
-def form_acts(password):
-    """The form run: a name and @password typed, taps on the hostile labels (a line break, a comment closer, a
-    non-ASCII word, a label that reads as ${HOME}) and one tap by coordinates."""
-    return [
-        {"action": "type", "target": {"id": "name"}, "text": "Ann"},
-        {"action": "type", "target": {"id": "password"}, "text": password},
-        {"action": "tap", "target": {"text": "Line one"}},
-        {"action": "tap", "target": {"text": "close"}},
-        {"action": "tap", "target": {"text": "\u00dcberpr\u00fcfen"}},
-        {"action": "tap", "target": {"text": "Continue"}},
-        {"action": "tap", "target": {"text": "None"}},
-        {"action": "tap", "target": {"x": 540, "y": 1440}},
-        {"action": "tap", "target": {"text": "Pay the bill"}},
-    ]
 
 
 class RecordedRun:
@@ -94,15 +78,10 @@ class RecordedRun:
 
     @classmethod
     def start_on_form(cls):
-        """A session on the project with a budget for the whole run, prepared on the app's form screen."""
+        """A session on the project with a budget for the whole run, prepared on the app's form screen (the
+        caller takes the first snapshot)."""
         cls.env.shell("am start -n %s/.FormActivity" % PKG)
         r = cls.tool("qa_start_session", {"projectRoot": cls.project,
                                            "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
         cls.sid = sc(r)["sessionId"]
         cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
-        cls.tool("qa_snapshot", {"sessionId": cls.sid})
-
-    @classmethod
-    def act_all(cls, acts):
-        for a in acts:
-            cls.tool("qa_act", dict(a, sessionId=cls.sid))

@@ -8,18 +8,26 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 import unittest
 
 import yaml
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_common import PKG, RecordedRun, code_of, form_acts, is_error, sc  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "mcp"))
+from vdevice_env import VDeviceEnv  # noqa: E402
+from mcpclient import Server  # noqa: E402
 
+PKG = "com.example.hostile"
 PASSWORD = "s3cr3t-Pa55"
 VISUAL = 'Logo "looks" ${d} right */ """ \\ done'
 # in a flow a description that would read as ${d} is written "$ {d}": it never becomes a variable reference
 VISUAL_IN_FLOW = VISUAL.replace("${", "$ {")
+
+
+from gen_common import RecordedRun, code_of, is_error, sc  # noqa: E402
 
 
 class Generate(RecordedRun, unittest.TestCase):
@@ -54,9 +62,23 @@ class Generate(RecordedRun, unittest.TestCase):
     @classmethod
     def record(cls):
         cls.start_on_form()
+        cls.tool("qa_snapshot", {"sessionId": cls.sid})
         sid = cls.sid
         start = len(cls.touches())
-        cls.act_all(form_acts(PASSWORD))
+        acts = [
+            {"action": "type", "target": {"id": "name"}, "text": "Ann"},
+            {"action": "type", "target": {"id": "password"}, "text": PASSWORD},
+            {"action": "tap", "target": {"text": "Line one"}},
+            {"action": "tap", "target": {"text": "close"}},
+            {"action": "tap", "target": {"text": "Überprüfen"}},
+            {"action": "tap", "target": {"text": "Continue"}},
+            {"action": "tap", "target": {"text": "None"}},
+            {"action": "tap", "target": {"x": 540, "y": 1440}},
+            {"action": "tap", "target": {"text": "Pay the bill"}},
+        ]
+        for a in acts:
+            a["sessionId"] = sid
+            cls.tool("qa_act", a)
         cls.tool("qa_visual", {"sessionId": sid, "mode": "assert", "assertion": VISUAL})
         cls.tool("qa_act", {"sessionId": sid, "action": "swipe", "direction": "up"})
         # the confirm screen shows the password typed on the form; the agent taps the button by that label
