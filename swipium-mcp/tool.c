@@ -806,6 +806,59 @@ const char *mcp_consent_sessions_get(const struct mcp_consent_sessions *t, size_
 	return NULL;
 }
 
+/* The library's test_this_plan request for @plan's consent steps and artifact, asked as if required (the three
+ * functions below hand out its parts; the request itself is built once, by sw_test_plan_consent). */
+static json_t *plan_request(json_t *plan)
+{
+	json_t *p = json_deep_copy(plan);
+	json_t *consent = json_object_get(p, "consent");
+	if (!json_is_object(consent)) {
+		consent = json_object();
+		json_object_set_new(p, "consent", consent);
+	}
+	json_object_set_new(consent, "required", json_true());
+	char *pj = p ? json_dumps(p, JSON_COMPACT) : NULL, *rj = NULL;
+	json_decref(p);
+	sw_error *err = NULL;
+	json_t *r = pj && sw_test_plan_consent(NULL, pj, &rj, &err) == SW_OK ? json_loads(rj, 0, NULL) : NULL;
+	sw_error_free(err);
+	free(pj);
+	sw_free(rj);
+	return r;
+}
+
+json_t *mcp_plan_consent_commands(json_t *plan)
+{
+	json_t *r = plan_request(plan);
+	json_t *c = json_object_get(r, "commands");
+	json_t *out = json_is_array(c) ? json_incref(c) : json_array();
+	json_decref(r);
+	return out;
+}
+
+json_t *mcp_plan_consent_steps(json_t *plan)
+{
+	json_t *r = plan_request(plan);
+	json_t *st = json_object_get(json_object_get(r, "affects"), "steps");
+	json_t *out = json_is_array(st) ? json_incref(st) : json_array();
+	json_decref(r);
+	return out;
+}
+
+void mcp_plan_affects_artifact(json_t *affects, json_t *art, json_t *target_choice)
+{
+	json_t *plan = json_pack("{s:{s:[]},s:O?,s:O?}", "consent", "steps", "artifactChoice", art, "targetChoice",
+	                         target_choice);
+	json_t *r = plan_request(plan);
+	json_decref(plan);
+	static const char *const keys[] = {"apk", "appId", "insideProjectRoot", "sha256", "target", NULL};
+	json_t *from = json_object_get(r, "affects");
+	for (size_t i = 0; keys[i]; i++)
+		if (json_object_get(from, keys[i]))
+			json_object_set(affects, keys[i], json_object_get(from, keys[i]));
+	json_decref(r);
+}
+
 json_t *mcp_args_for_library(const json_t *args, const char *const *drop)
 {
 	json_t *a = json_deep_copy(args);

@@ -161,6 +161,20 @@ void mcp_consent_sessions_put(struct mcp_consent_sessions *t, size_t cap, mcp_ca
 const char *mcp_consent_sessions_get(const struct mcp_consent_sessions *t, size_t cap, const char *consent_id);
 
 /*
+ * A plan's consent steps (`consent.steps` of an autopilot plan: kind, argv, origin, risk) as the request's
+ * commands ({label, argv, origin}). (transfer full)
+ */
+json_t *mcp_plan_consent_commands(json_t *plan);
+/* The same steps as the affects' `steps` ({kind, risk}). (transfer full) */
+json_t *mcp_plan_consent_steps(json_t *plan);
+/*
+ * Adds an artifact choice (@art: path, appId, insideProjectRoot; nullable) to @affects as apk, appId,
+ * insideProjectRoot and, for an APK from outside the project, its sha256; then @target_choice's selected
+ * target (nullable) as target.
+ */
+void mcp_plan_affects_artifact(json_t *affects, json_t *art, json_t *target_choice);
+
+/*
  * A copy of @args for the library: without sessionId, consentId and approve (the server's, never a library
  * option) and without the NULL-terminated names of @drop (nullable). (transfer full)
  */

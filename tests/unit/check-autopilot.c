@@ -158,13 +158,13 @@ START_TEST(plan_consent)
 	ck_assert_int_eq(sw_store_open(ctx, &store, NULL), SW_OK);
 	ck_assert_int_eq(sw_session_create(store, root, "explicit", NULL, &s, NULL), SW_OK);
 
-	/* no session, no plan */
+	/* no plan; a plan without a session asks nothing here and binds no session */
 	char *out = NULL;
 	sw_error *err = NULL;
-	ck_assert_int_eq(sw_test_plan_consent(NULL, "{}", &out, &err), SW_EINVAL);
-	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
-	sw_error_free(err);
-	err = NULL;
+	ck_assert_int_eq(sw_test_plan_consent(NULL, "{}", &out, &err), SW_OK);
+	ck_assert_str_eq(out, "{\"required\":false}");
+	sw_free(out);
+	out = NULL;
 	ck_assert_int_eq(sw_test_plan_consent(s, "[1", &out, &err), SW_EINVAL);
 	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
 	ck_assert_ptr_null(out);
@@ -236,6 +236,10 @@ START_TEST(plan_consent)
 	ck_assert_str_eq(json_string_value(json_object_get(aff, "feature")), "settings");
 	ck_assert(json_is_true(json_object_get(aff, "insideProjectRoot")));
 	ck_assert_ptr_null(json_object_get(aff, "sha256"));
+	json_decref(r);
+	r = consent_of(NULL, plan); /* without a session: the same request, no sessionId bound */
+	ck_assert_ptr_null(json_object_get(json_object_get(r, "affects"), "sessionId"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "affects"), "feature")), "settings");
 	json_decref(r);
 	json_decref(plan);
 
