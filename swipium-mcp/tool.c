@@ -806,49 +806,191 @@ const char *mcp_consent_sessions_get(const struct mcp_consent_sessions *t, size_
 	return NULL;
 }
 
+/* The library's test_this_plan request for @plan's consent steps and artifact, asked as if required (the three
+ * functions below hand out its parts; the request itself is built once, by sw_test_plan_consent). */
+static json_t *plan_request(json_t *plan)
+{
+	json_t *p = json_deep_copy(plan);
+	json_t *consent = json_object_get(p, "consent");
+	if (!json_is_object(consent)) {
+		consent = json_object();
+		json_object_set_new(p, "consent", consent);
+	}
+	json_object_set_new(consent, "required", json_true());
+	char *pj = p ? json_dumps(p, JSON_COMPACT) : NULL, *rj = NULL;
+	json_decref(p);
+	sw_error *err = NULL;
+	json_t *r = pj && sw_test_plan_consent(NULL, pj, &rj, &err) == SW_OK ? json_loads(rj, 0, NULL) : NULL;
+	sw_error_free(err);
+	free(pj);
+	sw_free(rj);
+	return r;
+}
+
 json_t *mcp_plan_consent_commands(json_t *plan)
 {
-	json_t *out = json_array();
-	size_t i;
-	json_t *cs;
-	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
-	{
-		json_array_append_new(out,
-		                      json_pack("{s:O,s:O,s:O}", "label", json_object_get(cs, "kind"), "argv",
-		                                json_object_get(cs, "argv"), "origin", json_object_get(cs, "origin")));
-	}
+	json_t *r = plan_request(plan);
+	json_t *c = json_object_get(r, "commands");
+	json_t *out = json_is_array(c) ? json_incref(c) : json_array();
+	json_decref(r);
 	return out;
 }
 
 json_t *mcp_plan_consent_steps(json_t *plan)
 {
-	json_t *steps = json_array();
-	size_t i;
-	json_t *cs;
-	json_array_foreach(json_object_get(json_object_get(plan, "consent"), "steps"), i, cs)
-	{
-		json_array_append_new(steps, json_pack("{s:O,s:O}", "kind", json_object_get(cs, "kind"), "risk",
-		                                       json_object_get(cs, "risk")));
-	}
-	return steps;
+	json_t *r = plan_request(plan);
+	json_t *st = json_object_get(json_object_get(r, "affects"), "steps");
+	json_t *out = json_is_array(st) ? json_incref(st) : json_array();
+	json_decref(r);
+	return out;
 }
 
 void mcp_plan_affects_artifact(json_t *affects, json_t *art, json_t *target_choice)
 {
-	if (json_is_object(art)) {
-		json_object_set(affects, "apk", json_object_get(art, "path"));
-		json_object_set(affects, "appId", json_object_get(art, "appId"));
-		json_object_set(affects, "insideProjectRoot", json_object_get(art, "insideProjectRoot"));
-		/* an APK from outside the project is named by its content too */
-		const char *path = json_string_value(json_object_get(art, "path"));
-		char hex[65];
-		if (json_is_false(json_object_get(art, "insideProjectRoot")) && path &&
-		    sw_sha256_file_hex(path, hex, NULL, NULL) == SW_OK)
-			json_object_set_new(affects, "sha256", json_string(hex));
+	json_t *plan = json_pack("{s:{s:[]},s:O?,s:O?}", "consent", "steps", "artifactChoice", art, "targetChoice",
+	                         target_choice);
+	json_t *r = plan_request(plan);
+	json_decref(plan);
+	static const char *const keys[] = {"apk", "appId", "insideProjectRoot", "sha256", "target", NULL};
+	json_t *from = json_object_get(r, "affects");
+	for (size_t i = 0; keys[i]; i++)
+		if (json_object_get(from, keys[i]))
+			json_object_set(affects, keys[i], json_object_get(from, keys[i]));
+	json_decref(r);
+}
+
+json_t *mcp_args_for_library(const json_t *args, const char *const *drop)
+{
+	json_t *a = json_deep_copy(args);
+	static const char *const mcp_only[] = {"sessionId", "consentId", "approve", NULL};
+	for (size_t i = 0; a && mcp_only[i]; i++)
+		json_object_del(a, mcp_only[i]);
+	for (size_t i = 0; a && drop && drop[i]; i++)
+		json_object_del(a, drop[i]);
+	return a;
+}
+
+int mcp_call_session_root(mcp_call *call, json_t *args, bool run, const struct mcp_consent_sessions *pending,
+                          size_t cap, sw_session **s, char **root, char **source)
+{
+	*s = NULL;
+	*root = *source = NULL;
+	const char *sid = json_string_value(json_object_get(args, "sessionId"));
+	if (!sid && run && pending)
+		sid = mcp_consent_sessions_get(pending, cap, json_string_value(json_object_get(args, "consentId")));
+	if (sid && mcp_call_session(call, sid, s) != 0)
+		return -1;
+	const char *root_arg = json_string_value(json_object_get(args, "projectRoot"));
+	if (!*s || root_arg)
+		return mcp_call_project_root(call, root_arg, root, source);
+	*root = strdup(sw_session_root(*s));
+	return *root ? 0 : -1;
+}
+
+char *mcp_call_plan(mcp_call *call, mcp_plan_fn plan, bool run, sw_session **s, const char *root, const char *source,
+                    const char *options_json)
+{
+	char *pj = NULL;
+	sw_error *err = NULL;
+	int rc = plan(mcp_call_ctx(call), *s, root, options_json, &pj, &err);
+	if (rc == SW_OK && run && !*s) {
+		/* the run's session, made only once the arguments are known to be good */
+		sw_free(pj);
+		pj = NULL;
+		sw_store *store = mcp_call_store(call);
+		if (!store)
+			return NULL;
+		if ((rc = sw_session_create(store, root, source, NULL, s, &err)) == SW_OK) {
+			call->session = *s;
+			rc = plan(mcp_call_ctx(call), *s, root, options_json, &pj, &err);
+		}
 	}
-	json_t *sel = json_object_get(target_choice, "selected");
-	if (json_is_object(sel))
-		json_object_set(affects, "target", sel);
+	if (rc != SW_OK) {
+		sw_free(pj);
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return NULL;
+	}
+	return pj;
+}
+
+enum mcp_consent_outcome mcp_call_plan_consent(mcp_call *call, json_t *args, sw_session *s, const char *plan_json,
+                                               struct mcp_consent_sessions *pending, size_t cap)
+{
+	char *rj = NULL;
+	sw_error *err = NULL;
+	if (sw_test_plan_consent(s, plan_json, &rj, &err) != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return MCP_CONSENT_ANSWERED;
+	}
+	json_t *r = json_loads(rj, 0, NULL);
+	sw_free(rj);
+	enum mcp_consent_outcome oc = MCP_CONSENT_APPROVED;
+	if (json_is_true(json_object_get(r, "required"))) {
+		struct mcp_consent_request req = {
+		    .action = json_string_value(json_object_get(r, "action")),
+		    .risk = json_string_value(json_object_get(r, "risk")),
+		    .explain = json_string_value(json_object_get(r, "explain")),
+		    .affects = json_object_get(r, "affects"),
+		    .session = s,
+		    .commands = json_object_get(r, "commands"),
+		};
+		oc = mcp_call_consent(call, args, &req);
+		if (oc == MCP_CONSENT_ANSWERED && pending)
+			mcp_consent_sessions_put(pending, cap, call, s);
+	}
+	json_decref(r);
+	return oc;
+}
+
+char *mcp_call_plan_start(mcp_call *call, json_t *args, sw_session *s, const char *plan_json, mcp_running_fn running,
+                          mcp_start_fn start, struct mcp_consent_sessions *pending, size_t cap, json_t *notes)
+{
+	/* one run at a time on a session: a second call gets the running job, nothing is started twice */
+	char *busy = running(s);
+	if (busy) {
+		mcp_ok_job(call, s, busy, true, notes);
+		sw_free(busy);
+		return NULL;
+	}
+	if (mcp_call_plan_consent(call, args, s, plan_json, pending, cap) == MCP_CONSENT_ANSWERED)
+		return NULL;
+	char *job_id = NULL;
+	sw_error *err = NULL;
+	if (start(mcp_call_ctx(call), s, plan_json, &job_id, &err) != SW_OK) {
+		mcp_fail_err(call, err);
+		sw_error_free(err);
+		return NULL;
+	}
+	return job_id;
+}
+
+void mcp_ok_job(mcp_call *call, sw_session *s, const char *job_id, bool already, json_t *notes)
+{
+	const char *tool = mcp_call_tool_name(call);
+	json_t *res = json_pack("{s:s,s:s,s:s}", "sessionId", sw_session_id(s), "jobId", job_id, "state", "running");
+	char summary[200];
+	if (already) {
+		json_object_set_new(res, "alreadyRunning", json_true());
+		json_t *n = notes ? json_incref(notes) : json_array();
+		char line[200];
+		sw_text_snprintf(line, sizeof(line),
+		                 "a %s job is already running on this session; this call started nothing: poll the running job",
+		                 tool);
+		json_array_append_new(n, json_string(line));
+		json_object_set_new(res, "notes", n);
+		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s), job_id);
+		sw_text_snprintf(summary, sizeof(summary), "%s job %s is already running; nothing new started.", tool, job_id);
+	} else {
+		if (json_array_size(notes))
+			json_object_set(res, "notes", notes);
+		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000} until it leaves running",
+		         sw_session_id(s), job_id);
+		sw_text_snprintf(summary, sizeof(summary), "%s started as job %s on session %s.", tool, job_id,
+		                 sw_session_id(s));
+	}
+	mcp_ok(call, res, summary);
 }
 
 static const struct mcp_tool *find_tool(const char *name)

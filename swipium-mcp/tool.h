@@ -174,6 +174,64 @@ json_t *mcp_plan_consent_steps(json_t *plan);
  */
 void mcp_plan_affects_artifact(json_t *affects, json_t *art, json_t *target_choice);
 
+/*
+ * A copy of @args for the library: without sessionId, consentId and approve (the server's, never a library
+ * option) and without the NULL-terminated names of @drop (nullable). (transfer full)
+ */
+json_t *mcp_args_for_library(const json_t *args, const char *const *drop);
+
+/*
+ * The session and project root of a call. The session: args.sessionId, else, for a plan-then-run tool's run (@run:
+ * qa_test_this, qa_test_feature), the one @pending (nullable) recorded for args.consentId, else none (*s NULL). The root:
+ * args.projectRoot or, without a session, the project-root rule (@source says where it came from), else the
+ * session's own (@source NULL). @root and @source: (transfer full, free()). On failure the call is answered
+ * (unknown sessionId, unresolved root) and -1 is returned.
+ */
+int mcp_call_session_root(mcp_call *call, json_t *args, bool run, const struct mcp_consent_sessions *pending,
+                          size_t cap, sw_session **s, char **root, char **source);
+
+/* A library planner: sw_test_this_plan(), sw_test_feature_plan(). */
+typedef int (*mcp_plan_fn)(sw_ctx *ctx, sw_session *s, const char *root, const char *options_json, char **plan_json,
+                           sw_error **err);
+
+/*
+ * The plan of @options_json on *s (nullable). A run (@run) without a session is planned once without one (bad
+ * options fail before anything is made), then the run's session is created on @root (@source) and bound to the
+ * call, and planned again on it. Returns the plan (transfer full, sw_free()), or NULL when the call was answered
+ * with the failure.
+ */
+char *mcp_call_plan(mcp_call *call, mcp_plan_fn plan, bool run, sw_session **s, const char *root, const char *source,
+                    const char *options_json);
+
+/*
+ * Asks the test_this_plan consent of an autopilot plan (@plan_json; the request is the library's
+ * sw_test_plan_consent(): its explain, risk, affects and every command argv whole) the way mcp_call_consent()
+ * does, bound to @s. MCP_CONSENT_APPROVED when the plan asks none or it was given; MCP_CONSENT_ANSWERED when the
+ * call was answered, after recording in @pending (nullable) that the consent asked belongs to @s.
+ */
+enum mcp_consent_outcome mcp_call_plan_consent(mcp_call *call, json_t *args, sw_session *s, const char *plan_json,
+                                               struct mcp_consent_sessions *pending, size_t cap);
+
+/* A library run's job: sw_test_this_running() / sw_test_this_start(), sw_test_feature_running() / ..._start(). */
+typedef char *(*mcp_running_fn)(sw_session *s);
+typedef int (*mcp_start_fn)(sw_ctx *ctx, sw_session *s, const char *plan_json, char **job_id, sw_error **err);
+
+/*
+ * Starts the job of @plan_json on @s, once: a job of the kind already running (@running) is the answer (nothing
+ * started, mcp_ok_job() with @notes), then the plan's consent (mcp_call_plan_consent() with @pending), then
+ * @start. Returns the new job's id (transfer full, sw_free(); the caller answers), or NULL when the call was
+ * answered.
+ */
+char *mcp_call_plan_start(mcp_call *call, json_t *args, sw_session *s, const char *plan_json, mcp_running_fn running,
+                          mcp_start_fn start, struct mcp_consent_sessions *pending, size_t cap, json_t *notes);
+
+/*
+ * Answers a call that started the job @job_id on @s, or (@already) found it running and started nothing:
+ * {sessionId, jobId, state: "running", alreadyRunning?, notes?} and the qa_job_status next step, the summary
+ * naming the tool. @notes (borrowed, nullable): the call's notes; the already-running line is appended to them.
+ */
+void mcp_ok_job(mcp_call *call, sw_session *s, const char *job_id, bool already, json_t *notes);
+
 /* The names of the listed tools, registration order. (transfer full) */
 json_t *mcp_listed_tools(void);
 

@@ -44,6 +44,17 @@ typedef struct ap_screen {
 /* Reads the drive's current snapshot (screen.c). */
 int ap_screen_read(sw_drive *d, const char *app_id, ap_screen *v, sw_error **err);
 void ap_screen_free(ap_screen *v);
+/* A copy of @src that outlives its screen: its name and locator duplicated, the other texts still @src's (they
+ * are not read after the screen is freed) (screen.c). ap_control_drop() frees what it duplicated. */
+void ap_control_keep(ap_control *dst, const ap_control *src);
+void ap_control_drop(ap_control *c);
+/* The act target of a control: {id | text | ref: <locator value>} (screen.c). (transfer full) */
+json_t *ap_control_target(const ap_control *c);
+/* A fresh look at the screen, never the dump the last action settled on (screen.c). */
+int ap_screen_fresh(sw_drive *d, const char *app_id, ap_screen *v, sw_error **err);
+/* One qa_act through the drive (recorded in the session, health checked after it): @res its result (transfer
+ * full) (screen.c). */
+int ap_drive_act(sw_drive *d, json_t *args, json_t **res, sw_error **err);
 
 /* Opens a drive of its own on the session's device, with the session's hooks attached (explore.c). */
 int ap_drive_open(sw_ctx *ctx, sw_session *s, sw_drive **out, sw_error **err);

@@ -55,30 +55,6 @@ static const char *str0(const char *s)
 	return s ? s : "";
 }
 
-/* A whole number >= @min; larger than @clamp is clamped with a note. */
-static int whole(const json_t *o, const char *key, long def, long min, long clamp, long *out, json_t *notes,
-                 sw_error **err)
-{
-	json_t *v = json_object_get(o, key);
-	*out = def;
-	if (!v)
-		return SW_OK;
-	double d = json_number_value(v);
-	if (!json_is_number(v) || d != (double)(long long)d || d < (double)min)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s must be a whole number, %ld or more",
-		                     key, min);
-	if (d > (double)clamp) {
-		char *n = sw__asprintf("%s was clamped to %ld", key, clamp);
-		if (n)
-			json_array_append_new(notes, json_string(n));
-		free(n);
-		d = (double)clamp;
-	}
-	*out = (long)d;
-	return SW_OK;
-}
-
-
 static int parse_opts(const json_t *a, ex_opts *o, sw_error **err)
 {
 	memset(o, 0, sizeof(*o));
@@ -86,10 +62,10 @@ static int parse_opts(const json_t *a, ex_opts *o, sw_error **err)
 	int rc = sw__options_check(a, explore_opts, "qa_explore arguments", err);
 	if (rc < 0)
 		return rc;
-	if ((rc = whole(a, "depth", 3, 0, CLAMP_DEPTH, &o->depth, o->notes, err)) < 0 ||
-	    (rc = whole(a, "maxActions", 20, 0, CLAMP_ACTIONS, &o->max_actions, o->notes, err)) < 0 ||
-	    (rc = whole(a, "maxScreens", 12, 1, CLAMP_SCREENS, &o->max_screens, o->notes, err)) < 0 ||
-	    (rc = whole(a, "maxDurationMs", 360000, 0, CLAMP_DURATION_MS, &o->max_ms, o->notes, err)) < 0)
+	if ((rc = sw__opt_whole(a, "depth", 3, 0, CLAMP_DEPTH, &o->depth, o->notes, err)) < 0 ||
+	    (rc = sw__opt_whole(a, "maxActions", 20, 0, CLAMP_ACTIONS, &o->max_actions, o->notes, err)) < 0 ||
+	    (rc = sw__opt_whole(a, "maxScreens", 12, 1, CLAMP_SCREENS, &o->max_screens, o->notes, err)) < 0 ||
+	    (rc = sw__opt_whole(a, "maxDurationMs", 360000, 0, CLAMP_DURATION_MS, &o->max_ms, o->notes, err)) < 0)
 		return rc;
 	o->goal = json_string_value(json_object_get(a, "goal"));
 	o->strategy = json_string_value(json_object_get(a, "strategy"));
@@ -694,30 +670,16 @@ static void activity_from(ex_run *r, json_t *act)
 /* A fresh look at the screen (never the dump the last action settled on: a launch happened since). */
 static int snapshot(ex_run *r, ap_screen *v, sw_error **err)
 {
-	json_t *res = NULL;
-	sw__drive_trust_settled(r->d, false);
-	int rc = sw__drive_snapshot(r->d, NULL, &res, err);
-	sw__drive_trust_settled(r->d, true);
-	json_decref(res);
-	if (rc < 0)
-		return rc;
-	return ap_screen_read(r->d, r->app_id, v, err);
+	return ap_screen_fresh(r->d, r->app_id, v, err);
 }
 
 /* One qa_act through the drive (recorded in the session's recordedActions, health checked after it). */
 static int act(ex_run *r, json_t *args, json_t **res, sw_error **err)
 {
-	*res = NULL;
-	char *aj = sw__json_compact(args);
-	char *out = NULL;
-	int rc = aj ? sw_drive_act(r->d, aj, &out, err) : sw__error_nomem(err);
-	free(aj);
-	if (rc < 0)
-		return rc;
-	*res = json_loads(out, 0, NULL);
-	sw_free(out);
-	activity_from(r, *res);
-	return SW_OK;
+	int rc = ap_drive_act(r->d, args, res, err);
+	if (rc == SW_OK)
+		activity_from(r, *res);
+	return rc;
 }
 
 /* Force-stops (after a crash or ANR, or to leave a prompt) and launches the app again. */
@@ -1245,19 +1207,11 @@ static int crawl(ex_run *r, sw_error **err)
 				                                            field->name, "reason", why));
 				continue;
 			}
-			json_t *target = json_object();
-			if (!strcmp(field->loc_strategy, "id"))
-				json_object_set_new(target, "id", json_string(field->loc_value));
-			else if (!strcmp(field->loc_strategy, "text"))
-				json_object_set_new(target, "text", json_string(field->loc_value));
-			else
-				json_object_set_new(target, "ref", json_string(field->loc_value));
+			json_t *target = ap_control_target(field);
 			json_t *args = json_pack("{s:s,s:o,s:s,s:s}", "action", "type", "target", target, "text", val.text,
 			                         "observe", "none");
-			ap_control copy = *field;
-			copy.name = sw__strdup(field->name);
-			copy.loc_strategy = sw__strdup(field->loc_strategy);
-			copy.loc_value = sw__strdup(field->loc_value);
+			ap_control copy;
+			ap_control_keep(&copy, field);
 			json_t *tres = NULL;
 			sw_error *e = NULL;
 			rc = act(r, args, &tres, &e);
@@ -1281,9 +1235,7 @@ static int crawl(ex_run *r, sw_error **err)
 				                                          "secret", val.secret));
 				edge_add(r, from, from, "type", &copy, "same_screen", NULL);
 			}
-			free(copy.name);
-			free(copy.loc_strategy);
-			free(copy.loc_value);
+			ap_control_drop(&copy);
 			value_free(&val);
 			if (rc < 0) {
 				if (cancelled(r) || r->stopped) {
@@ -1319,18 +1271,10 @@ static int crawl(ex_run *r, sw_error **err)
 		json_t *res = NULL;
 		if (pick) {
 			json_object_set_new(n->tried, pick->sig, json_true());
-			json_t *target = json_object();
-			if (!strcmp(pick->loc_strategy, "id"))
-				json_object_set_new(target, "id", json_string(pick->loc_value));
-			else if (!strcmp(pick->loc_strategy, "text"))
-				json_object_set_new(target, "text", json_string(pick->loc_value));
-			else
-				json_object_set_new(target, "ref", json_string(pick->loc_value));
+			json_t *target = ap_control_target(pick);
 			json_t *args = json_pack("{s:s,s:o,s:s}", "action", "tap", "target", target, "observe", "none");
-			ap_control copy = *pick; /* v is replaced below */
-			copy.name = sw__strdup(pick->name);
-			copy.loc_strategy = sw__strdup(pick->loc_strategy);
-			copy.loc_value = sw__strdup(pick->loc_value);
+			ap_control copy; /* v is replaced below */
+			ap_control_keep(&copy, pick);
 			long from = r->cur;
 			sw_error *e = NULL;
 			rc = act(r, args, &res, &e);
@@ -1342,9 +1286,7 @@ static int crawl(ex_run *r, sw_error **err)
 				if (!strcmp(code, "CANCELLED") || cancelled(r)) {
 					r->stopped = "cancelled";
 					sw_error_free(e);
-					free(copy.name);
-					free(copy.loc_strategy);
-					free(copy.loc_value);
+					ap_control_drop(&copy);
 					break;
 				}
 				json_array_append_new(r->warnings,
@@ -1352,9 +1294,7 @@ static int crawl(ex_run *r, sw_error **err)
 				                                e ? sw_error_message(e) : ""));
 				edge_add(r, from, -1, "tap", &copy, "error", NULL);
 				sw_error_free(e);
-				free(copy.name);
-				free(copy.loc_strategy);
-				free(copy.loc_value);
+				ap_control_drop(&copy);
 				continue; /* tried; the screen stays */
 			}
 			const char *crash = crash_kind(res);
@@ -1371,9 +1311,7 @@ static int crawl(ex_run *r, sw_error **err)
 				              "screenSignature", r->nodes[from].sig, "action", copy.name, "locator",
 				              locator_json(&copy), "evidence", ev, "recovery", stop ? "stopped" : "relaunched"));
 				json_decref(ev);
-				free(copy.name);
-				free(copy.loc_strategy);
-				free(copy.loc_value);
+				ap_control_drop(&copy);
 				json_decref(res);
 				if (stop) {
 					r->stopped = "crash_loop";
@@ -1396,41 +1334,26 @@ static int crawl(ex_run *r, sw_error **err)
 				continue;
 			}
 			if ((rc = ap_screen_read(r->d, r->app_id, &v, err)) < 0) {
-				free(copy.name);
-				free(copy.loc_strategy);
-				free(copy.loc_value);
+				ap_control_drop(&copy);
 				json_decref(res);
 				return rc;
 			}
 			long known = node_find(r, v.sig);
 			long to = arrive(r, &v, known >= 0 ? r->nodes[known].depth : r->nodes[from].depth + 1, from);
 			edge_add(r, from, to, "tap", &copy, to == from ? "same_screen" : "new_screen", NULL);
-			free(copy.name);
-			free(copy.loc_strategy);
-			free(copy.loc_value);
+			ap_control_drop(&copy);
 			json_decref(res);
 			r->cur = to;
-			if (to >= 0 && r->nodes[to].blocked && !strcmp(r->nodes[to].blocked, "permission_prompt")) {
-				/* a permission prompt goes to the guardrails: nothing there is touched, the app is relaunched */
+			/* a permission prompt goes to the guardrails: nothing there is touched, the app is force-stopped and
+			 * relaunched; a tap that left the app launches it again */
+			bool prompt = to >= 0 && r->nodes[to].blocked && !strcmp(r->nodes[to].blocked, "permission_prompt");
+			if (prompt || (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0)) {
 				ap_screen_free(&v);
 				if (cancelled(r)) {
 					r->stopped = "cancelled";
 					return SW_OK;
 				}
-				if ((rc = relaunch(r, true, err)) < 0)
-					return rc;
-				if ((rc = snapshot(r, &v, err)) < 0)
-					return rc;
-				long k2 = node_find(r, v.sig);
-				r->cur = arrive(r, &v, k2 >= 0 ? r->nodes[k2].depth : 0, -1);
-			} else if (r->app_id && *r->app_id && strcmp(v.pkg, r->app_id) != 0) {
-				/* the tap left the app: back, or launch it again */
-				ap_screen_free(&v);
-				if (cancelled(r)) {
-					r->stopped = "cancelled";
-					return SW_OK;
-				}
-				if ((rc = relaunch(r, false, err)) < 0)
+				if ((rc = relaunch(r, prompt, err)) < 0)
 					return rc;
 				if ((rc = snapshot(r, &v, err)) < 0)
 					return rc;

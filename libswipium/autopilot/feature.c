@@ -135,27 +135,6 @@ static const sw__opt tf_opts[] = {
     {"bootstrap", SW__OPT_BOOL, false},      {"listedTools", SW__OPT_ARRAY, false},
     {NULL, SW__OPT_ANY, false}};
 
-/* A whole number in [@min, ...]; above @clamp it is clamped with a note. */
-static int whole_opt(const json_t *o, const char *key, long def, long min, long clamp, long *out, json_t *notes,
-                     sw_error **err)
-{
-	json_t *v = json_object_get(o, key);
-	*out = def;
-	if (!v)
-		return SW_OK;
-	double d = json_number_value(v);
-	if (!json_is_number(v) || d != (double)(long long)d || d < (double)min)
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass a whole number.",
-		                     "%s must be a whole number, %ld or more", key, min);
-	if (d > (double)clamp) {
-		json_array_append_new(notes, json_sprintf("%s %.0f was clamped to %ld", key, d, clamp));
-		d = (double)clamp;
-	}
-	*out = (long)d;
-	return SW_OK;
-}
-
-
 /* ---- the plan --------------------------------------------------------------------------------------------- */
 
 /* The known features' titles and ids, for the "what to do" of an unknown feature (NULL when there is no map). */
@@ -459,10 +438,10 @@ int sw_test_feature_plan(sw_ctx *ctx, sw_session *s, const char *root, const cha
 		creativity = "creative";
 	}
 	long max_screens, max_actions, timeout_ms, limit;
-	if ((rc = whole_opt(o, "maxScreens", 8, 1, 50, &max_screens, notes, err)) < 0 ||
-	    (rc = whole_opt(o, "maxActions", 20, 1, 200, &max_actions, notes, err)) < 0 ||
-	    (rc = whole_opt(o, "timeoutMs", 300000, 0, 3600000, &timeout_ms, notes, err)) < 0 ||
-	    (rc = whole_opt(o, "limit", 8, 1, 50, &limit, notes, err)) < 0)
+	if ((rc = sw__opt_whole(o, "maxScreens", 8, 1, 50, &max_screens, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(o, "maxActions", 20, 1, 200, &max_actions, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(o, "timeoutMs", 300000, 0, 3600000, &timeout_ms, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(o, "limit", 8, 1, 50, &limit, notes, err)) < 0)
 		goto out;
 
 	/* the scope */
@@ -735,14 +714,7 @@ static void read_activity(tf_run *r)
 
 static int look(tf_run *r, ap_screen *v, sw_error **err)
 {
-	json_t *res = NULL;
-	sw__drive_trust_settled(r->d, false);
-	int rc = sw__drive_snapshot(r->d, NULL, &res, err);
-	sw__drive_trust_settled(r->d, true);
-	json_decref(res);
-	if (rc < 0)
-		return rc;
-	rc = ap_screen_read(r->d, r->app_id, v, err);
+	int rc = ap_screen_fresh(r->d, r->app_id, v, err);
 	if (rc == SW_OK)
 		read_activity(r);
 	return rc;
@@ -785,30 +757,20 @@ static const char *crash_of(json_t *res)
 	return NULL;
 }
 
-static int act(tf_run *r, json_t *args, json_t **res, sw_error **err)
+
+/* BACK through the drive (recorded, health checked), counted in r->backs. */
+static int press_back(tf_run *r, json_t **res, sw_error **err)
 {
-	*res = NULL;
-	char *aj = sw__json_compact(args);
-	char *out = NULL;
-	int rc = aj ? sw_drive_act(r->d, aj, &out, err) : sw__error_nomem(err);
-	free(aj);
-	if (rc < 0)
-		return rc;
-	*res = json_loads(out, 0, NULL);
-	sw_free(out);
-	return SW_OK;
+	json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none");
+	int rc = ap_drive_act(r->d, args, res, err);
+	json_decref(args);
+	r->backs++;
+	return rc;
 }
 
 static json_t *tap_args(const ap_control *c)
 {
-	json_t *target = json_object();
-	if (!strcmp(c->loc_strategy, "id"))
-		json_object_set_new(target, "id", json_string(c->loc_value));
-	else if (!strcmp(c->loc_strategy, "text"))
-		json_object_set_new(target, "text", json_string(c->loc_value));
-	else
-		json_object_set_new(target, "ref", json_string(c->loc_value));
-	return json_pack("{s:s,s:o,s:s}", "action", "tap", "target", target, "observe", "none");
+	return json_pack("{s:s,s:o,s:s}", "action", "tap", "target", ap_control_target(c), "observe", "none");
 }
 
 /* Saves the health findings of a crash as evidence: [uri] or []. */
@@ -1118,10 +1080,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			}
 			if (is_way_back(c))
 				continue; /* the back case covers leaving the screen */
-			list[m] = *c;
-			list[m].name = sw__strdup(c->name);
-			list[m].loc_strategy = sw__strdup(c->loc_strategy);
-			list[m].loc_value = sw__strdup(c->loc_value);
+			ap_control_keep(&list[m], c);
 			m++;
 		}
 		total = m;
@@ -1138,7 +1097,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			}
 			json_t *args = tap_args(&list[i]), *res = NULL;
 			sw_error *e = NULL;
-			int rc = act(r, args, &res, &e);
+			int rc = ap_drive_act(r->d, args, &res, &e);
 			json_decref(args);
 			r->actions++;
 			if (rc < 0) {
@@ -1211,10 +1170,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 				continue;
 			if (cancelled(r))
 				break;
-			args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none");
-			rc = act(r, args, &res, &e);
-			json_decref(args);
-			r->backs++;
+			rc = press_back(r, &res, &e);
 			if (rc < 0) {
 				sw_error_free(e);
 				if (cancelled(r))
@@ -1246,9 +1202,7 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 				why = "could not return to the screen after a control opened another one";
 		}
 		for (size_t i = 0; list && i < m; i++) {
-			free(list[i].name);
-			free(list[i].loc_strategy);
-			free(list[i].loc_value);
+			ap_control_drop(&list[i]);
 		}
 		free(list);
 		if (cancelled(r)) {
@@ -1321,11 +1275,9 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 		}
 		if (cancelled(r))
 			return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
-		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none"), *res = NULL;
+		json_t *res = NULL;
 		sw_error *e = NULL;
-		rc = act(r, args, &res, &e);
-		json_decref(args);
-		r->backs++;
+		rc = press_back(r, &res, &e);
 		if (rc < 0) {
 			if (cancelled(r)) {
 				sw_error_free(e);
@@ -1366,8 +1318,8 @@ static int run_checks(tf_run *r, long ti, ap_screen *v, const ap_control *via, l
 			} else {
 				if (cancelled(r))
 					return sw__error_set(err, SW_ECANCELLED, "CANCELLED", NULL, "qa_test_feature was cancelled");
-				args = tap_args(via);
-				rc = act(r, args, &res, &e);
+				json_t *args = tap_args(via);
+				rc = ap_drive_act(r->d, args, &res, &e);
 				json_decref(args);
 				r->actions++;
 				if (rc < 0) {
@@ -1484,9 +1436,7 @@ static void load_hints(tf_run *r)
 static void via_clear(ap_control *via, bool *have)
 {
 	if (*have) {
-		free(via->name);
-		free(via->loc_strategy);
-		free(via->loc_value);
+		ap_control_drop(via);
 	}
 	memset(via, 0, sizeof(*via));
 	*have = false;
@@ -1623,18 +1573,13 @@ static int walk(tf_run *r, sw_error **err)
 			json_t *args = tap_args(pick), *res = NULL;
 			long from = r->cur;
 			if (r->have_via) {
-				free(r->via.name);
-				free(r->via.loc_strategy);
-				free(r->via.loc_value);
+				ap_control_drop(&r->via);
 			}
-			r->via = *pick;
-			r->via.name = sw__strdup(pick->name);
-			r->via.loc_strategy = sw__strdup(pick->loc_strategy);
-			r->via.loc_value = sw__strdup(pick->loc_value);
+			ap_control_keep(&r->via, pick);
 			r->have_via = true;
 			via_parent = from;
 			sw_error *e = NULL;
-			rc = act(r, args, &res, &e);
+			rc = ap_drive_act(r->d, args, &res, &e);
 			json_decref(args);
 			r->actions++;
 			if (rc < 0) {
@@ -1699,11 +1644,9 @@ static int walk(tf_run *r, sw_error **err)
 			break;
 		}
 		long parent = n->parent;
-		json_t *args = json_pack("{s:s,s:s,s:s}", "action", "press", "key", "back", "observe", "none"), *res = NULL;
+		json_t *res = NULL;
 		sw_error *e = NULL;
-		rc = act(r, args, &res, &e);
-		json_decref(args);
-		r->backs++;
+		rc = press_back(r, &res, &e);
 		ap_screen_free(&v);
 		if (rc < 0) {
 			if (cancelled(r)) {

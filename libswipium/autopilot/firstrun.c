@@ -505,26 +505,10 @@ SW_API int sw_first_run(sw_ctx *ctx, sw_session *s, const char *args_json, char 
 		                   "until must be one_step, until_gate or until_home (got %s)", until);
 		goto done;
 	}
-	long max_steps = !strcmp(until, "one_step") ? 1 : 12, max_ms = 120000;
-	static const char *const nums[] = {"maxSteps", "maxDurationMs"};
-	for (int i = 0; i < 2; i++) {
-		json_t *n = json_object_get(a, nums[i]);
-		if (!n)
-			continue;
-		double d = json_number_value(n);
-		if (d != (double)(long long)d || d < 1) {
-			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s must be a whole number, 1 or more",
-			                   nums[i]);
-			goto done;
-		}
-		if (i == 0)
-			max_steps = d > 50 ? 50 : (long)d;
-		else
-			max_ms = d > 600000 ? 600000 : (long)d;
-		if ((i == 0 && d > 50) || (i == 1 && d > 600000))
-			json_array_append_new(notes, json_string(i == 0 ? "maxSteps was clamped to 50"
-			                                                : "maxDurationMs was clamped to 600000"));
-	}
+	long max_steps = 0, max_ms = 0;
+	if ((rc = sw__opt_whole(a, "maxSteps", !strcmp(until, "one_step") ? 1 : 12, 1, 50, &max_steps, notes, err)) < 0 ||
+	    (rc = sw__opt_whole(a, "maxDurationMs", 120000, 1, 600000, &max_ms, notes, err)) < 0)
+		goto done;
 	if (!strcmp(mode, "plan") &&
 	    (json_object_get(a, "until") || json_object_get(a, "maxSteps") || json_object_get(a, "maxDurationMs")))
 		json_array_append_new(notes, json_string("until, maxSteps and maxDurationMs are ignored in plan mode"));

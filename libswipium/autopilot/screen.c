@@ -363,3 +363,56 @@ int ap_screen_read(sw_drive *d, const char *app_id, ap_screen *v, sw_error **err
 	snprintf(v->sig, sizeof(v->sig), "s:%016llx", (unsigned long long)sig);
 	return SW_OK;
 }
+
+json_t *ap_control_target(const ap_control *c)
+{
+	json_t *target = json_object();
+	if (!strcmp(c->loc_strategy, "id"))
+		json_object_set_new(target, "id", json_string(c->loc_value));
+	else if (!strcmp(c->loc_strategy, "text"))
+		json_object_set_new(target, "text", json_string(c->loc_value));
+	else
+		json_object_set_new(target, "ref", json_string(c->loc_value));
+	return target;
+}
+
+int ap_screen_fresh(sw_drive *d, const char *app_id, ap_screen *v, sw_error **err)
+{
+	json_t *res = NULL;
+	sw__drive_trust_settled(d, false);
+	int rc = sw__drive_snapshot(d, NULL, &res, err);
+	sw__drive_trust_settled(d, true);
+	json_decref(res);
+	if (rc < 0)
+		return rc;
+	return ap_screen_read(d, app_id, v, err);
+}
+
+int ap_drive_act(sw_drive *d, json_t *args, json_t **res, sw_error **err)
+{
+	*res = NULL;
+	char *aj = sw__json_compact(args);
+	char *out = NULL;
+	int rc = aj ? sw_drive_act(d, aj, &out, err) : sw__error_nomem(err);
+	free(aj);
+	if (rc < 0)
+		return rc;
+	*res = json_loads(out, 0, NULL);
+	sw_free(out);
+	return SW_OK;
+}
+
+void ap_control_keep(ap_control *dst, const ap_control *src)
+{
+	*dst = *src;
+	dst->name = sw__strdup(src->name);
+	dst->loc_strategy = sw__strdup(src->loc_strategy);
+	dst->loc_value = sw__strdup(src->loc_value);
+}
+
+void ap_control_drop(ap_control *c)
+{
+	free(c->name);
+	free(c->loc_strategy);
+	free(c->loc_value);
+}

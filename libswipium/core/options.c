@@ -115,3 +115,23 @@ int sw__options_load(const char *text, const sw__opt *spec, const char *what, js
 	*out = o;
 	return SW_OK;
 }
+
+int sw__opt_whole(const json_t *opts, const char *key, long def, long min, long clamp, long *out, json_t *notes,
+                  sw_error **err)
+{
+	json_t *v = json_object_get(opts, key);
+	*out = def;
+	if (!v)
+		return SW_OK;
+	double d = json_number_value(v);
+	if (!json_is_number(v) || d != (double)(long long)d || d < (double)min)
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", "Pass a whole number.",
+		                     "%s must be a whole number, %ld or more", key, min);
+	if (d > (double)clamp) {
+		if (notes)
+			json_array_append_new(notes, json_sprintf("%s %.0f was clamped to %ld", key, d, clamp));
+		d = (double)clamp;
+	}
+	*out = (long)d;
+	return SW_OK;
+}

@@ -314,7 +314,7 @@ SW_API size_t sw_text_snprintf(char *buf, size_t size, const char *fmt, ...)
 	return out;
 }
 
-static int hexval(char c)
+int sw__hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -332,7 +332,7 @@ static long escape_unit(const char *p, const char *end)
 		return -1;
 	long v = 0;
 	for (int i = 2; i < 6; i++) {
-		int h = hexval(p[i]);
+		int h = sw__hex_digit(p[i]);
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;

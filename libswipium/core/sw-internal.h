@@ -80,6 +80,8 @@ bool sw__str_has_prefix(const char *s, const char *prefix);
 bool sw__str_has_suffix(const char *s, const char *suffix);
 /* Whether @s (nullable: false) equals one of @set, a NULL-terminated list. */
 bool sw__str_one_of(const char *s, const char *const *set);
+/* The value of the hexadecimal digit @c (0-9, a-f, A-F), or -1. */
+int sw__hex_digit(char c);
 
 /* Decodes one UTF-8 sequence at s[0..len). Returns its length (1..4) and the
  * code point in *cp, or 0 for an invalid or truncated sequence. */
@@ -232,6 +234,13 @@ typedef struct sw__opt {
 int sw__options_load(const char *text, const sw__opt *spec, const char *what, json_t **out, sw_error **err);
 /* sw__options_load on a parsed value (borrowed); NULL counts as {}. */
 int sw__options_check(const json_t *opts, const sw__opt *spec, const char *what, sw_error **err);
+/*
+ * The whole-number option @key of @opts (absent: @def): a number with no fraction, @min or more, else SW_EINVAL /
+ * INVALID_ARGUMENT naming @key. Above @clamp it is clamped, with a note "<key> <value> was clamped to <clamp>"
+ * appended to @notes (nullable).
+ */
+int sw__opt_whole(const json_t *opts, const char *key, long def, long min, long clamp, long *out, json_t *notes,
+                  sw_error **err);
 
 /* ---- HTTP (core/http.c) ------------------------------------------------ */
 

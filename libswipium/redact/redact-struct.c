@@ -136,22 +136,11 @@ static void skip_ws(jparser *p)
 		p->i++;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool read_hex4(const char *s, uint32_t *out)
 {
 	uint32_t v = 0;
 	for (int k = 0; k < 4; k++) {
-		int h = hexval(s[k]);
+		int h = sw__hex_digit(s[k]);
 		if (h < 0)
 			return false;
 		v = v * 16 + (uint32_t)h;

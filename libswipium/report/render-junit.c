@@ -155,25 +155,6 @@ static enum verdict finding_verdict(const json_t *f, const json_t *lenient, cons
 	return V_FAILURE;
 }
 
-/* detail + `: "evidence"` + ` Next: nextStep`. */
-static void finding_detail(sw_buf *b, const json_t *f)
-{
-	const json_t *detail = sw__js_get(f, "detail");
-	if (!sw__js_nullish(detail))
-		sw__js_string(b, detail);
-	const json_t *ev = sw__js_get(f, "evidence");
-	if (sw__js_truthy(ev)) {
-		sw__buf_puts(b, ": \"");
-		sw__js_string(b, ev);
-		sw__buf_putc(b, '"');
-	}
-	const json_t *next = sw__js_get(f, "nextStep");
-	if (sw__js_truthy(next)) {
-		sw__buf_puts(b, " Next: ");
-		sw__js_string(b, next);
-	}
-}
-
 static void suite_open(sw_buf *b, const sw_buf *name, size_t tests, size_t failures, size_t skipped, double ms)
 {
 	sw__buf_puts(b, "\n  <testsuite name=\"");
@@ -280,7 +261,7 @@ char *sw__render_junit(const json_t *r, const json_t *gate, size_t *len)
 			sw__js_string(&name, layer);
 		sw__buf_putc(&name, '/');
 		sw__js_string(&name, kind);
-		finding_detail(&detail, f);
+		sw__finding_text(&detail, f);
 		json_t *detail_v = json_stringn_nocheck(sw__buf_cstr(&detail), detail.len);
 		open_case(&fcases, NULL, &name, &fsuite);
 		if (v == V_FAILURE) {

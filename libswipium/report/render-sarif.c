@@ -487,25 +487,6 @@ static void rule(sw__jw *w, const char *id, size_t id_len)
 	sw__buf_free(&raw);
 }
 
-/* message text of a finding: detail + `: "evidence"` + ` Next: nextStep`. */
-static void finding_message(sw_buf *b, const json_t *f)
-{
-	const json_t *detail = sw__js_get(f, "detail");
-	if (!sw__js_nullish(detail))
-		sw__js_string(b, detail);
-	const json_t *ev = sw__js_get(f, "evidence");
-	if (sw__js_truthy(ev)) {
-		sw__buf_puts(b, ": \"");
-		sw__js_string(b, ev);
-		sw__buf_putc(b, '"');
-	}
-	const json_t *next = sw__js_get(f, "nextStep");
-	if (sw__js_truthy(next)) {
-		sw__buf_puts(b, " Next: ");
-		sw__js_string(b, next);
-	}
-}
-
 static void finding_rule_id(sw_buf *id, const json_t *f)
 {
 	sw__js_string(id, sw__js_coalesce(sw__js_get(f, "failureCode"), sw__js_get(f, "kind")));
@@ -537,7 +518,7 @@ static void finding_result(sw__jw *w, const json_t *f, const sw__sarif_sources *
 	sw_buf id = SW_BUF_INIT, msg = SW_BUF_INIT, kind_s = sw__js_string_buf(kind), screen_s = SW_BUF_INIT,
 	       detail_s = SW_BUF_INIT, screen_l = SW_BUF_INIT;
 	finding_rule_id(&id, f);
-	finding_message(&msg, f);
+	sw__finding_text(&msg, f);
 	if (!sw__js_nullish(screen))
 		sw__js_string(&screen_s, screen);
 	sw__js_lower(&screen_l, sw__buf_cstr(&screen_s), screen_s.len);

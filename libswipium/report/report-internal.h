@@ -78,6 +78,8 @@ void sw__js_line(sw_buf *b, const sw_buf *text);
 void sw__js_line_value(sw_buf *b, const json_t *v);
 /* Lower-cases like String.prototype.toLowerCase for the common cases. */
 void sw__js_lower(sw_buf *b, const char *s, size_t len);
+/* A finding as one text (JUnit's failure detail, SARIF's message): detail + `: "evidence"` + ` Next: nextStep`. */
+void sw__finding_text(sw_buf *b, const json_t *f);
 
 /* Replaces NUL bytes (which Markdown renderers turn into U+FFFD anyway) with U+FFFD; frees @body when it copies. */
 char *sw__nul_to_replacement(char *body, size_t len, size_t *len_out);

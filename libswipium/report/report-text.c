@@ -615,3 +615,21 @@ void sw__js_line_value(sw_buf *b, const json_t *v)
 	sw__js_line(b, &s);
 	sw__buf_free(&s);
 }
+
+void sw__finding_text(sw_buf *b, const json_t *f)
+{
+	const json_t *detail = sw__js_get(f, "detail");
+	if (!sw__js_nullish(detail))
+		sw__js_string(b, detail);
+	const json_t *ev = sw__js_get(f, "evidence");
+	if (sw__js_truthy(ev)) {
+		sw__buf_puts(b, ": \"");
+		sw__js_string(b, ev);
+		sw__buf_putc(b, '"');
+	}
+	const json_t *next = sw__js_get(f, "nextStep");
+	if (sw__js_truthy(next)) {
+		sw__buf_puts(b, " Next: ");
+		sw__js_string(b, next);
+	}
+}

@@ -290,21 +290,11 @@ SW_API int sw_session_state_json(sw_session *s, char **out, sw_error **err)
 	return SW_OK;
 }
 
-/* clang-format off */
-static const char *const known_keys[] = {
-	"id", "root", "dir", "createdAt", "device", "driverKind", "wdaUrl", "appId", "headless", "metroPid",
-	"screenshotCount", "network", "envChanges", "workarounds", "chosenTarget", "lastTestThisArgs", "mode",
-	"responseMode", "sensitive", "budget", "counters", "jobs", "artifacts", "findings", "notes", "mutations",
-	"recordedActions", "toolErrors", "fixtures", "auth", "milestones", "budgetProfile", "inputs",
-	"generatedValues", "exploration",
-};
-/* clang-format on */
-
 int sw__session_get(sw_session *s, const char *key, json_t **out, sw_error **err)
 {
 	if (!s || !key || !out)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_session_get_json: bad arguments");
-	if (!in_list(key, known_keys, SW_ARRAY_SIZE(known_keys)))
+	if (!sw__state_key_known(key))
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "\"%s\" is not a session state field",
 		                     key);
 	pthread_mutex_lock(&s->lock);

@@ -14,6 +14,14 @@ static const char *const state_keys[] = {
 };
 /* clang-format on */
 
+bool sw__state_key_known(const char *key)
+{
+	for (size_t i = 0; key && i < SW_ARRAY_SIZE(state_keys); i++)
+		if (!strcmp(key, state_keys[i]))
+			return true;
+	return false;
+}
+
 static json_t *default_budget(void)
 {
 	return json_pack("{s:i, s:i, s:i, s:i, s:i}", "maxMinutes", 8, "maxActions", 20, "maxScreenshots", 8,

@@ -85,6 +85,8 @@ void sw__store_unlock(int fd);
 void sw__store_set_aside(sw_store *store, const char *path, const char *why);
 /* Default key-ordered state for a new session. */
 json_t *sw__state_new(const char *id, const char *root, const char *dir, int64_t created_at);
+/* True when @key is one of state.json's top-level keys (the list sw__state_new() writes in order). */
+bool sw__state_key_known(const char *key);
 /* Rebuilds a loaded state in key order with defaults filled in. Returns NULL when it is not a session. */
 json_t *sw__state_normalize(json_t *loaded, bool *degraded);
 

@@ -8,22 +8,6 @@
 
 typedef int (*appmap_fn)(sw_ctx *ctx, const char *root, const char *request_json, char **out_json, sw_error **err);
 
-/* The project root of a call: projectRoot (the project-root rule checks it), else the session's, else the rule. */
-static int appmap_root(mcp_call *call, json_t *args, sw_session **s, char **root, char **source)
-{
-	*s = NULL;
-	*root = NULL;
-	*source = NULL;
-	if (json_object_get(args, "sessionId") && mcp_call_session(call, NULL, s) != 0)
-		return -1;
-	const char *arg = json_string_value(json_object_get(args, "projectRoot"));
-	if (!arg && *s) {
-		*root = strdup(sw_session_root(*s));
-		return *root ? 0 : -1;
-	}
-	return mcp_call_project_root(call, arg, root, source);
-}
-
 /*
  * Runs one library call with the arguments (less projectRoot) as the request. On success returns the answer
  * (with projectRoot and rootSource); on failure answers the call and returns NULL.
@@ -32,7 +16,7 @@ static json_t *appmap_run(mcp_call *call, json_t *args, appmap_fn fn, bool with_
 {
 	sw_session *s;
 	char *root, *source;
-	if (appmap_root(call, args, &s, &root, &source) != 0)
+	if (mcp_call_session_root(call, args, false, NULL, 0, &s, &root, &source) != 0)
 		return NULL;
 	json_t *req = json_deep_copy(args);
 	json_object_del(req, "projectRoot");

@@ -5,32 +5,13 @@
 
 #include "../mcp.h"
 
-/*
- * The project root of a build call: projectRoot (checked by the project-root rule), else the session's,
- * else the rule without an argument. @source is NULL for a session's root. Returns -1 when answered.
- */
-static int build_root(mcp_call *call, json_t *args, sw_session **s, char **root, char **source)
-{
-	*s = NULL;
-	*root = NULL;
-	*source = NULL;
-	if (json_object_get(args, "sessionId") && mcp_call_session(call, NULL, s) != 0)
-		return -1;
-	const char *arg = json_string_value(json_object_get(args, "projectRoot"));
-	if (!arg && *s) {
-		*root = strdup(sw_session_root(*s));
-		return *root ? 0 : -1;
-	}
-	return mcp_call_project_root(call, arg, root, source);
-}
-
 /* ---- qa_resolve_artifact ------------------------------------------------------------------------ */
 
 static void qa_resolve_artifact(mcp_call *call, json_t *args)
 {
 	sw_session *s;
 	char *root, *source;
-	if (build_root(call, args, &s, &root, &source) != 0)
+	if (mcp_call_session_root(call, args, false, NULL, 0, &s, &root, &source) != 0)
 		return;
 	json_t *o = json_object();
 	static const char *const keys[] = {"platform", "buildType", "path", "allowOutsideRoot", "requireInstallableOn",

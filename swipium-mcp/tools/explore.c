@@ -11,10 +11,7 @@ static void qa_explore(mcp_call *call, json_t *args)
 	sw_session *s;
 	if (mcp_call_session(call, NULL, &s) != 0)
 		return;
-	json_t *a = json_deep_copy(args);
-	json_object_del(a, "sessionId");
-	json_object_del(a, "consentId");
-	json_object_del(a, "approve");
+	json_t *a = mcp_args_for_library(args, NULL);
 	char *aj = a ? json_dumps(a, JSON_COMPACT) : NULL;
 	json_decref(a);
 	char *consent = NULL;

@@ -46,15 +46,6 @@ static char *plan_text(json_t *plan, const char *head)
 	return buf;
 }
 
-static json_t *consent_affects(json_t *plan, sw_session *s)
-{
-	json_t *a =
-	    json_pack("{s:s,s:s,s:o}", "sessionId", sw_session_id(s), "projectRoot",
-	              json_string_value(json_object_get(plan, "projectRoot")), "steps", mcp_plan_consent_steps(plan));
-	mcp_plan_affects_artifact(a, json_object_get(plan, "artifactChoice"), json_object_get(plan, "targetChoice"));
-	return a;
-}
-
 static void answer_result(mcp_call *call, json_t *res, json_t *notes, const char *job_id)
 {
 	if (job_id)
@@ -97,55 +88,23 @@ static void qa_test_this(mcp_call *call, json_t *args)
 
 	/* the session: the given one, the one a pending consent was asked for, or (to run) a new one */
 	sw_session *s = NULL;
-	const char *sid = json_string_value(json_object_get(args, "sessionId"));
-	if (!sid && run)
-		sid = mcp_consent_sessions_get(&pending, PENDING_CAP,
-		                               json_string_value(json_object_get(args, "consentId")));
-	if (sid && mcp_call_session(call, sid, &s) != 0) {
+	char *root = NULL, *source = NULL;
+	if (mcp_call_session_root(call, args, run, &pending, PENDING_CAP, &s, &root, &source) != 0) {
 		json_decref(notes);
 		return;
 	}
-	char *root = NULL, *source = NULL;
-	const char *root_arg = json_string_value(json_object_get(args, "projectRoot"));
-	if (!s || root_arg) {
-		if (mcp_call_project_root(call, root_arg, &root, &source) != 0) {
-			json_decref(notes);
-			return;
-		}
-	} else {
-		root = strdup(sw_session_root(s));
-	}
-	json_t *opts = json_deep_copy(args);
-	static const char *const drop[] = {"sessionId", "consentId", "approve", "waitForCompletion", "timeoutMs"};
-	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
-		json_object_del(opts, drop[i]);
+	static const char *const drop[] = {"waitForCompletion", "timeoutMs", NULL};
+	json_t *opts = mcp_args_for_library(args, drop);
 	if (!strcmp(mode, "interactive") && !json_object_get(opts, "stopOnNeedsInput"))
 		json_object_set_new(opts, "stopOnNeedsInput", json_true()); /* until the first question */
 	json_object_set_new(opts, "listedTools", mcp_listed_tools());
 
 	/* preferRealDevice and bad options fail before any session is made */
 	char *oj = json_dumps(opts, JSON_COMPACT);
-	char *pj = NULL;
 	sw_error *err = NULL;
-	int rc = sw_test_this_plan(mcp_call_ctx(call), s, root, oj, &pj, &err);
-	if (rc == SW_OK && run && !s) {
-		sw_free(pj);
-		pj = NULL;
-		sw_store *store = mcp_call_store(call);
-		if (!store)
-			goto out;
-		if (sw_session_create(store, root, source, NULL, &s, &err) != SW_OK) {
-			rc = SW_EINVAL;
-		} else {
-			call->session = s;
-			rc = sw_test_this_plan(mcp_call_ctx(call), s, root, oj, &pj, &err);
-		}
-	}
-	if (rc != SW_OK) {
-		mcp_fail_err(call, err);
-		sw_error_free(err);
+	char *pj = mcp_call_plan(call, sw_test_this_plan, run, &s, root, source, oj);
+	if (!pj)
 		goto out;
-	}
 	json_t *plan = json_loads(pj, 0, NULL);
 	const char *rmode = json_string_value(json_object_get(args, "responseMode"));
 	if (s && rmode) {
@@ -180,53 +139,11 @@ static void qa_test_this(mcp_call *call, json_t *args)
 		goto out;
 	}
 
-	/* one run at a time on a session: a second call gets the running job, nothing is started twice */
-	char *running = sw_test_this_running(s);
-	if (running) {
-		json_array_append_new(notes, json_string("a qa_test_this job is already running on this session; this "
-		                                         "call started nothing: poll the running job"));
-		json_t *res = json_pack("{s:s,s:s,s:s,s:b,s:O}", "sessionId", sw_session_id(s), "jobId", running, "state",
-		                        "running", "alreadyRunning", 1, "notes", notes);
-		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s), running);
-		char summary[200];
-		sw_text_snprintf(summary, sizeof(summary), "qa_test_this job %s is already running; nothing new started.",
-		                 running);
-		sw_free(running);
-		json_decref(plan);
-		mcp_ok(call, res, summary);
-		goto out;
-	}
-
-	json_t *consent = json_object_get(plan, "consent");
-	if (json_is_true(json_object_get(consent, "required"))) {
-		char explain[600];
-		sw_text_snprintf(explain, sizeof(explain),
-		                 "Run qa_test_this on %s: %s on the emulator, launch it, smoke it and save a report.",
-		                 mcp_cap(call, root, 200),
-		                 json_is_true(json_object_get(json_object_get(plan, "artifactChoice"), "insideProjectRoot"))
-		                     ? "install the project's APK"
-		                     : "install an APK from outside the project");
-		struct mcp_consent_request req = {
-		    .action = "test_this_plan",
-		    .risk = json_string_value(json_object_get(consent, "risk")),
-		    .explain = explain,
-		    .affects = consent_affects(plan, s),
-		    .session = s,
-		    .commands = mcp_plan_consent_commands(plan),
-		};
-		if (mcp_call_consent_take(call, args, &req) == MCP_CONSENT_ANSWERED) {
-			mcp_consent_sessions_put(&pending, PENDING_CAP, call, s);
-			json_decref(plan);
-			goto out;
-		}
-	}
 	json_decref(plan);
-	char *job_id = NULL;
-	if (sw_test_this_start(mcp_call_ctx(call), s, pj, &job_id, &err) != SW_OK) {
-		mcp_fail_err(call, err);
-		sw_error_free(err);
+	char *job_id = mcp_call_plan_start(call, args, s, pj, sw_test_this_running, sw_test_this_start, &pending,
+	                                   PENDING_CAP, notes);
+	if (!job_id)
 		goto out;
-	}
 	if (json_is_true(json_object_get(args, "waitForCompletion"))) {
 		char *st = NULL;
 		if (sw_job_status_json(s, job_id, (long)timeout, mcp_call_abort, call, &st, &err) != SW_OK) {
@@ -272,16 +189,8 @@ static void qa_test_this(mcp_call *call, json_t *args)
 		mcp_ok(call, res, summary);
 		goto out;
 	}
-	json_t *res = json_pack("{s:s,s:s,s:s}", "sessionId", sw_session_id(s), "jobId", job_id, "state", "running");
-	if (json_array_size(notes))
-		json_object_set(res, "notes", notes);
-	mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000} until it leaves running",
-	         sw_session_id(s), job_id);
-	char summary[200];
-	sw_text_snprintf(summary, sizeof(summary), "qa_test_this started as job %s on session %s.", job_id,
-	                 sw_session_id(s));
+	mcp_ok_job(call, s, job_id, false, notes);
 	sw_free(job_id);
-	mcp_ok(call, res, summary);
 out:
 	json_decref(notes);
 	json_decref(opts);

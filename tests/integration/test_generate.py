@@ -29,54 +29,24 @@ VISUAL_IN_FLOW = VISUAL.replace("${", "$ {")
 TITLE = "He said \"hi\" & it's 'fine' \\ back"
 
 
-def sc(resp):
-    return resp["result"].get("structuredContent") or {}
+from gen_common import RecordedRun, code_of, is_error, sc  # noqa: E402
 
 
-def is_error(resp):
-    return bool(resp["result"].get("isError"))
+class Generate(RecordedRun, unittest.TestCase):
+    PREFIX = "sw-generate-"
+    PASSWORD = PASSWORD
+    TOOL_TIMEOUT = 120
 
-
-def code_of(resp):
-    c = sc(resp)
-    return c.get("failureCode") or c.get("code") or (c.get("error") or {}).get("code")
-
-
-class Generate(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sw-generate-")
-        cls.project = os.path.join(cls.tmp, "app")
-        os.makedirs(cls.project)
-        with open(os.path.join(cls.project, "package.json"), "w") as f:
-            f.write("{}")
-        cls.touch_log = os.path.join(cls.tmp, "touches.jsonl")
-        cls.vd = VDeviceEnv(app="hostile", device_args=["--touch-log", cls.touch_log])
-        cls.env = cls.vd.__enter__()
-        e = dict(cls.env.env)
-        e["HOME"] = cls.env.server.home
-        # the server's own environment holds the test password, as CI would (SWIPIUM_* names only)
-        e["SWIPIUM_TEST_PASSWORD"] = PASSWORD
-        cls.s = Server(env=e)
-        cls.s.initialize()
+        cls.open(touch_log=True)
         cls.record()
 
     @classmethod
     def tearDownClass(cls):
-        try:
-            cls.s.close()
-        finally:
-            cls.vd.__exit__(None, None, None)
-            shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.close()
 
     # ---- the recording -------------------------------------------------------------------
-
-    @classmethod
-    def tool(cls, name, args, ok=True, timeout=120):
-        r = cls.s.tool(name, args, timeout=timeout)
-        if ok and is_error(r):
-            raise AssertionError("%s failed: %s" % (name, json.dumps(r)[:2000]))
-        return r
 
     @classmethod
     def touches(cls):
@@ -93,11 +63,7 @@ class Generate(unittest.TestCase):
 
     @classmethod
     def record(cls):
-        cls.env.shell("am start -n %s/.FormActivity" % PKG)
-        r = cls.tool("qa_start_session", {"projectRoot": cls.project,
-                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
-        cls.sid = sc(r)["sessionId"]
-        cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
+        cls.start_on_form()
         cls.tool("qa_snapshot", {"sessionId": cls.sid})
         sid = cls.sid
         start = len(cls.touches())

@@ -28,39 +28,18 @@ NODE_MODULES = os.path.join(HERE, "node_modules")
 STANDIN = os.path.join(HERE, "appium", "standin")
 
 
-def sc(resp):
-    return resp["result"].get("structuredContent") or {}
+from gen_common import RecordedRun, code_of, is_error, sc  # noqa: E402
 
 
-def is_error(resp):
-    return bool(resp["result"].get("isError"))
+class GenerateAppium(RecordedRun, unittest.TestCase):
+    PREFIX = "sw-gen-appium-"
+    PASSWORD = PASSWORD
+    TOOL_TIMEOUT = 240
 
-
-def code_of(resp):
-    c = sc(resp)
-    return c.get("failureCode") or c.get("code") or (c.get("error") or {}).get("code")
-
-
-class GenerateAppium(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="sw-gen-appium-")
-        cls.project = os.path.join(cls.tmp, "app")
-        os.makedirs(cls.project)
-        with open(os.path.join(cls.project, "package.json"), "w") as f:
-            f.write("{}")
-        cls.vd = VDeviceEnv(app="hostile")
-        cls.env = cls.vd.__enter__()
-        e = dict(cls.env.env)
-        e["HOME"] = cls.env.server.home
-        e["SWIPIUM_TEST_PASSWORD"] = PASSWORD
-        cls.s = Server(env=e)
-        cls.s.initialize()
-        cls.env.shell("am start -n %s/.FormActivity" % PKG)
-        r = cls.tool("qa_start_session", {"projectRoot": cls.project,
-                                           "budget": {"maxActions": 1000, "maxNoChangeActions": 1000}})
-        cls.sid = sc(r)["sessionId"]
-        cls.tool("qa_prepare_target", {"sessionId": cls.sid, "appId": PKG})
+        cls.open()
+        cls.start_on_form()
         cls.tool("qa_snapshot", {"sessionId": cls.sid})
         for a in ({"action": "wait", "for": {"text": "He said \"hi\" & it's 'fine' \\ back"}},
                   {"action": "type", "target": {"id": "name"}, "text": "Ann"},
@@ -80,18 +59,7 @@ class GenerateAppium(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        try:
-            cls.s.close()
-        finally:
-            cls.vd.__exit__(None, None, None)
-            shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    @classmethod
-    def tool(cls, name, args, ok=True, timeout=240):
-        r = cls.s.tool(name, args, timeout=timeout)
-        if ok and is_error(r):
-            raise AssertionError("%s failed: %s" % (name, json.dumps(r)[:2000]))
-        return r
+        cls.close()
 
     def automation_files(self):
         out = {}

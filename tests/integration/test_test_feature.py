@@ -424,6 +424,12 @@ class Bootstrap(Base):
             self.assertTrue(envl.get("requiresConsent"), envl)
             self.assertEqual(envl["action"], "test_this_plan")
             self.assertIn("install", envl["exactCommand"])
+            # the one plan-consent builder: the prompt names the feature, the approval is bound to it and the APK
+            self.assertIn("Prepare the emulator for qa_test_feature on", envl["explain"])
+            self.assertIn("install the project's APK", envl["explain"])
+            self.assertTrue(envl["affects"]["feature"], envl)
+            self.assertTrue(envl["affects"]["insideProjectRoot"], envl)
+            self.assertTrue(envl["affects"]["steps"], envl)
             self.assertNotIn("sessionId", envl)  # the envelope carries sessionId for qa_test_this only
             self.assertNotIn(PKG, env.shell("pm list packages")[1])  # nothing before the consent
             r = self.feature(s, dict(args, consentId=envl["consentId"], approve=True))

@@ -6,6 +6,7 @@ APKs: the completed run installs an APK written by apkgen.py whose manifest decl
 vdevice's login app); the no-artifact run uses the real React Native template tree of tests/data/apptrees
 (PROVENANCE there)."""
 
+import hashlib
 import json
 import os
 import shutil
@@ -208,6 +209,11 @@ class Runs(Base):
             sid = envl["sessionId"]  # the envelope carries the session made for this call
             self.assertEqual(envl["risk"], "low")
             self.assertIn("'install' '-r'", envl["exactCommand"])
+            self.assertIn("Run qa_test_this on", envl["explain"])
+            self.assertIn("install the project's APK", envl["explain"])
+            self.assertEqual(envl["affects"]["sessionId"], sid)
+            self.assertNotIn("feature", envl["affects"])
+            self.assertEqual(envl["affects"]["appId"], "com.example.login")
             self.assertEqual(res["state"], "running")
             self.assertEqual(res["sessionId"], sid)
             st = self.wait_job(s, sid, res["jobId"])
@@ -319,6 +325,9 @@ class Runs(Base):
             envl = sc(r)
             self.assertEqual(envl["risk"], "medium")
             self.assertEqual(len(envl["affects"]["sha256"]), 64)
+            with open(outside, "rb") as f:
+                self.assertEqual(envl["affects"]["sha256"], hashlib.sha256(f.read()).hexdigest())
+            self.assertIn("install an APK from outside the project", envl["explain"])
             s.close()
 
     def test_wait_for_completion_and_its_clamp(self):

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sw-internal.h"
+#include <swipium/autopilot.h>
 #include <swipium/explore.h>
 
 struct want {
@@ -127,6 +129,128 @@ START_TEST(safe_and_unknown)
 }
 END_TEST
 
+/* ---- the test_this_plan consent of a plan (plan-consent.c) ---- */
+
+static json_t *consent_of(sw_session *s, json_t *plan)
+{
+	char *pj = json_dumps(plan, JSON_COMPACT), *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_test_plan_consent(s, pj, &out, &err), SW_OK);
+	json_t *r = json_loads(out, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	free(pj);
+	sw_free(out);
+	return r;
+}
+
+START_TEST(plan_consent)
+{
+	char tmpl[] = "/tmp/sw-autopilot-XXXXXX";
+	char *home = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(home);
+	char *root = sw__path_join(home, "app");
+	ck_assert_int_eq(mkdir(root, 0755), 0);
+	sw_ctx *ctx = NULL;
+	sw_store *store = NULL;
+	sw_session *s = NULL;
+	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
+	ck_assert_int_eq(sw_ctx_set_home(ctx, home, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_open(ctx, &store, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_create(store, root, "explicit", NULL, &s, NULL), SW_OK);
+
+	/* no plan; a plan without a session asks nothing here and binds no session */
+	char *out = NULL;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw_test_plan_consent(NULL, "{}", &out, &err), SW_OK);
+	ck_assert_str_eq(out, "{\"required\":false}");
+	sw_free(out);
+	out = NULL;
+	ck_assert_int_eq(sw_test_plan_consent(s, "[1", &out, &err), SW_EINVAL);
+	ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+	ck_assert_ptr_null(out);
+	sw_error_free(err);
+
+	/* nothing privileged: none asked */
+	json_t *plan = json_pack("{s:s,s:{s:b,s:s,s:s,s:[]}}", "projectRoot", root, "consent", "required", 0, "action",
+	                         "test_this_plan", "risk", "low", "steps");
+	json_t *r = consent_of(s, plan);
+	ck_assert(json_is_false(json_object_get(r, "required")));
+	ck_assert_uint_eq(json_object_size(r), 1);
+	json_decref(r);
+	json_decref(plan);
+
+	/* qa_test_this, an APK from outside the project (a path with a space and a quote): named by its content,
+	 * its argv whole in the commands */
+	char *apk = sw__path_join(home, "out side's.apk");
+	FILE *f = fopen(apk, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("not really an apk", f);
+	fclose(f);
+	char hex[65];
+	ck_assert_int_eq(sw_sha256_file_hex(apk, hex, NULL, NULL), SW_OK);
+	plan = json_pack("{s:s,s:{s:b,s:s,s:s,s:[{s:s,s:s,s:[s,s,s,s,s,s],s:s}]},s:{s:s,s:s,s:b},s:{s:{s:s}}}",
+	                 "projectRoot", root, "consent", "required", 1, "action", "test_this_plan", "risk", "medium",
+	                 "steps", "kind", "install", "risk", "medium", "argv", "adb", "-s", "emulator-5554", "install", "-r",
+	                 apk, "origin", "the artifact", "artifactChoice", "path", apk, "appId", "com.example.login",
+	                 "insideProjectRoot", 0, "targetChoice", "selected", "serial", "emulator-5554");
+	r = consent_of(s, plan);
+	ck_assert(json_is_true(json_object_get(r, "required")));
+	ck_assert_str_eq(json_string_value(json_object_get(r, "action")), "test_this_plan");
+	ck_assert_str_eq(json_string_value(json_object_get(r, "risk")), "medium");
+	const char *explain = json_string_value(json_object_get(r, "explain"));
+	ck_assert_ptr_nonnull(strstr(explain, "Run qa_test_this on "));
+	ck_assert_ptr_nonnull(strstr(explain, "install an APK from outside the project"));
+	json_t *aff = json_object_get(r, "affects");
+	ck_assert_str_eq(json_string_value(json_object_get(aff, "sessionId")), sw_session_id(s));
+	ck_assert_str_eq(json_string_value(json_object_get(aff, "sha256")), hex);
+	ck_assert_str_eq(json_string_value(json_object_get(aff, "apk")), apk);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(aff, "target"), "serial")), "emulator-5554");
+	ck_assert_ptr_null(json_object_get(aff, "feature"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(aff, "steps"), 0), "kind")),
+	                 "install");
+	json_t *argv = json_object_get(json_array_get(json_object_get(r, "commands"), 0), "argv");
+	ck_assert_uint_eq(json_array_size(argv), 6);
+	ck_assert_str_eq(json_string_value(json_array_get(argv, 5)), apk);
+	json_decref(r);
+	json_decref(plan);
+
+	/* qa_test_feature: the preparation is its bootstrap plan; a 300-character title is capped in the explain
+	 * without splitting a character */
+	sw_buf t = SW_BUF_INIT;
+	for (int i = 0; i < 300; i++)
+		sw__buf_puts(&t, "\xc3\xa9");
+	char *title = sw__buf_steal(&t, NULL);
+	plan = json_pack("{s:s,s:s,s:s,s:{s:b,s:s,s:s,s:[{s:s,s:s,s:[s],s:s}]},s:{s:{s:s,s:s,s:b}}}", "projectRoot",
+	                 root, "featureId", "settings", "featureTitle", title, "consent", "required", 1, "action",
+	                 "test_this_plan", "risk", "low", "steps", "kind", "install", "risk", "low", "argv", "adb", "origin",
+	                 "the project's APK", "bootstrap", "artifactChoice", "path", "/x/app.apk", "appId", "com.example",
+	                 "insideProjectRoot", 1);
+	r = consent_of(s, plan);
+	explain = json_string_value(json_object_get(r, "explain"));
+	ck_assert_ptr_nonnull(strstr(explain, "Prepare the emulator for qa_test_feature on "));
+	ck_assert_ptr_nonnull(strstr(explain, "install the project's APK"));
+	ck_assert_ptr_nonnull(strstr(explain, SW_CAP_MARKER));
+	ck_assert_ptr_null(strstr(explain, title)); /* capped */
+	ck_assert(sw_text_is_valid(explain, strlen(explain)));
+	aff = json_object_get(r, "affects");
+	ck_assert_str_eq(json_string_value(json_object_get(aff, "feature")), "settings");
+	ck_assert(json_is_true(json_object_get(aff, "insideProjectRoot")));
+	ck_assert_ptr_null(json_object_get(aff, "sha256"));
+	json_decref(r);
+	r = consent_of(NULL, plan); /* without a session: the same request, no sessionId bound */
+	ck_assert_ptr_null(json_object_get(json_object_get(r, "affects"), "sessionId"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "affects"), "feature")), "settings");
+	json_decref(r);
+	json_decref(plan);
+
+	free(title);
+	free(apk);
+	sw_store_free(store); /* and its sessions */
+	sw_ctx_free(ctx);
+	free(root);
+}
+END_TEST
+
 static Suite *autopilot_suite(void)
 {
 	Suite *s = suite_create("autopilot");
@@ -134,6 +258,9 @@ static Suite *autopilot_suite(void)
 	tcase_add_test(tc, high_impact_classes);
 	tcase_add_test(tc, hostile_labels);
 	tcase_add_test(tc, safe_and_unknown);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("plan-consent");
+	tcase_add_test(tc, plan_consent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -571,6 +571,38 @@ START_TEST(test_http_get_closed_port)
 }
 END_TEST
 
+START_TEST(test_opt_whole)
+{
+	json_t *o = json_pack("{s:i,s:f,s:i,s:f,s:s,s:i}", "n", 7, "frac", 2.5, "low", -1, "big", 1e6, "str", "5", "huge",
+	                      900);
+	json_t *notes = json_array();
+	long v = -1;
+	sw_error *err = NULL;
+	ck_assert_int_eq(sw__opt_whole(o, "absent", 8, 1, 50, &v, notes, &err), SW_OK);
+	ck_assert_int_eq(v, 8);
+	ck_assert_int_eq(sw__opt_whole(o, "n", 8, 1, 50, &v, notes, &err), SW_OK);
+	ck_assert_int_eq(v, 7);
+	ck_assert_uint_eq(json_array_size(notes), 0);
+	ck_assert_int_eq(sw__opt_whole(o, "huge", 8, 1, 50, &v, notes, &err), SW_OK);
+	ck_assert_int_eq(v, 50);
+	ck_assert_str_eq(json_string_value(json_array_get(notes, 0)), "huge 900 was clamped to 50");
+	ck_assert_int_eq(sw__opt_whole(o, "big", 8, 0, 3600000, &v, NULL, &err), SW_OK);
+	ck_assert_int_eq(v, 1000000);
+	static const char *const bad[] = {"frac", "low", "str"};
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(sw__opt_whole(o, bad[i], 8, 0, 50, &v, notes, &err), SW_EINVAL);
+		ck_assert_str_eq(sw_error_failure_code(err), "INVALID_ARGUMENT");
+		ck_assert_ptr_nonnull(strstr(sw_error_message(err), bad[i]));
+		ck_assert_ptr_nonnull(strstr(sw_error_message(err), "must be a whole number, 0 or more"));
+		sw_error_free(err);
+		err = NULL;
+	}
+	ck_assert_uint_eq(json_array_size(notes), 1);
+	json_decref(notes);
+	json_decref(o);
+}
+END_TEST
+
 START_TEST(test_http_get_timeout)
 {
 	/* The server reads the request and never answers. */
@@ -736,6 +768,7 @@ static Suite *core_suite(void)
 	tcase_add_test(tc, test_paths);
 	tcase_add_test(tc, test_confine);
 	tcase_add_test(tc, test_project_root);
+	tcase_add_test(tc, test_opt_whole);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("http");
 	tcase_add_test(tc, test_http_get_ok);

@@ -65,6 +65,21 @@ SW_API int sw_test_this_start(sw_ctx *ctx, sw_session *s, const char *plan_json,
  */
 SW_API char *sw_test_this_running(sw_session *s);
 
+/**
+ * The test_this_plan consent the run of @plan_json asks for, built once for both autopilot plans: one from
+ * sw_test_this_plan(), or one from sw_test_feature_plan() (it has featureId; the device's preparation is its
+ * `bootstrap` plan). @s (nullable): the session the run belongs to (its id binds the approval: affects.sessionId;
+ * without one affects has no sessionId). Reads nothing but the APK
+ * of an artifact from outside the project (its sha256 names it).
+ *
+ * @request_json (transfer full): {required: false} when the plan asks none; else {required: true, action:
+ * "test_this_plan", risk, explain (one sentence for the person approving), affects {sessionId, projectRoot,
+ * feature? (featureId), steps[{kind, risk}], apk?, appId?, insideProjectRoot?, sha256?, target?}, commands[{label,
+ * argv, origin}]} with one command per consent step, its argv whole (the prompt shows every command it approves).
+ * A plan that is not a JSON object is INVALID_ARGUMENT.
+ */
+SW_API int sw_test_plan_consent(sw_session *s, const char *plan_json, char **request_json, sw_error **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,8 +15,8 @@ static void qa_consent_probe(mcp_call *call, json_t *args)
 		return;
 	const char *target = json_string_value(json_object_get(args, "target"));
 	json_t *affects = json_pack("{s:s}", "apk", target ? target : "demo.apk");
-	char command[300];
-	snprintf(command, sizeof(command), "adb install -r %.200s", target ? target : "demo.apk");
+	/* the prompt shows the whole command: never cut (and never inside a character) */
+	char *command = sw_text_capf(SIZE_MAX, SW_CAP_HEAD_TAIL, "adb install -r %s", target ? target : "demo.apk");
 	struct mcp_consent_request req = {
 	    .action = "install_app",
 	    .risk = "low",
@@ -27,6 +27,7 @@ static void qa_consent_probe(mcp_call *call, json_t *args)
 	};
 	enum mcp_consent_outcome o = mcp_call_consent(call, args, &req);
 	json_decref(affects);
+	sw_free(command);
 	if (o != MCP_CONSENT_APPROVED)
 		return;
 	mcp_ok(call, json_pack("{s:b,s:s}", "ran", 1, "target", target ? target : "demo.apk"),

@@ -119,6 +119,17 @@ class Legacy(Base):
         self.assertTrue(any(row.get("consent", {}).get("approvalMechanism") == "client-assertion"
                             for row in self.ledger(sid)))
 
+    def test_envelope_shows_a_long_non_ascii_command_whole(self):
+        s = self.server()
+        s.initialize()
+        sid = self.session(s)
+        target = "/tmp/" + "\u00e9\u4e2d" * 150 + "-end.apk"  # 300 characters, 750 bytes: past the old byte cut
+        env = s.tool("qa_consent_probe", {"sessionId": sid, "target": target})["result"]["structuredContent"]
+        self.assertTrue(env["requiresConsent"], env)
+        self.assertIn(target, env["exactCommand"])
+        self.assertNotIn("\ufffd", env["exactCommand"])
+        self.assertEqual(s.close(), 0)
+
     def test_require_elicitation_refuses_and_preapproval_wins(self):
         s = self.server({"SWIPIUM_REQUIRE_ELICITATION": "1"})
         s.initialize()
