@@ -142,5 +142,8 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 json_t *sw__wda_managed_stop(sw_session *s);
 json_t *sw__wda_managed_logs(sw_session *s);
 char *sw__wda_managed_url(sw_session *s);
+/* qa_wda build as a job of kind "wda_build": @base {udid, command, url...} starts its result. (job_id: transfer
+ * full) INVALID_ARGUMENT while the session runs another build. */
+int sw__wda_build_job(sw_session *s, json_t *argv, json_t *base, char **job_id, sw_error **err);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ios-internal.h"
+#include <swipium/job.h>
 #include <swipium/session.h>
 
 extern char **environ;
@@ -177,10 +178,85 @@ static char *file_tail(const char *path)
 	return line;
 }
 
-int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud, json_t *o,
-                          sw_error **err)
+/* The build's kill timer: 10 min; SWIPIUM_WDA_BUILD_TIMEOUT_MS (a test knob) can only shorten it. */
+static int build_timeout_ms(void)
 {
-	(void)ctx;
+	const char *e = getenv("SWIPIUM_WDA_BUILD_TIMEOUT_MS");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
+	return v > 0 && v < BUILD_TIMEOUT_MS ? (int)v : BUILD_TIMEOUT_MS;
+}
+
+#define BUILD_LOG_CAP (32u * 1024 * 1024)
+
+/* xcodebuild's output as it arrives: kept for the log (capped), the last line shown as the job's progress. */
+struct build_sink {
+	sw_buf buf;
+	size_t dropped, lines;
+	sw_job *job;
+	int64_t last_progress;
+	int timeout_ms;
+	bool dirty; /* output arrived since the progress was last set */
+	int (*abort_fn)(void *);
+	void *abort_ud;
+};
+
+static void build_progress(struct build_sink *b, bool force)
+{
+	int64_t now = sw_monotonic_ms();
+	if (!b->job || (!force && now - b->last_progress < 500))
+		return;
+	b->last_progress = now;
+	b->dirty = false;
+	/* the last complete line of the output */
+	const char *d = b->buf.data ? b->buf.data : "";
+	size_t n = b->buf.len;
+	while (n > 0 && (d[n - 1] == '\n' || d[n - 1] == '\r'))
+		n--;
+	size_t s0 = n;
+	while (s0 > 0 && d[s0 - 1] != '\n')
+		s0--;
+	char *last = sw__utf8_cap(d + s0, n - s0, 300, SW_CAP_TAIL);
+	char *text = sw__asprintf("xcodebuild build-for-testing is running: %zu lines of output so far (stopped after "
+	                          "%d s)",
+	                          b->lines, b->timeout_ms / 1000);
+	json_t *det = json_pack("{s:s,s:s,s:s?,s:b}", "phase", "build", "statusText", text ? text : "", "lastEvent",
+	                        last && *last ? last : NULL, "userActionRequired", 0);
+	char *dj = det ? sw__json_compact(det) : NULL;
+	if (text)
+		sw_job_set_progress(b->job, text, dj, NULL);
+	free(dj);
+	json_decref(det);
+	free(text);
+	free(last);
+}
+
+static void build_sink_fn(void *ud, const char *data, size_t len)
+{
+	struct build_sink *b = ud;
+	for (size_t i = 0; i < len; i++)
+		b->lines += data[i] == '\n';
+	size_t room = b->buf.len < BUILD_LOG_CAP ? BUILD_LOG_CAP - b->buf.len : 0;
+	size_t take = len < room ? len : room;
+	sw__buf_append(&b->buf, data, take);
+	b->dropped += len - take;
+	b->dirty = true;
+	build_progress(b, false);
+}
+
+/* Polled by the runner every 50 ms: the caller's cancellation, and the progress of output that came in a burst. */
+static int build_abort(void *ud)
+{
+	struct build_sink *b = ud;
+	if (b->dirty)
+		build_progress(b, false);
+	return b->abort_fn ? b->abort_fn(b->abort_ud) : 0;
+}
+
+/* Runs the build; @job (nullable) gets progress, the log artifact and cancellation. The whole output becomes a
+ * "wda" log artifact in every outcome (built, failed, timed out, cancelled). */
+static int build_exec(sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud, sw_job *job, json_t *o,
+                      sw_error **err)
+{
 	char *name = NULL, *path = NULL, *uri = NULL;
 	int rc = new_log(s, "wda-build", &name, &path, err);
 	if (rc != SW_OK)
@@ -188,12 +264,19 @@ int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_
 	sw__argv v = SW_ARGV_INIT;
 	const char *const *av = argv_of(argv, &v, err);
 	sw__proc_result res = {0};
-	sw__proc_opts po = {.timeout_ms = BUILD_TIMEOUT_MS,
+	struct build_sink sink = {.buf = SW_BUF_INIT,
+	                          .job = job,
+	                          .timeout_ms = build_timeout_ms(),
+	                          .abort_fn = abort_fn,
+	                          .abort_ud = abort_ud};
+	sw__proc_opts po = {.timeout_ms = sink.timeout_ms,
 	                    .search_path = true,
-	                    .abort_fn = abort_fn,
-	                    .abort_ud = abort_ud,
+	                    .abort_fn = build_abort,
+	                    .abort_ud = &sink,
 	                    .term_grace_ms = 5000,
-	                    .max_out = 32 * 1024 * 1024};
+	                    .sink = build_sink_fn,
+	                    .sink_ud = &sink};
+	build_progress(&sink, true);
 	int64_t t0 = sw_monotonic_ms();
 	rc = av ? sw__proc_run(av, &po, &res, err) : SW_ENOMEM;
 	sw__argv_free(&v);
@@ -205,20 +288,31 @@ int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_
 		                   "xcodebuild could not be started: %s", strerror(res.exec_errno));
 		goto out;
 	}
+	if (sink.dropped)
+		sw__buf_printf(&sink.buf, "\n[swipium: %zu more bytes of output were not kept: the log keeps 32 MiB]\n",
+		               sink.dropped);
+	if (res.timed_out)
+		sw__buf_printf(&sink.buf, "\n[swipium: stopped after %d ms (the build's time limit)]\n", sink.timeout_ms);
+	else if (res.cancelled)
+		sw__buf_printf(&sink.buf, "\n[swipium: cancelled; xcodebuild's process group was stopped]\n");
+	const char *all = sink.buf.data ? sink.buf.data : "";
 	/* the whole output is kept as the build's log (the session's redactor runs when it is registered) */
-	char *all = sw__asprintf("%s%s", res.out ? res.out : "", res.err ? res.err : "");
-	if (all && sw_file_write_atomic(path, all, strlen(all), 0, NULL) == SW_OK)
+	if (sw_file_write_atomic(path, all, strlen(all), 0, NULL) == SW_OK)
 		uri = register_log(s, name, "xcodebuild build-for-testing output");
-	if (rc == SW_OK && res.status == 0) {
+	if (uri && job)
+		sw_job_add_artifact(job, uri, NULL);
+	json_object_set_new(o, "logUri", uri ? json_string(uri) : json_null());
+	json_object_set_new(o, "buildMs", json_integer((json_int_t)(sw_monotonic_ms() - t0)));
+	json_object_set_new(o, "outputLines", json_integer((json_int_t)sink.lines));
+	if (rc == SW_OK && res.status == 0 && !res.timed_out && !res.cancelled) {
 		json_object_set_new(o, "built", json_true());
-		json_object_set_new(o, "logUri", uri ? json_string(uri) : json_null());
-		json_object_set_new(o, "buildMs", json_integer((json_int_t)(sw_monotonic_ms() - t0)));
 		json_object_set_new(o, "wdaBuildProduct", json_string("WebDriverAgentRunner-Runner.app"));
 	} else if (rc == SW_OK || res.timed_out || res.cancelled) {
 		sw_error_free(*err);
 		*err = NULL;
 		const char *code = res.cancelled ? "CANCELLED" : build_failure_code(all);
-		char *why = res.timed_out ? sw__strdup("it ran past 10 minutes and was stopped")
+		char *why = res.timed_out ? sw__asprintf("it ran past %d s and its process group was stopped",
+		                                         sink.timeout_ms / 1000)
 		                          : (res.cancelled ? sw__strdup("it was cancelled") : error_line(all));
 		if (!strcmp(code, "WDA_SIGNING_FAILED"))
 			rc = sw__error_set(err, SW_EIO, code,
@@ -231,17 +325,131 @@ int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_
 			rc = sw__error_set(
 			    err, SW_EIO, code,
 			    "Read the build log (logUri), fix the WebDriverAgent project or Xcode, then build again",
-			    "xcodebuild build-for-testing failed (status %d): %s", res.status, why ? why : "");
+			    "xcodebuild build-for-testing failed (%s): %s",
+			    res.timed_out ? "time limit" : (res.signal ? "killed by a signal" : "non-zero exit"),
+			    why ? why : "");
 		if (*err)
-			sw__error_take_details(*err, json_pack("{s:s?,s:b}", "logUri", uri, "built", 0));
+			sw__error_take_details(*err, json_pack("{s:s?,s:b,s:b,s:i}", "logUri", uri, "built", 0, "timedOut",
+			                                       res.timed_out, "exitStatus", res.status));
 		free(why);
 	}
-	free(all);
 out:
+	sw__buf_free(&sink.buf);
 	sw__proc_result_clear(&res);
 	free(uri);
 	sw_free(name);
 	sw_free(path);
+	return rc;
+}
+
+int sw__wda_managed_build(sw_ctx *ctx, sw_session *s, json_t *argv, int (*abort_fn)(void *), void *abort_ud, json_t *o,
+                          sw_error **err)
+{
+	(void)ctx;
+	return build_exec(s, argv, abort_fn, abort_ud, NULL, o, err);
+}
+
+/* ---- qa_wda build as a job of kind "wda_build" ----------------------------------------------------------- */
+
+struct build_job {
+	json_t *argv, *base; /* base: the result's fixed part {udid, command, url} */
+};
+
+static void build_job_free(void *ud)
+{
+	struct build_job *j = ud;
+	if (!j)
+		return;
+	json_decref(j->argv);
+	json_decref(j->base);
+	free(j);
+}
+
+static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **err)
+{
+	struct build_job *j = ud;
+	sw_session *s = sw_job_session(job);
+	json_t *o = json_deep_copy(j->base);
+	if (!o)
+		return sw__error_nomem(err);
+	sw_error *e = NULL;
+	int rc = build_exec(s, j->argv, sw_job_abort, job, job, o, &e);
+	if (rc != SW_OK && e && sw_error_failure_code(e) && strncmp(sw_error_failure_code(e), "WDA_", 4) == 0) {
+		/* a failed build is a result: {built:false, failureCode, what, logUri, nextSteps}; the job ends failed */
+		json_object_set_new(o, "built", json_false());
+		json_object_set_new(o, "failureCode", json_string(sw_error_failure_code(e)));
+		json_object_set_new(o, "what", json_string(sw_error_message(e)));
+		const char *dj = sw_error_details_json(e);
+		json_t *det = dj ? json_loads(dj, 0, NULL) : NULL;
+		json_object_set(o, "timedOut", json_object_get(det, "timedOut") ? json_object_get(det, "timedOut")
+		                                                                : json_false());
+		json_decref(det);
+		json_object_set_new(o, "nextSteps", json_pack("[s]", sw_error_hint(e) ? sw_error_hint(e) : ""));
+		sw_error_free(e);
+		e = NULL;
+		rc = SW_OK;
+	} else if (rc == SW_OK)
+		json_object_set_new(o, "nextSteps", json_pack("[s]", "qa_wda {action: \"start\"} runs it (test-without-"
+		                                                     "building with the same derivedDataPath)"));
+	if (rc != SW_OK) {
+		*err = e;
+		json_decref(o);
+		return rc;
+	}
+	*result_json = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return *result_json ? SW_OK : sw__error_nomem(err);
+}
+
+/* The id of the session's running wda_build job, if any. (transfer full, nullable) */
+static char *running_build(sw_session *s)
+{
+	json_t *jobs = NULL;
+	if (sw__session_get(s, "jobs", &jobs, NULL) < 0)
+		return NULL;
+	char *id = NULL;
+	size_t i;
+	json_t *jb;
+	json_array_foreach(jobs, i, jb)
+	{
+		const char *k = json_string_value(json_object_get(jb, "kind"));
+		const char *st = json_string_value(json_object_get(jb, "status"));
+		if (!id && k && st && !strcmp(k, "wda_build") && !strcmp(st, "running"))
+			id = sw__strdup(json_string_value(json_object_get(jb, "jobId")));
+	}
+	json_decref(jobs);
+	return id;
+}
+
+int sw__wda_build_job(sw_session *s, json_t *argv, json_t *base, char **job_id, sw_error **err)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&once);
+	char *running = running_build(s);
+	if (running) {
+		pthread_mutex_unlock(&once);
+		int rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT",
+		                       "Wait for it with qa_job_status, or cancel it with qa_job_cancel",
+		                       "a WebDriverAgent build (job %s) is already running on this session; nothing "
+		                       "new was started",
+		                       running);
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:s}", "jobId", running));
+		free(running);
+		return rc;
+	}
+	struct build_job *j = calloc(1, sizeof(*j));
+	if (!j) {
+		pthread_mutex_unlock(&once);
+		return sw__error_nomem(err);
+	}
+	j->argv = json_incref(argv);
+	j->base = json_deep_copy(base);
+	int rc = j->base ? sw_job_start(s, "wda_build", build_job_run, j, build_job_free, job_id, err)
+	                 : sw__error_nomem(err);
+	pthread_mutex_unlock(&once);
+	if (rc != SW_OK)
+		build_job_free(j);
 	return rc;
 }
 

@@ -456,11 +456,23 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 			                                "session; one you started yourself keeps running"));
 		}
 	} else if (!strcmp(action, "build")) {
+		/* a background job: xcodebuild may take minutes (killed after 10); qa_job_cancel stops its group */
 		json_object_set(o, "udid", json_object_get(plan, "udid"));
 		json_object_set(o, "command", json_object_get(plan, "command"));
-		rc = sw__wda_managed_build(ctx, s, json_object_get(plan, "command"), NULL, NULL, o, err);
-		if (rc == SW_OK)
-			json_object_set_new(o, "reason", json_string("WebDriverAgent was built for testing"));
+		json_object_set(o, "commandLine", json_object_get(plan, "commandLine"));
+		json_t *base0 = json_pack("{s:s,s:O,s:O,s:O}", "action", "build", "udid", json_object_get(plan, "udid"),
+		                          "project", json_object_get(plan, "project"), "command",
+		                          json_object_get(plan, "command"));
+		char *jid = NULL;
+		rc = base0 ? sw__wda_build_job(s, json_object_get(plan, "command"), base0, &jid, err) : sw__error_nomem(err);
+		json_decref(base0);
+		if (rc == SW_OK) {
+			json_object_set_new(o, "jobId", json_string(jid));
+			json_object_set_new(o, "kind", json_string("wda_build"));
+			json_object_set_new(o, "status", json_string("running"));
+			json_object_set_new(o, "reason", json_string("xcodebuild build-for-testing runs as a background job"));
+		}
+		sw_free(jid);
 	} else { /* start: run it, wait for /status, attach */
 		json_object_set(o, "udid", json_object_get(plan, "udid"));
 		json_object_set(o, "command", json_object_get(plan, "command"));
