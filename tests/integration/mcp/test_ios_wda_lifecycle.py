@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_ios import IPHONE15PRO  # noqa: E402
+from test_ios import IPHONE15, IPHONE15PRO  # noqa: E402
 import test_ios_drive  # noqa: E402
 from test_ios_drive import free_port  # noqa: E402
 
@@ -130,6 +130,200 @@ class TestBuildJob(WdaCase):
         self.assertNotIn("jobId", json.dumps(r["structuredContent"]))
         self.assertFalse(os.path.exists(os.path.join(self.home, ".fake-xcodebuild", "hang.pids")))
         self.assertEqual(s.close(), 0)
+
+
+class TestAcrossRestarts(WdaCase):
+    def started(self):
+        s, sid = self.ready()
+        r = self.approve(s, sid, "start", "wda_start")
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        st = r["structuredContent"]
+        self.assertEqual(st["status"], "ready", st)
+        return s, sid, st["pid"]
+
+    def kill9(self, s):
+        s.proc.kill()
+        s.proc.wait()
+
+    def wda_entries(self):
+        return [p for p in self.processes() if p.get("kind") == "wda"]
+
+    def test_kill9_restart_adopts_and_the_old_session_stops_it(self):
+        s, sid, pid = self.started()
+        self.kill9(s)
+        self.assertTrue(self.alive(pid), "kill -9 of the server took its WebDriverAgent down")
+        s2 = self.server()
+        s2.initialize()
+        # the old session, rehydrated, sees its runner adopted by the new server
+        st = self.tool_ok(s2, "qa_wda", sid, action="status", webDriverAgentUrl=self.url)
+        self.assertTrue(st["status"]["ready"], st)
+        self.assertEqual(st["managed"]["pid"], pid, st)
+        self.assertTrue(st["managed"]["adopted"] and st["managed"]["ownSession"], st)
+        self.assertEqual(st["managed"]["udid"], IPHONE15PRO)
+        self.assertEqual([p["pid"] for p in self.wda_entries()], [pid])
+        self.assertEqual(self.wda_entries()[0]["serverPid"], s2.proc.pid)
+        # it still drives the app, and logs say what they can
+        self.assertIn("Sign in", json.dumps(self.tool_ok(s2, "qa_snapshot", sid)))
+        logs = self.tool_ok(s2, "qa_wda", sid, action="logs")
+        self.assertTrue(logs["adopted"] and logs["running"], logs)
+        # a second start is refused: the adopted one is the session's
+        r = self.wda(s2, sid, "start")
+        if r["structuredContent"].get("requiresConsent"):
+            r = self.wda(s2, sid, "start", consentId=r["structuredContent"]["consentId"], approve=True)
+        self.assertEqual(r["structuredContent"].get("failureCode"), "WDA_START_FAILED", r)
+        self.assertEqual(r["structuredContent"].get("managedPid"), pid, r)
+        stop = self.tool_ok(s2, "qa_wda", sid, action="stop")
+        self.assertTrue(stop["stopped"] and stop["adopted"], stop)
+        self.assertEqual(stop["pid"], pid)
+        self.assertTrue(self.wait_gone(pid), "qa_wda stop left the adopted WebDriverAgent running")
+        self.assertEqual(self.wda_entries(), [])
+        self.assertEqual(s2.close(), 0)
+
+    def test_stdin_closed_then_another_session_attaches_and_stops_it_by_url(self):
+        s, sid, pid = self.started()
+        self.assertEqual(s.close(), 0)
+        self.assertTrue(self.alive(pid))
+        s2, sid2 = self.start()
+        self.booted(s2, sid2)
+        st = self.tool_ok(s2, "qa_wda", sid2, action="status", webDriverAgentUrl=self.url)
+        self.assertTrue(st["managed"]["adopted"], st)
+        self.assertFalse(st["managed"]["ownSession"], st)
+        a = self.tool_ok(s2, "qa_wda", sid2, action="attach", webDriverAgentUrl=self.url)
+        self.assertEqual(a["mode"], "structured", a)
+        # stop without the URL: this session started nothing
+        none = self.tool_ok(s2, "qa_wda", sid2, action="stop")
+        self.assertFalse(none["stopped"], none)
+        self.assertTrue(self.alive(pid))
+        stop = self.tool_ok(s2, "qa_wda", sid2, action="stop", webDriverAgentUrl=self.url)
+        self.assertTrue(stop["stopped"] and stop["adopted"], stop)
+        self.assertEqual(stop["mode"], "visual-only", stop)
+        self.assertTrue(self.wait_gone(pid))
+        self.assertEqual(self.wda_entries(), [])
+        self.assertEqual(s2.close(), 0)
+
+    def restart_with_wda_knobs(self, knobs):
+        s, sid, pid = self.started()
+        self.kill9(s)
+        d = os.path.join(self.home, ".fake-wda")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "knobs.json"), "w") as f:
+            json.dump(knobs, f)
+        s2 = self.server()
+        s2.initialize()
+        st = self.tool_ok(s2, "qa_wda", sid, action="status", webDriverAgentUrl=self.url)
+        self.assertFalse(st["managed"], st)
+        self.assertTrue(self.wait_gone(pid), "a WebDriverAgent that was not ready at the restart still runs")
+        self.assertEqual(self.wda_entries(), [])
+        stop = self.tool_ok(s2, "qa_wda", sid, action="stop")
+        self.assertFalse(stop["stopped"], stop)
+        self.assertEqual(s2.close(), 0)
+
+    def test_runner_whose_status_fails_at_restart_is_stopped(self):
+        self.restart_with_wda_knobs({"status500": ["/status"]})
+
+    def test_runner_not_ready_at_restart_is_stopped(self):
+        self.restart_with_wda_knobs({"notReady": True})
+
+    def test_attach_to_another_simulators_managed_wda_is_stale(self):
+        s, sid, pid = self.started()
+        s2, sid2 = self.start()
+        self.booted(s2, sid2, device=IPHONE15)
+        sc = self.tool_fails(s2, "qa_wda", sid2, "STALE_WDA_DEVICE", action="attach", webDriverAgentUrl=self.url)
+        self.assertIn(IPHONE15PRO, sc["what"])
+        self.assertEqual(sc.get("managedPid"), pid, sc)
+        st = self.tool_ok(s2, "qa_status", sid2)
+        self.assertEqual(st["mode"], "visual-only", st)
+        # no device given and none bound: MULTIPLE_DEVICES, never a guess
+        s3, sid3 = self.start()
+        self.tool_fails(s3, "qa_wda", sid3, "MULTIPLE_DEVICES", action="attach", webDriverAgentUrl=self.url)
+        self.assertTrue(self.tool_ok(s, "qa_wda", sid, action="stop")["stopped"])
+        for x in (s, s2, s3):
+            self.assertEqual(x.close(), 0)
+
+
+class TestStartupTimeoutSetting(WdaCase):
+    def config(self, wda):
+        d = os.path.join(self.app, ".swipium")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"ios": {"wda": wda}}, f)
+
+    def test_startup_timeout_spent_is_start_failed_and_nothing_stays(self):
+        self.config({"startupTimeoutMs": 1500})
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "slow"})
+        t0 = time.monotonic()
+        r = self.approve(s, sid, "start", "wda_start")
+        self.assertLess(time.monotonic() - t0, 2.9)
+        sc = r["structuredContent"]
+        self.assertEqual(sc.get("failureCode"), "WDA_START_FAILED", sc)
+        self.assertEqual(sc.get("startupTimeoutMs"), 1500, sc)
+        self.assertIn("startupTimeoutMs", sc["what"])
+        self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        self.assertEqual(s.close(), 0)
+
+    def test_startup_timeout_sets_the_remaining_budget(self):
+        self.config({"startupTimeoutMs": 60000})
+        self.server_env = dict(self.server_env, SWIPIUM_WDA_START_WAIT_MS="800")
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "slow"})
+        r = self.approve(s, sid, "start", "wda_start")
+        st = r["structuredContent"]
+        self.assertEqual(st["status"], "starting", st)
+        self.assertEqual(st["startupTimeoutMs"], 60000, st)
+        self.assertTrue(50000 < st["remainingStartupMs"] < 60000, st)
+        self.assertTrue(self.tool_ok(s, "qa_wda", sid, action="stop")["stopped"])
+        self.assertEqual(s.close(), 0)
+
+
+class TestWdaSettings(test_ios_drive.WdaCase):
+    def config(self, wda):
+        d = os.path.join(self.app, ".swipium")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump({"ios": {"wda": wda}}, f)
+
+    def test_url_and_capabilities_from_the_repository(self):
+        self.config({"url": self.url, "capabilities": {"snapshotMaxDepth": 62, "shouldTerminateApp": True}})
+        s, sid = self.ready()
+        st = self.tool_ok(s, "qa_wda", sid, action="status")
+        self.assertEqual(st["url"], self.url, st)
+        self.assertTrue(st["status"]["ready"])
+        w = self.tool_ok(s, "qa_wait", sid, **{"for": "wda_ready", "timeoutMs": 3000})
+        self.assertEqual(w["url"], self.url, w)
+        a = self.tool_ok(s, "qa_wda", sid, action="attach")
+        self.assertEqual((a["url"], a["mode"]), (self.url, "structured"), a)
+        posts = [r for r in self.requests() if r["method"] == "POST" and r["path"] == "/session"]
+        self.assertTrue(posts, self.requests())
+        always = posts[-1]["body"]["capabilities"]["alwaysMatch"]
+        self.assertEqual(always.get("snapshotMaxDepth"), 62, always)
+        self.assertIs(always.get("shouldTerminateApp"), True, always)
+        self.assertEqual(always.get("bundleId"), "com.example.shop", always)
+        self.assertEqual(s.close(), 0)
+
+    def test_allow_non_loopback_urls_setting_approves_nothing(self):
+        port = self.url.rsplit(":", 1)[1]
+        remote = "http://0.0.0.0:%s" % port
+        self.config({"url": remote, "allowNonLoopbackUrls": [remote, "*"]})
+        s, sid = self.ready()
+        before = len(self.requests())
+        sc = self.tool_fails(s, "qa_wda", sid, "DESTRUCTIVE_REFUSED", action="status")
+        self.assertIn("allowNonLoopbackUrls", json.dumps(sc))
+        self.assertIn("0.0.0.0", sc["what"])
+        self.tool_fails(s, "qa_wda", sid, "DESTRUCTIVE_REFUSED", action="attach")
+        self.tool_fails(s, "qa_wait", sid, "DESTRUCTIVE_REFUSED", **{"for": "wda_ready", "timeoutMs": 1000})
+        self.assertEqual(len(self.requests()), before, "a request reached the non-loopback URL")
+        self.assertEqual(s.close(), 0)
+        # only the server's environment approves it
+        self.server_env = dict(self.server_env, SWIPIUM_ALLOW_REMOTE_WDA=remote + "/")
+        s, sid = self.ready()
+        st = self.tool_ok(s, "qa_wda", sid, action="status")
+        self.assertTrue(st["status"]["ready"], st)
+        self.assertEqual(s.close(), 0)
+
+
+for _name in [n for n in dir(test_ios_drive.WdaCase) if n.startswith("test")]:
+    setattr(TestWdaSettings, _name, None)
 
 
 if __name__ == "__main__":
