@@ -152,6 +152,8 @@ json_t *sw__wda_managed_stop_url(sw_session *s, const char *url);
 json_t *sw__wda_managed_at(sw_session *s, const char *url);
 /* Once per server: adopt the ready WebDriverAgents an earlier server left running, stop the others. */
 void sw__wda_adopt(sw_ctx *ctx, sw_session *s);
+/* qa_wait saw the session's starting runner at @url become ready: its processes.json record is refreshed. */
+void sw__wda_managed_ready(sw_session *s, const char *url);
 /* The repository setting ios.wda.<key> from <project>/.swipium/config.json (nested {"ios":{"wda":{...}}} or the
  * dotted key "ios.wda.<key>"), read through the project confinement; NULL when unset or unreadable. (transfer
  * full) */

@@ -670,6 +670,9 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		}
 		if (status_ready(base)) {
 			ready = true;
+			/* recorded again once it serves: a launcher (a shim, `env`) may have exec'd the program after the
+			 * first record, and the next server only adopts a process whose command line is unchanged */
+			sw_store_process_add(sw_session_store(s), (int)pid, "wda", sw_session_id(s), base, NULL);
 			break;
 		}
 		struct timespec ts = {0, 200 * 1000 * 1000};
@@ -791,6 +794,14 @@ json_t *sw__wda_managed_logs(sw_session *s)
 		                                              "server's log file, which this server does not read"));
 	free(tail);
 	return o;
+}
+
+/* The session's runner answered ready after qa_wda start said "starting": record its settled command line. */
+void sw__wda_managed_ready(sw_session *s, const char *url)
+{
+	struct managed m;
+	if (reg_find(sw_session_id(s), &m, false) && !m.adopted && same_base(m.base, url) && m_alive(&m))
+		sw_store_process_add(sw_session_store(s), (int)m.pid, "wda", sw_session_id(s), m.base, NULL);
 }
 
 /* The base URL of the session's managed WebDriverAgent, if one runs. (transfer full, nullable) */

@@ -369,6 +369,7 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 			json_decref(rec);
 			json_decref(kind);
 		}
+		sw__wda_managed_ready(s, base); /* the session's own runner, if that is what answered */
 		/* on disk now (not after the save debounce): a server killed next still leaves the binding */
 		(void)sw_session_flush(s, NULL);
 		json_object_set_new(o, "attached", json_true());
@@ -586,6 +587,8 @@ int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)
 		}
 		sw__sleep_ms(250);
 	}
+	if (ready)
+		sw__wda_managed_ready(s, base);
 	json_t *o = json_pack("{s:s,s:b,s:b,s:I,s:I,s:s,s:o}", "for", "wda_ready", "satisfied", ready, "timedOut",
 	                      !ready, "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timeoutMs",
 	                      (json_int_t)timeout_ms, "url", base, "state", st);
