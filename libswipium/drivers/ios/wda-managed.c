@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ios-internal.h"
+#include "sw-managed.h"
 #include <swipium/job.h>
 #include <swipium/session.h>
 
@@ -25,55 +26,8 @@ extern char **environ;
 #define START_BUDGET_MS 120000 /* ios.wda.startupTimeoutMs default */
 #define STOP_GRACE_MS 5000
 
-struct managed {
-	pid_t pid;
-	int port;
-	bool adopted; /* started by an earlier server and adopted by this one: not our child */
-	char sid[64];
-	char base[128];
-	char udid[64]; /* the simulator of its -destination id=<udid> */
-	char log_name[256];
-	char log_path[1024];
-};
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct managed reg[16];
-static int n_reg;
-
-static bool reg_find(const char *sid, struct managed *out, bool take)
-{
-	bool found = false;
-	pthread_mutex_lock(&reg_lock);
-	for (int i = 0; i < n_reg && !found; i++)
-		if (!strcmp(reg[i].sid, sid)) {
-			*out = reg[i];
-			if (take)
-				reg[i] = reg[--n_reg];
-			found = true;
-		}
-	pthread_mutex_unlock(&reg_lock);
-	return found;
-}
-
-static bool reg_put(const struct managed *m)
-{
-	bool ok = false;
-	pthread_mutex_lock(&reg_lock);
-	if (n_reg < (int)(sizeof(reg) / sizeof(reg[0]))) {
-		reg[n_reg++] = *m;
-		ok = true;
-	}
-	pthread_mutex_unlock(&reg_lock);
-	return ok;
-}
-
-/* Does @m still run? Our own runner is reaped by waitpid; an adopted one (not our child) is asked with kill 0. */
-static bool m_alive(const struct managed *m)
-{
-	if (!m->adopted)
-		return !sw__proc_ended(m->pid, NULL);
-	return kill(m->pid, 0) == 0 || errno == EPERM;
-}
+/* this server's WebDriverAgent runners, one per session (the shared table of core/managed.c) */
+static sw__managed_table runners = SW__MANAGED_TABLE_INIT;
 
 /* The simulator UDID of "-destination id=<udid>" in an argv or a command line, into @out. */
 static void udid_of_command(const char *cmd, char *out, size_t cap)
@@ -549,16 +503,16 @@ static bool status_ready(const char *base)
 int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *base, json_t *o, sw_error **err)
 {
 	(void)ctx;
-	struct managed m;
-	if (reg_find(sw_session_id(s), &m, false) && m_alive(&m)) {
+	sw__managed m;
+	if (sw__managed_find(&runners, sw_session_id(s), &m, false) && sw__managed_alive(&m)) {
 		int rc = sw__error_set(
 		    err, SW_EDEVICE, "WDA_START_FAILED",
 		    "Use the running one (qa_wda {action: \"attach\"}), or stop it first (qa_wda {action: "
 		    "\"stop\"})",
 		    "A WebDriverAgent %s for the session is already running (pid %d, %s)",
-		    m.adopted ? "adopted by this server" : "started by this server", (int)m.pid, m.base);
+		    m.adopted ? "adopted by this server" : "started by this server", (int)m.pid, m.endpoint);
 		if (*err)
-			sw__error_take_details(*err, json_pack("{s:i,s:s}", "managedPid", (int)m.pid, "url", m.base));
+			sw__error_take_details(*err, json_pack("{s:i,s:s}", "managedPid", (int)m.pid, "url", m.endpoint));
 		return rc;
 	}
 	int port = url_port(base);
@@ -615,12 +569,12 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 	m.pid = pid;
 	m.port = port;
 	snprintf(m.sid, sizeof(m.sid), "%s", sw_session_id(s));
-	snprintf(m.base, sizeof(m.base), "%s", base);
+	snprintf(m.endpoint, sizeof(m.endpoint), "%s", base);
 	{
 		size_t ai;
 		json_t *av0;
 		json_array_foreach(argv, ai, av0) if (sw__str_has_prefix(json_string_value(av0), "id="))
-		    snprintf(m.udid, sizeof(m.udid), "%s", json_string_value(av0) + 3);
+		    snprintf(m.device, sizeof(m.device), "%s", json_string_value(av0) + 3);
 	}
 	snprintf(m.log_name, sizeof(m.log_name), "%s", name);
 	snprintf(m.log_path, sizeof(m.log_path), "%s", path);
@@ -630,7 +584,7 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		json_array_append_new(notes, json_sprintf("not recorded in processes.json: %s", sw_error_message(pe)));
 		sw_error_free(pe);
 	}
-	if (!reg_put(&m))
+	if (!sw__managed_put(&runners, &m))
 		json_array_append_new(notes, json_string("too many managed WebDriverAgents: qa_wda stop and logs do "
 		                                         "not know this one"));
 	/* the startup budget: ios.wda.startupTimeoutMs (120 s by default); this call waits 45 s of it at most */
@@ -650,7 +604,7 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 	bool ready = false;
 	while (sw_monotonic_ms() < until) {
 		if (sw__proc_ended(pid, &status)) {
-			reg_find(sw_session_id(s), &m, true);
+			sw__managed_find(&runners, sw_session_id(s), &m, true);
 			sw_store_process_remove(sw_session_store(s), (int)pid, NULL);
 			char *why = file_tail(path);
 			char *uri = register_log(s, name, "xcodebuild test-without-building output");
@@ -680,7 +634,7 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 	}
 	if (!ready && sw_monotonic_ms() - t0 >= budget) {
 		/* the whole startup budget is spent: nothing half-started stays behind */
-		reg_find(sw_session_id(s), &m, true);
+		sw__managed_find(&runners, sw_session_id(s), &m, true);
 		sw__proc_stop(pid, SIGTERM, STOP_GRACE_MS);
 		sw_store_process_remove(sw_session_store(s), (int)pid, NULL);
 		char *uri = register_log(s, name, "xcodebuild test-without-building output");
@@ -730,7 +684,7 @@ static int stop_adopted(pid_t pid)
 	return SIGKILL;
 }
 
-static json_t *stop_one(sw_session *s, sw_store *store, const struct managed *m)
+static json_t *stop_one(sw_session *s, sw_store *store, const sw__managed *m)
 {
 	const char *ended = NULL;
 	if (m->adopted)
@@ -744,28 +698,31 @@ static json_t *stop_one(sw_session *s, sw_store *store, const struct managed *m)
 		sw_store_process_remove(store, (int)m->pid, NULL);
 	char *uri = m->adopted ? NULL : register_log(s, m->log_name, "xcodebuild test-without-building output");
 	json_t *o = json_pack("{s:b,s:b,s:b,s:i,s:s,s:s?}", "managed", 1, "stopped", 1, "adopted", m->adopted, "pid",
-	                      (int)m->pid, "url", m->base, "logUri", uri);
+	                      (int)m->pid, "url", m->endpoint, "logUri", uri);
 	if (o && ended)
 		json_object_set_new(o, "endedBy", json_string(ended));
 	free(uri);
 	return o;
 }
 
+static bool adopted_at(const sw__managed *m, void *url)
+{
+	return m->adopted && same_base(m->endpoint, url);
+}
+
+static bool alive_at(const sw__managed *m, void *url)
+{
+	return same_base(m->endpoint, url) && sw__managed_alive(m);
+}
+
 /* stop / logs for the session's managed WebDriverAgent; NULL when it has none. @url (nullable): a URL the caller
  * named, which may be an adopted runner whose session is not this one. (transfer full) */
 json_t *sw__wda_managed_stop_url(sw_session *s, const char *url)
 {
-	struct managed m;
-	bool found = reg_find(sw_session_id(s), &m, true);
+	sw__managed m;
+	bool found = sw__managed_find(&runners, sw_session_id(s), &m, true);
 	if (!found && url) {
-		pthread_mutex_lock(&reg_lock);
-		for (int i = 0; i < n_reg && !found; i++)
-			if (reg[i].adopted && same_base(reg[i].base, url)) {
-				m = reg[i];
-				reg[i] = reg[--n_reg];
-				found = true;
-			}
-		pthread_mutex_unlock(&reg_lock);
+		found = sw__managed_find_if(&runners, adopted_at, (void *)url, &m, true);
 	}
 	return found ? stop_one(s, sw_session_store(s), &m) : NULL;
 }
@@ -777,10 +734,10 @@ json_t *sw__wda_managed_stop(sw_session *s)
 
 json_t *sw__wda_managed_logs(sw_session *s)
 {
-	struct managed m;
-	if (!reg_find(sw_session_id(s), &m, false))
+	sw__managed m;
+	if (!sw__managed_find(&runners, sw_session_id(s), &m, false))
 		return NULL;
-	bool running = m_alive(&m);
+	bool running = sw__managed_alive(&m);
 	char *text = NULL;
 	size_t len = 0;
 	char *tail = NULL;
@@ -788,7 +745,7 @@ json_t *sw__wda_managed_logs(sw_session *s)
 		tail = sw__utf8_cap(text, len, 2000, SW_CAP_TAIL);
 	free(text);
 	json_t *o = json_pack("{s:b,s:i,s:b,s:b,s:s,s:s}", "managed", 1, "pid", (int)m.pid, "running", running,
-	                      "adopted", m.adopted, "url", m.base, "logTail", tail ? tail : "");
+	                      "adopted", m.adopted, "url", m.endpoint, "logTail", tail ? tail : "");
 	if (o && m.adopted)
 		json_object_set_new(o, "logNote", json_string("adopted from an earlier server: its output went to that "
 		                                              "server's log file, which this server does not read"));
@@ -799,18 +756,18 @@ json_t *sw__wda_managed_logs(sw_session *s)
 /* The session's runner answered ready after qa_wda start said "starting": record its settled command line. */
 void sw__wda_managed_ready(sw_session *s, const char *url)
 {
-	struct managed m;
-	if (reg_find(sw_session_id(s), &m, false) && !m.adopted && same_base(m.base, url) && m_alive(&m))
-		sw_store_process_add(sw_session_store(s), (int)m.pid, "wda", sw_session_id(s), m.base, NULL);
+	sw__managed m;
+	if (sw__managed_find(&runners, sw_session_id(s), &m, false) && !m.adopted && same_base(m.endpoint, url) && sw__managed_alive(&m))
+		sw_store_process_add(sw_session_store(s), (int)m.pid, "wda", sw_session_id(s), m.endpoint, NULL);
 }
 
 /* The base URL of the session's managed WebDriverAgent, if one runs. (transfer full, nullable) */
 char *sw__wda_managed_url(sw_session *s)
 {
-	struct managed m;
-	if (!reg_find(sw_session_id(s), &m, false) || !m_alive(&m))
+	sw__managed m;
+	if (!sw__managed_find(&runners, sw_session_id(s), &m, false) || !sw__managed_alive(&m))
 		return NULL;
-	return sw__strdup(m.base);
+	return sw__strdup(m.endpoint);
 }
 
 /* What this server knows of a managed runner at @url: {pid, udid, sessionId, adopted, ownSession}; processes.json
@@ -818,13 +775,10 @@ char *sw__wda_managed_url(sw_session *s)
 json_t *sw__wda_managed_at(sw_session *s, const char *url)
 {
 	json_t *o = NULL;
-	pthread_mutex_lock(&reg_lock);
-	for (int i = 0; i < n_reg && !o; i++)
-		if (same_base(reg[i].base, url) && m_alive(&reg[i]))
-			o = json_pack("{s:i,s:s,s:s,s:b,s:b,s:b}", "pid", (int)reg[i].pid, "udid", reg[i].udid, "sessionId",
-			              reg[i].sid, "adopted", reg[i].adopted, "ownSession",
-			              !strcmp(reg[i].sid, sw_session_id(s)), "thisServer", 1);
-	pthread_mutex_unlock(&reg_lock);
+	sw__managed m;
+	if (sw__managed_find_if(&runners, alive_at, (void *)url, &m, false))
+		o = json_pack("{s:i,s:s,s:s,s:b,s:b,s:b}", "pid", (int)m.pid, "udid", m.device, "sessionId", m.sid,
+		              "adopted", m.adopted, "ownSession", !strcmp(m.sid, sw_session_id(s)), "thisServer", 1);
 	if (o)
 		return o;
 	char *pj = NULL;
@@ -893,12 +847,7 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 		if (!kind || strcmp(kind, "wda") || !json_is_integer(jp) || json_integer_value(sp) != (json_int_t)getpid())
 			continue;
 		pid_t pid = (pid_t)json_integer_value(jp);
-		bool known = false;
-		pthread_mutex_lock(&reg_lock);
-		for (int k = 0; k < n_reg; k++)
-			known = known || reg[k].pid == pid;
-		pthread_mutex_unlock(&reg_lock);
-		if (known || pid <= 1)
+		if (pid <= 1 || sw__managed_has_pid(&runners, pid))
 			continue; /* one this server started itself */
 		if (!ep || !status_ready(ep)) {
 			if (json_is_true(json_object_get(e, "groupLeader")))
@@ -909,16 +858,16 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 			             (int)pid, ep ? ep : "no endpoint");
 			continue;
 		}
-		struct managed m;
+		sw__managed m;
 		memset(&m, 0, sizeof(m));
 		m.pid = pid;
 		m.adopted = true;
 		m.port = url_port(ep);
 		const char *sid = json_string_value(json_object_get(e, "sessionId"));
 		snprintf(m.sid, sizeof(m.sid), "%s", sid ? sid : "");
-		snprintf(m.base, sizeof(m.base), "%s", ep);
-		udid_of_command(json_string_value(json_object_get(e, "command")), m.udid, sizeof(m.udid));
-		if (reg_put(&m))
+		snprintf(m.endpoint, sizeof(m.endpoint), "%s", ep);
+		udid_of_command(json_string_value(json_object_get(e, "command")), m.device, sizeof(m.device));
+		if (sw__managed_put(&runners, &m))
 			sw__log_info(ctx, "WebDriverAgent %d at %s adopted after a restart", (int)pid, ep);
 	}
 	json_decref(arr);
@@ -930,10 +879,10 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 SW_API void sw_ios_wda_shutdown(sw_ctx *ctx, sw_store *store)
 {
 	(void)store;
-	pthread_mutex_lock(&reg_lock);
-	int n = n_reg;
-	n_reg = 0;
-	pthread_mutex_unlock(&reg_lock);
+	int n = 0;
+	sw__managed m;
+	while (sw__managed_pop(&runners, &m))
+		n++;
 	if (ctx && n)
 		sw__log_info(ctx, "%d WebDriverAgent(s) left running at shutdown (adopted by the next server)", n);
 }
