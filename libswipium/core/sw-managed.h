@@ -13,11 +13,11 @@
 typedef struct sw__managed {
 	pid_t pid;
 	int port;
-	bool adopted;         /* started by an earlier server: not our child (no waitpid), signalled by pid/group */
-	char sid[64];         /* the session it belongs to */
-	char endpoint[128];   /* its base URL ("" when none is recorded) */
-	char device[128];     /* the device it serves: Android serial, simulator UDID ("" for none) */
-	char log_name[256];   /* its log artifact's name ("" when it has none) */
+	bool adopted;       /* started by an earlier server: not our child (no waitpid), signalled by pid/group */
+	char sid[64];       /* the session it belongs to */
+	char endpoint[128]; /* its base URL ("" when none is recorded) */
+	char device[128];   /* the device it serves: Android serial, simulator UDID ("" for none) */
+	char log_name[256]; /* its log artifact's name ("" when it has none) */
 	char log_path[1024];
 } sw__managed;
 
@@ -27,7 +27,10 @@ typedef struct sw__managed_table {
 	int n;
 } sw__managed_table;
 
-#define SW__MANAGED_TABLE_INIT {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0}
+#define SW__MANAGED_TABLE_INIT                                                                                         \
+	{                                                                                                              \
+		PTHREAD_MUTEX_INITIALIZER, {{0}}, 0                                                                    \
+	}
 
 /* Copies @m in; false when the table is full (the caller says so: that process is not tracked). */
 bool sw__managed_put(sw__managed_table *t, const sw__managed *m);

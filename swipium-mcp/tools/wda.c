@@ -107,10 +107,10 @@ static void qa_wda(mcp_call *call, json_t *args)
 		                 json_string_value(json_object_get(r, "name")));
 		mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 	} else if (!strcmp(action, "build")) {
-		sw_text_snprintf(sum, sizeof(sum),
-		                 "WebDriverAgent build for simulator %s started as job %s (xcodebuild build-for-testing).",
-		                 json_string_value(json_object_get(r, "udid")),
-		                 json_string_value(json_object_get(r, "jobId")));
+		sw_text_snprintf(
+		    sum, sizeof(sum),
+		    "WebDriverAgent build for simulator %s started as job %s (xcodebuild build-for-testing).",
+		    json_string_value(json_object_get(r, "udid")), json_string_value(json_object_get(r, "jobId")));
 		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s),
 		         json_string_value(json_object_get(r, "jobId")));
 		mcp_next(call, "qa_wda {sessionId: \"%s\", action: \"start\"} once the job is done", sw_session_id(s));

@@ -284,7 +284,8 @@ static int build_exec(sw_session *s, json_t *argv, int (*abort_fn)(void *), void
 		sw__buf_printf(&sink.buf, "\n[swipium: %zu more bytes of output were not kept: the log keeps 32 MiB]\n",
 		               sink.dropped);
 	if (res.timed_out)
-		sw__buf_printf(&sink.buf, "\n[swipium: stopped after %d ms (the build's time limit)]\n", sink.timeout_ms);
+		sw__buf_printf(&sink.buf, "\n[swipium: stopped after %d ms (the build's time limit)]\n",
+		               sink.timeout_ms);
 	else if (res.cancelled)
 		sw__buf_printf(&sink.buf, "\n[swipium: cancelled; xcodebuild's process group was stopped]\n");
 	const char *all = sink.buf.data ? sink.buf.data : "";
@@ -321,8 +322,8 @@ static int build_exec(sw_session *s, json_t *argv, int (*abort_fn)(void *), void
 			    res.timed_out ? "time limit" : (res.signal ? "killed by a signal" : "non-zero exit"),
 			    why ? why : "");
 		if (*err)
-			sw__error_take_details(*err, json_pack("{s:s?,s:b,s:b,s:i}", "logUri", uri, "built", 0, "timedOut",
-			                                       res.timed_out, "exitStatus", res.status));
+			sw__error_take_details(*err, json_pack("{s:s?,s:b,s:b,s:i}", "logUri", uri, "built", 0,
+			                                       "timedOut", res.timed_out, "exitStatus", res.status));
 		free(why);
 	}
 out:
@@ -367,22 +368,24 @@ static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **e
 	sw_error *e = NULL;
 	int rc = build_exec(s, j->argv, sw_job_abort, job, job, o, &e);
 	if (rc != SW_OK && e && sw_error_failure_code(e) && strncmp(sw_error_failure_code(e), "WDA_", 4) == 0) {
-		/* a failed build is a result: {built:false, failureCode, what, logUri, nextSteps}; the job ends failed */
+		/* a failed build is a result: {built:false, failureCode, what, logUri, nextSteps}; the job ends failed
+		 */
 		json_object_set_new(o, "built", json_false());
 		json_object_set_new(o, "failureCode", json_string(sw_error_failure_code(e)));
 		json_object_set_new(o, "what", json_string(sw_error_message(e)));
 		const char *dj = sw_error_details_json(e);
 		json_t *det = dj ? json_loads(dj, 0, NULL) : NULL;
-		json_object_set(o, "timedOut", json_object_get(det, "timedOut") ? json_object_get(det, "timedOut")
-		                                                                : json_false());
+		json_object_set(o, "timedOut",
+		                json_object_get(det, "timedOut") ? json_object_get(det, "timedOut") : json_false());
 		json_decref(det);
 		json_object_set_new(o, "nextSteps", json_pack("[s]", sw_error_hint(e) ? sw_error_hint(e) : ""));
 		sw_error_free(e);
 		e = NULL;
 		rc = SW_OK;
 	} else if (rc == SW_OK)
-		json_object_set_new(o, "nextSteps", json_pack("[s]", "qa_wda {action: \"start\"} runs it (test-without-"
-		                                                     "building with the same derivedDataPath)"));
+		json_object_set_new(o, "nextSteps",
+		                    json_pack("[s]", "qa_wda {action: \"start\"} runs it (test-without-"
+		                                     "building with the same derivedDataPath)"));
 	if (rc != SW_OK) {
 		*err = e;
 		json_decref(o);
@@ -512,7 +515,8 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		    "A WebDriverAgent %s for the session is already running (pid %d, %s)",
 		    m.adopted ? "adopted by this server" : "started by this server", (int)m.pid, m.endpoint);
 		if (*err)
-			sw__error_take_details(*err, json_pack("{s:i,s:s}", "managedPid", (int)m.pid, "url", m.endpoint));
+			sw__error_take_details(*err,
+			                       json_pack("{s:i,s:s}", "managedPid", (int)m.pid, "url", m.endpoint));
 		return rc;
 	}
 	int port = url_port(base);
@@ -624,8 +628,9 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		}
 		if (status_ready(base)) {
 			ready = true;
-			/* recorded again once it serves: a launcher (a shim, `env`) may have exec'd the program after the
-			 * first record, and the next server only adopts a process whose command line is unchanged */
+			/* recorded again once it serves: a launcher (a shim, `env`) may have exec'd the program after
+			 * the first record, and the next server only adopts a process whose command line is unchanged
+			 */
 			sw_store_process_add(sw_session_store(s), (int)pid, "wda", sw_session_id(s), base, NULL);
 			break;
 		}
@@ -638,12 +643,13 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 		sw__proc_stop(pid, SIGTERM, STOP_GRACE_MS);
 		sw_store_process_remove(sw_session_store(s), (int)pid, NULL);
 		char *uri = register_log(s, name, "xcodebuild test-without-building output");
-		rc = sw__error_set(err, SW_EDEVICE, "WDA_START_FAILED",
-		                   "Read the log (logUri); raise ios.wda.startupTimeoutMs in .swipium/config.json if the "
-		                   "simulator is slow, then start again",
-		                   "WebDriverAgent did not answer /status within its startup time (%ld ms, "
-		                   "ios.wda.startupTimeoutMs) and was stopped",
-		                   budget);
+		rc = sw__error_set(
+		    err, SW_EDEVICE, "WDA_START_FAILED",
+		    "Read the log (logUri); raise ios.wda.startupTimeoutMs in .swipium/config.json if the "
+		    "simulator is slow, then start again",
+		    "WebDriverAgent did not answer /status within its startup time (%ld ms, "
+		    "ios.wda.startupTimeoutMs) and was stopped",
+		    budget);
 		if (*err)
 			sw__error_take_details(*err, json_pack("{s:s?,s:s,s:I}", "logUri", uri, "url", base,
 			                                       "startupTimeoutMs", (json_int_t)budget));
@@ -747,8 +753,9 @@ json_t *sw__wda_managed_logs(sw_session *s)
 	json_t *o = json_pack("{s:b,s:i,s:b,s:b,s:s,s:s}", "managed", 1, "pid", (int)m.pid, "running", running,
 	                      "adopted", m.adopted, "url", m.endpoint, "logTail", tail ? tail : "");
 	if (o && m.adopted)
-		json_object_set_new(o, "logNote", json_string("adopted from an earlier server: its output went to that "
-		                                              "server's log file, which this server does not read"));
+		json_object_set_new(o, "logNote",
+		                    json_string("adopted from an earlier server: its output went to that "
+		                                "server's log file, which this server does not read"));
 	free(tail);
 	return o;
 }
@@ -757,7 +764,8 @@ json_t *sw__wda_managed_logs(sw_session *s)
 void sw__wda_managed_ready(sw_session *s, const char *url)
 {
 	sw__managed m;
-	if (sw__managed_find(&runners, sw_session_id(s), &m, false) && !m.adopted && same_base(m.endpoint, url) && sw__managed_alive(&m))
+	if (sw__managed_find(&runners, sw_session_id(s), &m, false) && !m.adopted && same_base(m.endpoint, url) &&
+	    sw__managed_alive(&m))
 		sw_store_process_add(sw_session_store(s), (int)m.pid, "wda", sw_session_id(s), m.endpoint, NULL);
 }
 
@@ -844,7 +852,8 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 		const char *kind = json_string_value(json_object_get(e, "kind"));
 		const char *ep = json_string_value(json_object_get(e, "endpoint"));
 		json_t *jp = json_object_get(e, "pid"), *sp = json_object_get(e, "serverPid");
-		if (!kind || strcmp(kind, "wda") || !json_is_integer(jp) || json_integer_value(sp) != (json_int_t)getpid())
+		if (!kind || strcmp(kind, "wda") || !json_is_integer(jp) ||
+		    json_integer_value(sp) != (json_int_t)getpid())
 			continue;
 		pid_t pid = (pid_t)json_integer_value(jp);
 		if (pid <= 1 || sw__managed_has_pid(&runners, pid))
@@ -854,8 +863,8 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 				kill(-pid, SIGTERM);
 			kill(pid, SIGTERM);
 			sw_store_process_remove(store, (int)pid, NULL);
-			sw__log_info(ctx, "WebDriverAgent %d (%s) was not ready after the restart: stopped",
-			             (int)pid, ep ? ep : "no endpoint");
+			sw__log_info(ctx, "WebDriverAgent %d (%s) was not ready after the restart: stopped", (int)pid,
+			             ep ? ep : "no endpoint");
 			continue;
 		}
 		sw__managed m;

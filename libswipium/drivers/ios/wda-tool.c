@@ -57,7 +57,8 @@ static char *pick_url(sw_session *s, json_t *opts)
 	if (att)
 		return att;
 	json_t *cfg = sw__wda_setting(s, "url"); /* ios.wda.url in .swipium/config.json */
-	char *r = sw__strdup(json_is_string(cfg) && *json_string_value(cfg) ? json_string_value(cfg) : SW__WDA_DEFAULT_URL);
+	char *r =
+	    sw__strdup(json_is_string(cfg) && *json_string_value(cfg) ? json_string_value(cfg) : SW__WDA_DEFAULT_URL);
 	json_decref(cfg);
 	return r;
 }
@@ -211,9 +212,10 @@ int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char *
 		json_t *listed = sw__wda_setting(s, "allowNonLoopbackUrls");
 		if (*err && listed)
 			sw__error_take_details(
-			    *err, json_pack("{s:s}", "allowNonLoopbackUrls",
-			                    "ios.wda.allowNonLoopbackUrls in .swipium/config.json never approves a URL: only "
-			                    "SWIPIUM_ALLOW_REMOTE_WDA in the server's environment does"));
+			    *err,
+			    json_pack("{s:s}", "allowNonLoopbackUrls",
+			              "ios.wda.allowNonLoopbackUrls in .swipium/config.json never approves a URL: only "
+			              "SWIPIUM_ALLOW_REMOTE_WDA in the server's environment does"));
 		json_decref(listed);
 		json_decref(o);
 		return rc;
@@ -316,8 +318,8 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 		                   (int)json_integer_value(json_object_get(mg, "pid")),
 		                   json_string_value(json_object_get(sim, "udid")));
 		if (*err)
-			sw__error_take_details(*err, json_pack("{s:s,s:s,s:O}", "url", base, "wdaDevice", mu, "managedPid",
-			                                       json_object_get(mg, "pid")));
+			sw__error_take_details(*err, json_pack("{s:s,s:s,s:O}", "url", base, "wdaDevice", mu,
+			                                       "managedPid", json_object_get(mg, "pid")));
 	}
 	json_decref(mg);
 	if (rc != SW_OK) {
@@ -466,9 +468,10 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 	} else if (!strcmp(action, "attach")) {
 		rc = do_attach(ctx, s, opts, base, o, err);
 	} else if (!strcmp(action, "logs") || !strcmp(action, "stop")) {
-		json_t *m = !strcmp(action, "stop")
-		                ? sw__wda_managed_stop_url(s, json_string_value(json_object_get(opts, "webDriverAgentUrl")))
-		                : sw__wda_managed_logs(s);
+		json_t *m =
+		    !strcmp(action, "stop")
+		        ? sw__wda_managed_stop_url(s, json_string_value(json_object_get(opts, "webDriverAgentUrl")))
+		        : sw__wda_managed_logs(s);
 		if (m) {
 			json_object_update(o, m);
 			const char *mu = json_string_value(json_object_get(m, "url"));
@@ -499,17 +502,19 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 		json_object_set(o, "udid", json_object_get(plan, "udid"));
 		json_object_set(o, "command", json_object_get(plan, "command"));
 		json_object_set(o, "commandLine", json_object_get(plan, "commandLine"));
-		json_t *base0 = json_pack("{s:s,s:O,s:O,s:O}", "action", "build", "udid", json_object_get(plan, "udid"),
-		                          "project", json_object_get(plan, "project"), "command",
-		                          json_object_get(plan, "command"));
+		json_t *base0 =
+		    json_pack("{s:s,s:O,s:O,s:O}", "action", "build", "udid", json_object_get(plan, "udid"), "project",
+		              json_object_get(plan, "project"), "command", json_object_get(plan, "command"));
 		char *jid = NULL;
-		rc = base0 ? sw__wda_build_job(s, json_object_get(plan, "command"), base0, &jid, err) : sw__error_nomem(err);
+		rc = base0 ? sw__wda_build_job(s, json_object_get(plan, "command"), base0, &jid, err)
+		           : sw__error_nomem(err);
 		json_decref(base0);
 		if (rc == SW_OK) {
 			json_object_set_new(o, "jobId", json_string(jid));
 			json_object_set_new(o, "kind", json_string("wda_build"));
 			json_object_set_new(o, "status", json_string("running"));
-			json_object_set_new(o, "reason", json_string("xcodebuild build-for-testing runs as a background job"));
+			json_object_set_new(o, "reason",
+			                    json_string("xcodebuild build-for-testing runs as a background job"));
 		}
 		sw_free(jid);
 	} else { /* start: run it, wait for /status, attach */
