@@ -154,6 +154,12 @@ class TestAcrossRestarts(WdaCase):
         self.assertTrue(self.alive(pid), "kill -9 of the server took its WebDriverAgent down")
         s2 = self.server()
         s2.initialize()
+        s2.call("tools/list", {})
+        # the start-up sweep leaves the live runner to the first iOS call: no HTTP probe, libcurl not loaded
+        time.sleep(1.5)
+        with open("/proc/%d/maps" % s2.proc.pid) as f:
+            self.assertFalse("libcurl" in f.read(), "libcurl was loaded at start-up")
+        self.assertEqual([p["pid"] for p in self.wda_entries()], [pid])
         # the old session, rehydrated, sees its runner adopted by the new server
         st = self.tool_ok(s2, "qa_wda", sid, action="status", webDriverAgentUrl=self.url)
         self.assertTrue(st["status"]["ready"], st)
