@@ -327,6 +327,33 @@ class TestWdaSettings(test_ios_drive.WdaCase):
         self.assertTrue(st["status"]["ready"], st)
         self.assertEqual(s.close(), 0)
 
+    def prepare(self, s, sid, **args):
+        return test_ios_drive.TestPrepareIos.prepare(self, s, sid, **args)[1]
+
+    def test_prepare_ios_target_uses_the_configured_url(self):
+        self.config({"url": self.url, "capabilities": {"snapshotMaxDepth": 40}})
+        s, sid = self.start()
+        self.make_app("Shop.app", test_ios_drive.INFO)
+        r = self.prepare(s, sid, app="Shop.app", device="iPhone 15 Pro")
+        sc = r["structuredContent"]
+        self.assertEqual(sc["mode"], "structured", json.dumps(r)[:1500])
+        self.assertEqual(sc["wda"]["url"], self.url)
+        posts = [q for q in self.requests() if q["method"] == "POST" and q["path"] == "/session"]
+        self.assertEqual(posts[-1]["body"]["capabilities"]["alwaysMatch"].get("snapshotMaxDepth"), 40)
+        self.assertEqual(s.close(), 0)
+
+    def test_prepare_ios_target_never_contacts_a_configured_remote_url(self):
+        remote = "http://0.0.0.0:%s" % self.url.rsplit(":", 1)[1]
+        self.config({"url": remote, "allowNonLoopbackUrls": [remote]})
+        s, sid = self.start()
+        self.make_app("Shop.app", test_ios_drive.INFO)
+        r = self.prepare(s, sid, app="Shop.app", device="iPhone 15 Pro", attachWda="auto")
+        sc = r["structuredContent"]
+        self.assertEqual(sc["mode"], "visual-only", json.dumps(r)[:1500])
+        self.assertEqual(sc["wda"]["failureCode"], "DESTRUCTIVE_REFUSED", sc)
+        self.assertEqual(self.requests(), [])
+        self.assertEqual(s.close(), 0)
+
 
 for _name in [n for n in dir(test_ios_drive.WdaCase) if n.startswith("test")]:
     setattr(TestWdaSettings, _name, None)
