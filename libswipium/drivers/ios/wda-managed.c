@@ -884,14 +884,19 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 }
 
 /* Server shutdown leaves every managed WebDriverAgent running (its processes.json entry stays): the next server
- * adopts it while its /status is ready, or stops it. This only forgets them. */
+ * adopts it while its /status is ready, or stops it. Here its log so far is registered in its session (the
+ * runner keeps writing to the file) and the table is emptied. */
 SW_API void sw_ios_wda_shutdown(sw_ctx *ctx, sw_store *store)
 {
-	(void)store;
 	int n = 0;
 	sw__managed m;
-	while (sw__managed_pop(&runners, &m))
+	while (sw__managed_pop(&runners, &m)) {
 		n++;
+		sw_session *s = NULL;
+		if (store && !m.adopted && m.log_name[0] && sw_store_get_session(store, m.sid, &s, NULL) == SW_OK && s)
+			free(register_log(s, m.log_name,
+			                  "xcodebuild test-without-building output (until the server stopped)"));
+	}
 	if (ctx && n)
 		sw__log_info(ctx, "%d WebDriverAgent(s) left running at shutdown (adopted by the next server)", n);
 }

@@ -185,10 +185,20 @@ class TestAcrossRestarts(WdaCase):
         self.assertEqual(self.wda_entries(), [])
         self.assertEqual(s2.close(), 0)
 
+    def session_state(self, sid):
+        import glob
+        paths = glob.glob(os.path.join(self.home, ".swipium", "runs", "*", sid, "state.json"))
+        self.assertEqual(len(paths), 1, paths)
+        with open(paths[0]) as f:
+            return json.load(f)
+
     def test_stdin_closed_then_another_session_attaches_and_stops_it_by_url(self):
         s, sid, pid = self.started()
         self.assertEqual(s.close(), 0)
         self.assertTrue(self.alive(pid))
+        # the runner's log so far is an artifact of its session
+        logs = [a for a in self.session_state(sid).get("artifacts", []) if a.get("kind") == "wda" and "until the server stopped" in a.get("label", "")]
+        self.assertTrue(logs, self.session_state(sid).get("artifacts"))
         s2, sid2 = self.start()
         self.booted(s2, sid2)
         st = self.tool_ok(s2, "qa_wda", sid2, action="status", webDriverAgentUrl=self.url)
