@@ -337,6 +337,34 @@ class TestWdaSettings(test_ios_drive.WdaCase):
         self.assertTrue(st["status"]["ready"], st)
         self.assertEqual(s.close(), 0)
 
+    def test_hostile_settings_are_ignored(self):
+        d = os.path.join(self.app, ".swipium")
+        os.makedirs(d, exist_ok=True)
+        cfg = os.path.join(d, "config.json")
+        s, sid = self.ready()
+        default = "http://127.0.0.1:8100"
+        # not JSON, not an object: no settings
+        for text in ("{not json", "[1, 2]", json.dumps({"ios": {"wda": {"url": 5, "capabilities": "all"}}})):
+            with open(cfg, "w") as f:
+                f.write(text)
+            st = self.tool_ok(s, "qa_wda", sid, action="status")
+            self.assertEqual(st["url"], default, text)
+        # a config.json that is a symlink out of the project is not read
+        outside = os.path.join(self.home, "elsewhere.json")
+        with open(outside, "w") as f:
+            json.dump({"ios": {"wda": {"url": self.url}}}, f)
+        os.remove(cfg)
+        os.symlink(outside, cfg)
+        self.assertEqual(self.tool_ok(s, "qa_wda", sid, action="status")["url"], default)
+        # capabilities that are not an object change nothing in POST /session
+        os.remove(cfg)
+        with open(cfg, "w") as f:
+            json.dump({"ios": {"wda": {"capabilities": ["x"], "startupTimeoutMs": "soon"}}}, f)
+        self.tool_ok(s, "qa_wda", sid, action="attach", webDriverAgentUrl=self.url)
+        posts = [q for q in self.requests() if q["method"] == "POST" and q["path"] == "/session"]
+        self.assertEqual(sorted(posts[-1]["body"]["capabilities"]["alwaysMatch"]), ["bundleId", "shouldTerminateApp"])
+        self.assertEqual(s.close(), 0)
+
     def prepare(self, s, sid, **args):
         return test_ios_drive.TestPrepareIos.prepare(self, s, sid, **args)[1]
 
