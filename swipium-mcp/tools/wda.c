@@ -142,12 +142,14 @@ const struct mcp_tool mcp_tool_qa_wda = {
     .name = "qa_wda",
     .group = "setup",
     .description = "WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach (structured mode for "
-                   "qa_snapshot/qa_act), build and start (xcodebuild, with consent; start attaches), logs, stop; "
+                   "qa_snapshot/qa_act), build (xcodebuild as a background job) and start (with consent; start "
+                   "attaches), logs, stop (also a WDA adopted after a restart); "
                    "loopback URLs only unless approved.",
     .schema = "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
               "\"action\":{\"type\":\"string\",\"enum\":[\"status\",\"doctor\",\"build\",\"start\",\"stop\",\"attach\","
               "\"diagnose\",\"logs\",\"tune\"]},"
-              "\"webDriverAgentUrl\":{\"type\":\"string\",\"description\":\"Default http://127.0.0.1:8100.\"},"
+              "\"webDriverAgentUrl\":{\"type\":\"string\",\"description\":\"Default: the attached one, else "
+              "ios.wda.url, else http://127.0.0.1:8100.\"},"
               "\"device\":{\"type\":\"string\",\"description\":\"Simulator UDID (default: the session's).\"},"
               "\"udid\":{\"type\":\"string\",\"description\":\"Deprecated alias of device.\"},"
               "\"bundleId\":{\"type\":\"string\"},\"wdaProjectPath\":{\"type\":\"string\"},"
