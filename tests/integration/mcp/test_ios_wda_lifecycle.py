@@ -24,6 +24,28 @@ from test_ios_drive import free_port  # noqa: E402
 
 
 class WdaCase(test_ios_drive.TestWdaManaged):
+    def tearDown(self):
+        # a hanging build a failed test left behind is not in processes.json: end its group from hang.pids
+        try:
+            with open(os.path.join(self.home, ".fake-xcodebuild", "hang.pids")) as f:
+                pids = [int(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            pids = []
+        for p in pids:
+            try:
+                with open("/proc/%d/cmdline" % p, "rb") as f:
+                    cmd = f.read()
+                if b"xcodebuild" not in cmd and b"sleep" not in cmd:
+                    continue  # the pid now names something else
+            except OSError:
+                continue
+            for target in (-p, p):
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+        super().tearDown()
+
 
     def wait_gone(self, pid, seconds=10):
         for _ in range(int(seconds * 10)):
