@@ -419,6 +419,12 @@ class TestWdaManaged(DriveCase):
         # a managed WebDriverAgent outlives its server: end what a test left behind (its whole group)
         for p in self.processes():
             if p.get("kind") == "wda" and isinstance(p.get("pid"), int) and p["pid"] > 1:
+                try:
+                    with open("/proc/%d/cmdline" % p["pid"], "rb") as f:
+                        if b"xcodebuild" not in f.read():
+                            continue  # gone; the pid names something else now
+                except OSError:
+                    continue
                 for target in (-p["pid"], p["pid"]):
                     try:
                         os.kill(target, 9)
