@@ -278,6 +278,15 @@ static int build_exec(sw_session *s, json_t *argv, int (*abort_fn)(void *), void
 		rc = sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED",
 		                   "Install Xcode and select it with xcode-select, then retry",
 		                   "xcodebuild could not be started: %s", strerror(res.exec_errno));
+		/* even then the build has its log: what was tried and why it did not run */
+		char *line = sw__asprintf("[swipium: xcodebuild could not be started: %s]\n", strerror(res.exec_errno));
+		if (line && sw_file_write_atomic(path, line, strlen(line), 0, NULL) == SW_OK)
+			uri = register_log(s, name, "xcodebuild build-for-testing output");
+		free(line);
+		if (uri && job)
+			sw_job_add_artifact(job, uri, NULL);
+		if (*err && uri)
+			sw__error_take_details(*err, json_pack("{s:s}", "logUri", uri));
 		goto out;
 	}
 	if (sink.dropped)
@@ -367,8 +376,10 @@ static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **e
 		return sw__error_nomem(err);
 	sw_error *e = NULL;
 	int rc = build_exec(s, j->argv, sw_job_abort, job, job, o, &e);
-	if (rc != SW_OK && e && sw_error_failure_code(e) && strncmp(sw_error_failure_code(e), "WDA_", 4) == 0) {
-		/* a failed build is a result: {built:false, failureCode, what, logUri, nextSteps}; the job ends failed
+	const char *fc = rc != SW_OK && e ? sw_error_failure_code(e) : NULL;
+	if (fc && *fc && strcmp(fc, "CANCELLED") != 0 && strcmp(fc, "UNKNOWN") != 0) {
+		/* a failed build is a result {built:false, failureCode, what, logUri, nextSteps}: the job ends failed
+		 * with that code (WDA_BUILD_FAILED, WDA_SIGNING_FAILED; BACKEND_UNSUPPORTED when xcodebuild cannot run)
 		 */
 		json_object_set_new(o, "built", json_false());
 		json_object_set_new(o, "failureCode", json_string(sw_error_failure_code(e)));
@@ -377,6 +388,9 @@ static int build_job_run(sw_job *job, void *ud, char **result_json, sw_error **e
 		json_t *det = dj ? json_loads(dj, 0, NULL) : NULL;
 		json_object_set(o, "timedOut",
 		                json_object_get(det, "timedOut") ? json_object_get(det, "timedOut") : json_false());
+		if (!json_is_string(json_object_get(o, "logUri")))
+			json_object_set(o, "logUri",
+			                json_object_get(det, "logUri") ? json_object_get(det, "logUri") : json_null());
 		json_decref(det);
 		json_object_set_new(o, "nextSteps", json_pack("[s]", sw_error_hint(e) ? sw_error_hint(e) : ""));
 		sw_error_free(e);

@@ -19,6 +19,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_ios import IPHONE15, IPHONE15PRO  # noqa: E402
+import test_ios  # noqa: E402
 import test_ios_drive  # noqa: E402
 from test_ios_drive import free_port  # noqa: E402
 
@@ -141,6 +142,26 @@ class TestBuildJob(WdaCase):
         self.assertIn(res["logUri"], j["artifactUris"])
         self.assertIn("time limit", self.read_artifact(s, sid, res["logUri"]))
         self.assertTrue(self.wait_gone(xb) and self.wait_gone(child), "the timed-out build's group still runs")
+        self.assertEqual(s.close(), 0)
+
+    def test_xcodebuild_that_cannot_start_still_leaves_a_log(self):
+        # an xcodebuild on PATH whose interpreter is missing: found by the plan, exec fails in the job
+        bad = os.path.join(self.home, "badbin")
+        os.makedirs(bad)
+        with open(os.path.join(bad, "xcodebuild"), "w") as f:
+            f.write("#!/nonexistent/interpreter\n")
+        os.chmod(os.path.join(bad, "xcodebuild"), 0o755)
+        # the only xcodebuild on PATH (a PATH search would go on to the next one); xcrun is the stand-in's
+        os.symlink(os.path.join(test_ios.STANDINS, "xcrun"), os.path.join(bad, "xcrun"))
+        s = self.server({"PATH": bad + os.pathsep + test_ios.path_without_xcrun()})
+        s.initialize()
+        sid = s.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
+        self.booted(s, sid)
+        b = self.start_build(s, sid)
+        j = self.tool_ok(s, "qa_job_status", sid, jobId=b["jobId"], waitMs=20000)
+        self.assertEqual((j["status"], j.get("failureCode")), ("failed", "BACKEND_UNSUPPORTED"), j)
+        self.assertEqual(len(j["artifactUris"]), 1, j)
+        self.assertIn("could not be started", self.read_artifact(s, sid, j["artifactUris"][0]))
         self.assertEqual(s.close(), 0)
 
     def test_refused_consent_starts_no_job(self):
