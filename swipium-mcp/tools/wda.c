@@ -124,13 +124,27 @@ static void qa_wda(mcp_call *call, json_t *args)
 			mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 		else
 			mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"wda_ready\"}", sw_session_id(s));
-	} else if (st && json_is_object(st))
+	} else if (!strcmp(action, "stop") && json_is_true(json_object_get(r, "stopped"))) {
+		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent %lld at %s stopped%s.",
+		                 (long long)json_integer_value(json_object_get(r, "pid")),
+		                 json_string_value(json_object_get(r, "url")),
+		                 json_is_true(json_object_get(r, "adopted")) ? " (adopted after a server restart)"
+		                                                             : "");
+	} else if (st && json_is_object(st)) {
+		json_t *mg = json_object_get(r, "managed");
+		char who[120] = "";
+		if (json_is_object(mg))
+			sw_text_snprintf(who, sizeof(who), " (managed runner pid %lld%s)",
+			                 (long long)json_integer_value(json_object_get(mg, "pid")),
+			                 json_is_true(json_object_get(mg, "adopted")) ? ", adopted after a restart"
+			                                                              : "");
 		sw_text_snprintf(
-		    sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
+		    sum, sizeof(sum), "WebDriverAgent at %s: %s%s.", json_string_value(json_object_get(r, "url")),
 		    json_is_true(json_object_get(st, "ready"))
 		        ? "ready"
-		        : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"));
-	else
+		        : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"),
+		    who);
+	} else
 		sw_text_snprintf(sum, sizeof(sum), "qa_wda %s: %s", action,
 		                 json_string_value(json_object_get(r, "reason"))
 		                     ? json_string_value(json_object_get(r, "reason"))

@@ -204,7 +204,9 @@ class TestAcrossRestarts(WdaCase):
             self.assertFalse("libcurl" in f.read(), "libcurl was loaded at start-up")
         self.assertEqual([p["pid"] for p in self.wda_entries()], [pid])
         # the old session, rehydrated, sees its runner adopted by the new server
-        st = self.tool_ok(s2, "qa_wda", sid, action="status", webDriverAgentUrl=self.url)
+        r = self.tool(s2, "qa_wda", sid, action="status", webDriverAgentUrl=self.url)
+        self.assertIn("adopted after a restart", r["content"][0]["text"])
+        st = r["structuredContent"]
         self.assertTrue(st["status"]["ready"], st)
         self.assertEqual(st["managed"]["pid"], pid, st)
         self.assertTrue(st["managed"]["adopted"] and st["managed"]["ownSession"], st)
@@ -221,7 +223,9 @@ class TestAcrossRestarts(WdaCase):
             r = self.wda(s2, sid, "start", consentId=r["structuredContent"]["consentId"], approve=True)
         self.assertEqual(r["structuredContent"].get("failureCode"), "WDA_START_FAILED", r)
         self.assertEqual(r["structuredContent"].get("managedPid"), pid, r)
-        stop = self.tool_ok(s2, "qa_wda", sid, action="stop")
+        r = self.tool(s2, "qa_wda", sid, action="stop")
+        self.assertIn("stopped (adopted after a server restart)", r["content"][0]["text"])
+        stop = r["structuredContent"]
         self.assertTrue(stop["stopped"] and stop["adopted"], stop)
         self.assertEqual(stop["pid"], pid)
         self.assertTrue(self.wait_gone(pid), "qa_wda stop left the adopted WebDriverAgent running")
