@@ -161,11 +161,16 @@ static int build_plan(sw_ctx *ctx, sw_session *s, json_t *opts, const char *acti
 
 int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err)
 {
-	sw__wda_adopt(ctx, s); /* once per server: what an earlier server left running */
 	json_t *opts = NULL;
 	int rc = sw__options_load(options_json, wda_opts, "qa_wda options", &opts, err);
 	if (rc < 0)
 		return rc;
+	/* every action is iOS: without a working xcrun simctl each one is BACKEND_UNSUPPORTED naming it */
+	if ((rc = sw_ios_check(ctx, err)) != SW_OK) {
+		json_decref(opts);
+		return rc;
+	}
+	sw__wda_adopt(ctx, s); /* once per server: what an earlier server left running */
 	const char *action = json_string_value(json_object_get(opts, "action"));
 	bool known = false;
 	for (int i = 0; ACTIONS[i] && action; i++)

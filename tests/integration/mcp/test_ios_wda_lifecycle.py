@@ -304,6 +304,20 @@ class TestAcrossRestarts(WdaCase):
             self.assertEqual(x.close(), 0)
 
 
+class TestWithoutXcrun(WdaCase):
+    with_standins = False
+
+    def test_every_action_is_backend_unsupported_naming_xcrun(self):
+        s, sid = self.start()
+        for action in ("status", "doctor", "diagnose", "tune", "logs", "stop", "attach", "build", "start"):
+            r = self.tool(s, "qa_wda", sid, action=action, webDriverAgentUrl=self.url, wdaProjectPath=self.proj)
+            sc = r["structuredContent"]
+            self.assertEqual(sc.get("failureCode"), "BACKEND_UNSUPPORTED", (action, sc))
+            self.assertIn("xcrun", sc["what"], action)
+            self.assertTrue(sc.get("nextSteps"), action)
+        self.assertEqual(s.close(), 0)
+
+
 class TestStartupTimeoutSetting(WdaCase):
     def config(self, wda):
         d = os.path.join(self.app, ".swipium")
