@@ -19,7 +19,7 @@ SW_API int sw_devctl_startup_recovery(sw_ctx *ctx, sw_store *store, char **summa
 		return sw__error_nomem(err);
 	char *text = NULL;
 	/* processes a dead server left behind (metro, recorders, emulators it started) */
-	if (sw_store_sweep_processes(store, &text, NULL) == SW_OK && text) {
+	if (sw_store_sweep_processes_startup(store, &text, NULL) == SW_OK && text) {
 		json_t *j = json_loads(text, 0, NULL);
 		if (j)
 			json_object_set_new(sum, "sweep", j);

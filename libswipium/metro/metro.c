@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sw-internal.h"
+#include "sw-managed.h"
 #include "sw-proc.h"
 #include <swipium/driver.h>
 #include <swipium/metro.h>
@@ -30,57 +31,8 @@
 
 /* ---- the Metro processes this server started ------------------------------------------ */
 
-struct managed {
-	pid_t pid;
-	int port;
-	char sid[64];
-	char serial[128]; /* "" for no device (iOS) */
-	char log_name[256];
-};
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct managed reg[16];
-static int n_reg;
-
-static bool reg_take(const char *sid, struct managed *out)
-{
-	bool found = false;
-	pthread_mutex_lock(&reg_lock);
-	for (int i = 0; i < n_reg; i++)
-		if (!strcmp(reg[i].sid, sid)) {
-			*out = reg[i];
-			reg[i] = reg[--n_reg];
-			found = true;
-			break;
-		}
-	pthread_mutex_unlock(&reg_lock);
-	return found;
-}
-
-static bool reg_find(const char *sid, struct managed *out)
-{
-	bool found = false;
-	pthread_mutex_lock(&reg_lock);
-	for (int i = 0; i < n_reg && !found; i++)
-		if (!strcmp(reg[i].sid, sid)) {
-			*out = reg[i];
-			found = true;
-		}
-	pthread_mutex_unlock(&reg_lock);
-	return found;
-}
-
-static bool reg_put(const struct managed *m)
-{
-	bool ok = false;
-	pthread_mutex_lock(&reg_lock);
-	if (n_reg < (int)(sizeof(reg) / sizeof(reg[0]))) {
-		reg[n_reg++] = *m;
-		ok = true;
-	}
-	pthread_mutex_unlock(&reg_lock);
-	return ok;
-}
+/* this server's Metro children, one per session (the shared table of core/managed.c) */
+static sw__managed_table metros = SW__MANAGED_TABLE_INIT;
 
 /* ---- small probes ---------------------------------------------------------------------- */
 
@@ -384,8 +336,8 @@ SW_API int sw_metro_status(sw_ctx *ctx, sw_session *s, int diagnose, char **out_
 		p.serial = device_serial(dev);
 		rev = reverse_set(dev, p.port);
 	}
-	struct managed m;
-	bool ours = reg_find(sw_session_id(s), &m) && !sw__proc_ended(m.pid, NULL);
+	sw__managed m;
+	bool ours = sw__managed_find(&metros, sw_session_id(s), &m, false) && !sw__proc_ended(m.pid, NULL);
 	bool ready = serving && (p.ios || rev == 1);
 	json_t *o = json_pack("{s:s?,s:i,s:b,s:o,s:b,s:b,s:o,s:s?,s:s}", "framework", p.framework, "port", p.port,
 	                      "metroListening", listening, "reverseSet", p.ios ? json_true() : rev < 0 ? json_null() : json_boolean(rev),
@@ -491,9 +443,9 @@ SW_API int sw_metro_start(sw_ctx *ctx, sw_session *s, char **out_json, sw_error 
 	if (rc != SW_OK)
 		goto out;
 	p.serial = device_serial(dev);
-	struct managed m;
+	sw__managed m;
 	bool started_now = false;
-	if (reg_find(sw_session_id(s), &m) && !sw__proc_ended(m.pid, NULL)) {
+	if (sw__managed_find(&metros, sw_session_id(s), &m, false) && !sw__proc_ended(m.pid, NULL)) {
 		json_array_append_new(notes, json_sprintf("Metro %d started earlier for this session is still running", (int)m.pid));
 		goto report_running;
 	}
@@ -566,16 +518,17 @@ SW_API int sw_metro_start(sw_ctx *ctx, sw_session *s, char **out_json, sw_error 
 	m.pid = pid;
 	m.port = p.port;
 	snprintf(m.sid, sizeof(m.sid), "%s", sw_session_id(s));
-	snprintf(m.serial, sizeof(m.serial), "%s", p.serial ? p.serial : "");
+	snprintf(m.device, sizeof(m.device), "%s", p.serial ? p.serial : "");
 	snprintf(m.log_name, sizeof(m.log_name), "%s", log_name);
 	char endpoint[64];
 	snprintf(endpoint, sizeof(endpoint), "http://127.0.0.1:%d", p.port);
+	snprintf(m.endpoint, sizeof(m.endpoint), "%s", endpoint);
 	sw_error *pe = NULL;
 	if (sw_store_process_add(sw_session_store(s), (int)pid, "metro", sw_session_id(s), endpoint, &pe) != SW_OK) {
 		json_array_append_new(notes, json_sprintf("not recorded in processes.json: %s", sw_error_message(pe)));
 		sw_error_free(pe);
 	}
-	if (!reg_put(&m))
+	if (!sw__managed_put(&metros, &m))
 		json_array_append_new(notes, json_string("too many Metro processes: this one is not stopped at server shutdown"));
 	set_metro_pid(s, pid);
 	started_now = true;
@@ -584,8 +537,8 @@ SW_API int sw_metro_start(sw_ctx *ctx, sw_session *s, char **out_json, sw_error 
 	int status = 0;
 	while (sw_monotonic_ms() < until) {
 		if (sw__proc_ended(pid, &status)) {
-			struct managed gone;
-			reg_take(sw_session_id(s), &gone);
+			sw__managed gone;
+			sw__managed_find(&metros, sw_session_id(s), &gone, true);
 			sw_store_process_remove(sw_session_store(s), (int)pid, NULL);
 			set_metro_pid(s, 0);
 			char *tail = log_tail(log_path);
@@ -608,8 +561,8 @@ report_running:;
 	{
 		bool serving = metro_serving(p.port, NULL);
 		int rev = dev ? reverse_set(dev, p.port) : 1;
-		struct managed cur;
-		bool have = reg_find(sw_session_id(s), &cur);
+		sw__managed cur;
+		bool have = sw__managed_find(&metros, sw_session_id(s), &cur, false);
 		json_t *o = json_pack("{s:b,s:b,s:s,s:i,s:o,s:O,s:s,s:s?,s:b,s:b,s:b,s:b,s:s?,s:O}", "started", started_now,
 		                      "reused", 0, "framework", p.framework, "port", p.port, "metroPid",
 		                      have ? json_integer(cur.pid) : json_null(), "argv", p.argv, "cwd", p.cwd, "device", p.serial,
@@ -636,7 +589,7 @@ out:
 	return rc;
 }
 
-static json_t *stop_one(sw_ctx *ctx, sw_session *s, const struct managed *m, json_t *notes)
+static json_t *stop_one(sw_ctx *ctx, sw_session *s, const sw__managed *m, json_t *notes)
 {
 	int st = sw__proc_stop(m->pid, SIGTERM, STOP_GRACE_MS);
 	if (s) {
@@ -644,7 +597,7 @@ static json_t *stop_one(sw_ctx *ctx, sw_session *s, const struct managed *m, jso
 		set_metro_pid(s, 0);
 	}
 	char *uri = register_log(s, m->log_name);
-	int removed = m->serial[0] ? unreverse(ctx, s, m->serial, m->port, notes) : 0;
+	int removed = m->device[0] ? unreverse(ctx, s, m->device, m->port, notes) : 0;
 	json_t *o = json_pack("{s:b,s:i,s:b,s:s?,s:i}", "stopped", 1, "pid", (int)m->pid, "reverseRemoved", removed == 1,
 	                      "logUri", uri, "port", m->port);
 	if (o && st != -1 && WIFSIGNALED(st))
@@ -659,9 +612,9 @@ SW_API int sw_metro_stop(sw_ctx *ctx, sw_session *s, char **out_json, sw_error *
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_metro_stop: ctx, session and out_json are required");
 	*out_json = NULL;
 	json_t *notes = json_array();
-	struct managed m;
+	sw__managed m;
 	json_t *o;
-	if (reg_take(sw_session_id(s), &m)) {
+	if (sw__managed_find(&metros, sw_session_id(s), &m, true)) {
 		o = stop_one(ctx, s, &m, notes);
 	} else {
 		/* nothing of ours: never signal a pid this process did not start; the reverse still goes */
@@ -681,15 +634,8 @@ SW_API int sw_metro_stop(sw_ctx *ctx, sw_session *s, char **out_json, sw_error *
 SW_API void sw_metro_shutdown(sw_ctx *ctx, sw_store *store)
 {
 	for (;;) {
-		struct managed m;
-		bool have = false;
-		pthread_mutex_lock(&reg_lock);
-		if (n_reg > 0) {
-			m = reg[--n_reg];
-			have = true;
-		}
-		pthread_mutex_unlock(&reg_lock);
-		if (!have)
+		sw__managed m;
+		if (!sw__managed_pop(&metros, &m))
 			break;
 		sw_session *s = NULL;
 		if (store)

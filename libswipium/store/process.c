@@ -276,7 +276,21 @@ static int64_t iso_ms(const char *s)
 	return (int64_t)timegm(&tm) * 1000 + ms;
 }
 
+/* @probe_wda false (start-up): a WDA entry young enough to adopt is kept as it is, unprobed (no HTTP, so no
+ * libcurl at start-up): the first iOS call sweeps again with the probe (drivers/ios/wda-managed.c). */
+static int sweep(sw_store *store, bool probe_wda, char **summary_json, sw_error **err);
+
 SW_API int sw_store_sweep_processes(sw_store *store, char **summary_json, sw_error **err)
+{
+	return sweep(store, true, summary_json, err);
+}
+
+SW_API int sw_store_sweep_processes_startup(sw_store *store, char **summary_json, sw_error **err)
+{
+	return sweep(store, false, summary_json, err);
+}
+
+static int sweep(sw_store *store, bool probe_wda, char **summary_json, sw_error **err)
 {
 	if (!store)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL,
@@ -298,7 +312,7 @@ SW_API int sw_store_sweep_processes(sw_store *store, char **summary_json, sw_err
 	}
 	json_t *arr = NULL, *keep = json_array();
 	read_processes(store, path, &arr);
-	size_t checked = 0, reaped = 0, adopted = 0, dropped = 0, kept = 0;
+	size_t checked = 0, reaped = 0, adopted = 0, dropped = 0, kept = 0, deferred = 0;
 	char *self_start = ps_field((int)getpid(), "lstart");
 	int rc = SW_OK;
 	if (!arr || !keep) {
@@ -338,6 +352,11 @@ SW_API int sw_store_sweep_processes(sw_store *store, char **summary_json, sw_err
 		bool adopt = !strcmp(kind, "emulator");
 		if (!strcmp(kind, "wda")) {
 			int64_t age = sw_wall_ms() - iso_ms(json_string_value(json_object_get(e, "startedAt")));
+			if (!probe_wda && age >= 0 && age < WDA_ADOPT_MAX_AGE_MS) {
+				json_array_append(keep, e); /* decided by the first iOS call, which probes /status */
+				deferred++;
+				continue;
+			}
 			adopt = age >= 0 && age < WDA_ADOPT_MAX_AGE_MS &&
 			        wda_healthy(json_string_value(json_object_get(e, "endpoint")));
 		}
@@ -371,6 +390,8 @@ SW_API int sw_store_sweep_processes(sw_store *store, char **summary_json, sw_err
 		json_t *sum =
 		    json_pack("{s:I, s:I, s:I, s:I, s:I}", "checked", (json_int_t)checked, "reaped", (json_int_t)reaped,
 		              "adopted", (json_int_t)adopted, "dropped", (json_int_t)dropped, "kept", (json_int_t)kept);
+		if (sum && deferred)
+			json_object_set_new(sum, "deferred", json_integer((json_int_t)deferred));
 		*summary_json = sum ? sw__json_compact(sum) : NULL;
 		json_decref(sum);
 		if (!*summary_json)

@@ -107,9 +107,13 @@ static void qa_wda(mcp_call *call, json_t *args)
 		                 json_string_value(json_object_get(r, "name")));
 		mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 	} else if (!strcmp(action, "build")) {
-		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent built for simulator %s.",
-		                 json_string_value(json_object_get(r, "udid")));
-		mcp_next(call, "qa_wda {sessionId: \"%s\", action: \"start\"}", sw_session_id(s));
+		sw_text_snprintf(
+		    sum, sizeof(sum),
+		    "WebDriverAgent build for simulator %s started as job %s (xcodebuild build-for-testing).",
+		    json_string_value(json_object_get(r, "udid")), json_string_value(json_object_get(r, "jobId")));
+		mcp_next(call, "qa_job_status {sessionId: \"%s\", jobId: \"%s\", waitMs: 45000}", sw_session_id(s),
+		         json_string_value(json_object_get(r, "jobId")));
+		mcp_next(call, "qa_wda {sessionId: \"%s\", action: \"start\"} once the job is done", sw_session_id(s));
 	} else if (!strcmp(action, "start")) {
 		bool att = json_is_true(json_object_get(r, "attached"));
 		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent started at %s (pid %lld)%s.",
@@ -120,13 +124,27 @@ static void qa_wda(mcp_call *call, json_t *args)
 			mcp_next(call, "qa_snapshot {sessionId: \"%s\"}", sw_session_id(s));
 		else
 			mcp_next(call, "qa_wait {sessionId: \"%s\", for: \"wda_ready\"}", sw_session_id(s));
-	} else if (st && json_is_object(st))
+	} else if (!strcmp(action, "stop") && json_is_true(json_object_get(r, "stopped"))) {
+		sw_text_snprintf(sum, sizeof(sum), "WebDriverAgent %lld at %s stopped%s.",
+		                 (long long)json_integer_value(json_object_get(r, "pid")),
+		                 json_string_value(json_object_get(r, "url")),
+		                 json_is_true(json_object_get(r, "adopted")) ? " (adopted after a server restart)"
+		                                                             : "");
+	} else if (st && json_is_object(st)) {
+		json_t *mg = json_object_get(r, "managed");
+		char who[120] = "";
+		if (json_is_object(mg))
+			sw_text_snprintf(who, sizeof(who), " (managed runner pid %lld%s)",
+			                 (long long)json_integer_value(json_object_get(mg, "pid")),
+			                 json_is_true(json_object_get(mg, "adopted")) ? ", adopted after a restart"
+			                                                              : "");
 		sw_text_snprintf(
-		    sum, sizeof(sum), "WebDriverAgent at %s: %s.", json_string_value(json_object_get(r, "url")),
+		    sum, sizeof(sum), "WebDriverAgent at %s: %s%s.", json_string_value(json_object_get(r, "url")),
 		    json_is_true(json_object_get(st, "ready"))
 		        ? "ready"
-		        : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"));
-	else
+		        : (json_is_true(json_object_get(st, "reachable")) ? "answering, not ready" : "not answering"),
+		    who);
+	} else
 		sw_text_snprintf(sum, sizeof(sum), "qa_wda %s: %s", action,
 		                 json_string_value(json_object_get(r, "reason"))
 		                     ? json_string_value(json_object_get(r, "reason"))
@@ -138,12 +156,14 @@ const struct mcp_tool mcp_tool_qa_wda = {
     .name = "qa_wda",
     .group = "setup",
     .description = "WebDriverAgent for an iOS simulator: status, doctor, diagnose, tune, attach (structured mode for "
-                   "qa_snapshot/qa_act), build and start (xcodebuild, with consent; start attaches), logs, stop; "
+                   "qa_snapshot/qa_act), build (xcodebuild as a background job) and start (with consent; start "
+                   "attaches), logs, stop (also a WDA adopted after a restart); "
                    "loopback URLs only unless approved.",
     .schema = "{\"type\":\"object\",\"properties\":{\"sessionId\":{\"type\":\"string\"},"
               "\"action\":{\"type\":\"string\",\"enum\":[\"status\",\"doctor\",\"build\",\"start\",\"stop\",\"attach\","
               "\"diagnose\",\"logs\",\"tune\"]},"
-              "\"webDriverAgentUrl\":{\"type\":\"string\",\"description\":\"Default http://127.0.0.1:8100.\"},"
+              "\"webDriverAgentUrl\":{\"type\":\"string\",\"description\":\"Default: the attached one, else "
+              "ios.wda.url, else http://127.0.0.1:8100.\"},"
               "\"device\":{\"type\":\"string\",\"description\":\"Simulator UDID (default: the session's).\"},"
               "\"udid\":{\"type\":\"string\",\"description\":\"Deprecated alias of device.\"},"
               "\"bundleId\":{\"type\":\"string\"},\"wdaProjectPath\":{\"type\":\"string\"},"

@@ -142,5 +142,21 @@ int sw__wda_managed_start(sw_ctx *ctx, sw_session *s, json_t *argv, const char *
 json_t *sw__wda_managed_stop(sw_session *s);
 json_t *sw__wda_managed_logs(sw_session *s);
 char *sw__wda_managed_url(sw_session *s);
+/* qa_wda build as a job of kind "wda_build": @base {udid, command, url...} starts its result. (job_id: transfer
+ * full) INVALID_ARGUMENT while the session runs another build. */
+int sw__wda_build_job(sw_session *s, json_t *argv, json_t *base, char **job_id, sw_error **err);
+/* stop with a URL the caller named: the session's runner, else an adopted one at @url (nullable). */
+json_t *sw__wda_managed_stop_url(sw_session *s, const char *url);
+/* The managed runner recorded at @url (this server's or processes.json's): {pid, udid, sessionId, adopted,
+ * ownSession, thisServer}, NULL when none runs there. (transfer full) */
+json_t *sw__wda_managed_at(sw_session *s, const char *url);
+/* Once per server: adopt the ready WebDriverAgents an earlier server left running, stop the others. */
+void sw__wda_adopt(sw_ctx *ctx, sw_session *s);
+/* qa_wait saw the session's starting runner at @url become ready: its processes.json record is refreshed. */
+void sw__wda_managed_ready(sw_session *s, const char *url);
+/* The repository setting ios.wda.<key> from <project>/.swipium/config.json (nested {"ios":{"wda":{...}}} or the
+ * dotted key "ios.wda.<key>"), read through the project confinement; NULL when unset or unreadable. (transfer
+ * full) */
+json_t *sw__wda_setting(sw_session *s, const char *key);
 
 #endif

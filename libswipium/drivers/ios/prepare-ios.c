@@ -152,8 +152,10 @@ static int prepare_rest(sw_ctx *ctx, sw_session *s, json_t *opts, const char *ud
 	if (strcmp(aw, "skip") != 0) {
 		json_t *wurl = NULL;
 		sw__session_get(s, "wdaUrl", &wurl, NULL);
-		json_t *a = json_pack("{s:s,s:s,s:s,s:s}", "action", "attach", "device", udid, "bundleId", bid,
-		                      "webDriverAgentUrl", json_is_string(wurl) ? json_string_value(wurl) : SW__WDA_DEFAULT_URL);
+		/* no URL given: qa_wda's own choice (the attached one, else ios.wda.url, else the default); a
+		 * configured non-loopback URL is refused there before any request */
+		json_t *a = json_pack("{s:s,s:s,s:s,s:s?}", "action", "attach", "device", udid, "bundleId", bid,
+		                      "webDriverAgentUrl", json_is_string(wurl) ? json_string_value(wurl) : NULL);
 		json_decref(wurl);
 		char *aj = a ? sw__json_compact(a) : NULL, *res = NULL;
 		json_decref(a);

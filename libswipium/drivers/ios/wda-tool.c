@@ -54,7 +54,13 @@ static char *pick_url(sw_session *s, json_t *opts)
 	if (u)
 		return sw__strdup(u);
 	char *att = session_str(s, "wdaUrl");
-	return att ? att : sw__strdup(SW__WDA_DEFAULT_URL);
+	if (att)
+		return att;
+	json_t *cfg = sw__wda_setting(s, "url"); /* ios.wda.url in .swipium/config.json */
+	char *r =
+	    sw__strdup(json_is_string(cfg) && *json_string_value(cfg) ? json_string_value(cfg) : SW__WDA_DEFAULT_URL);
+	json_decref(cfg);
+	return r;
 }
 
 static int wda_port_of(const char *base)
@@ -155,11 +161,16 @@ static int build_plan(sw_ctx *ctx, sw_session *s, json_t *opts, const char *acti
 
 int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char **out_json, sw_error **err)
 {
-	(void)ctx;
 	json_t *opts = NULL;
 	int rc = sw__options_load(options_json, wda_opts, "qa_wda options", &opts, err);
 	if (rc < 0)
 		return rc;
+	/* every action is iOS: without a working xcrun simctl each one is BACKEND_UNSUPPORTED naming it */
+	if ((rc = sw_ios_check(ctx, err)) != SW_OK) {
+		json_decref(opts);
+		return rc;
+	}
+	sw__wda_adopt(ctx, s); /* once per server: what an earlier server left running */
 	const char *action = json_string_value(json_object_get(opts, "action"));
 	bool known = false;
 	for (int i = 0; ACTIONS[i] && action; i++)
@@ -203,6 +214,14 @@ int sw_ios_wda_plan(sw_ctx *ctx, sw_session *s, const char *options_json, char *
 		    "wda_non_loopback consent, or list the exact URL in SWIPIUM_ALLOW_REMOTE_WDA",
 		    "%s is not a loopback address; no request was sent to it",
 		    json_string_value(json_object_get(o, "url")));
+		json_t *listed = sw__wda_setting(s, "allowNonLoopbackUrls");
+		if (*err && listed)
+			sw__error_take_details(
+			    *err,
+			    json_pack("{s:s}", "allowNonLoopbackUrls",
+			              "ios.wda.allowNonLoopbackUrls in .swipium/config.json never approves a URL: only "
+			              "SWIPIUM_ALLOW_REMOTE_WDA in the server's environment does"));
+		json_decref(listed);
 		json_decref(o);
 		return rc;
 	}
@@ -293,6 +312,21 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 		    "first",
 		    "The session is bound to %s but attach names %s", bound,
 		    json_string_value(json_object_get(sim, "udid")));
+	json_t *mg = rc == SW_OK ? sw__wda_managed_at(s, base) : NULL;
+	const char *mu = json_string_value(json_object_get(mg, "udid"));
+	if (mu && *mu && strcasecmp(mu, json_string_value(json_object_get(sim, "udid"))) != 0) {
+		/* a managed runner of another simulator answers there: its elements would be another device's */
+		rc = sw__error_set(err, SW_ESTATE, "STALE_WDA_DEVICE",
+		                   "Attach to the WebDriverAgent of this simulator (start one with qa_wda {action: "
+		                   "\"start\"} on another port), or pass device: the simulator this one drives",
+		                   "%s is the managed WebDriverAgent of simulator %s (pid %d), not of %s", base, mu,
+		                   (int)json_integer_value(json_object_get(mg, "pid")),
+		                   json_string_value(json_object_get(sim, "udid")));
+		if (*err)
+			sw__error_take_details(*err, json_pack("{s:s,s:s,s:O}", "url", base, "wdaDevice", mu,
+			                                       "managedPid", json_object_get(mg, "pid")));
+	}
+	json_decref(mg);
 	if (rc != SW_OK) {
 		free(bound);
 		json_decref(list);
@@ -316,6 +350,10 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 	char *app = session_str(s, "appId");
 	const char *bid = json_string_value(json_object_get(opts, "bundleId"));
 	sw__wda *w = sw__wda_new(base, NULL, bid ? bid : app);
+	json_t *caps = sw__wda_setting(s, "capabilities"); /* ios.wda.capabilities: merged into alwaysMatch */
+	if (w && json_is_object(caps))
+		w->extra_caps = json_incref(caps);
+	json_decref(caps);
 	rc = w ? sw__wda_session_new(w, false, err) : sw__error_nomem(err);
 	if (rc == SW_OK) {
 		json_t *url = json_string(base), *mode = json_string("structured");
@@ -338,6 +376,9 @@ static int do_attach(sw_ctx *ctx, sw_session *s, json_t *opts, const char *base,
 			json_decref(rec);
 			json_decref(kind);
 		}
+		sw__wda_managed_ready(s, base); /* the session's own runner, if that is what answered */
+		/* on disk now (not after the save debounce): a server killed next still leaves the binding */
+		(void)sw_session_flush(s, NULL);
 		json_object_set_new(o, "attached", json_true());
 		json_object_set_new(o, "mode", json_string("structured"));
 		json_object_set(o, "udid", json_object_get(sim, "udid"));
@@ -379,6 +420,8 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 	bool ready = false;
 	if (!strcmp(action, "status")) {
 		json_object_set_new(o, "status", status_of(base, &ready));
+		json_t *mg = sw__wda_managed_at(s, base); /* started, or adopted after a restart, by a server */
+		json_object_set_new(o, "managed", mg ? mg : json_false());
 	} else if (!strcmp(action, "doctor")) {
 		if ((rc = sw_ios_check(ctx, err)) == SW_OK) {
 			char *tc = NULL;
@@ -430,7 +473,10 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 	} else if (!strcmp(action, "attach")) {
 		rc = do_attach(ctx, s, opts, base, o, err);
 	} else if (!strcmp(action, "logs") || !strcmp(action, "stop")) {
-		json_t *m = !strcmp(action, "stop") ? sw__wda_managed_stop(s) : sw__wda_managed_logs(s);
+		json_t *m =
+		    !strcmp(action, "stop")
+		        ? sw__wda_managed_stop_url(s, json_string_value(json_object_get(opts, "webDriverAgentUrl")))
+		        : sw__wda_managed_logs(s);
 		if (m) {
 			json_object_update(o, m);
 			const char *mu = json_string_value(json_object_get(m, "url"));
@@ -442,6 +488,7 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 				if (mode)
 					sw__session_set(s, "mode", mode, NULL);
 				json_decref(mode);
+				(void)sw_session_flush(s, NULL);
 				json_object_set_new(o, "attached", json_false());
 				json_object_set_new(o, "mode", json_string("visual-only"));
 			}
@@ -456,11 +503,25 @@ int sw_ios_wda_run(sw_ctx *ctx, sw_session *s, const char *options_json, char **
 			                                "session; one you started yourself keeps running"));
 		}
 	} else if (!strcmp(action, "build")) {
+		/* a background job: xcodebuild may take minutes (killed after 10); qa_job_cancel stops its group */
 		json_object_set(o, "udid", json_object_get(plan, "udid"));
 		json_object_set(o, "command", json_object_get(plan, "command"));
-		rc = sw__wda_managed_build(ctx, s, json_object_get(plan, "command"), NULL, NULL, o, err);
-		if (rc == SW_OK)
-			json_object_set_new(o, "reason", json_string("WebDriverAgent was built for testing"));
+		json_object_set(o, "commandLine", json_object_get(plan, "commandLine"));
+		json_t *base0 =
+		    json_pack("{s:s,s:O,s:O,s:O}", "action", "build", "udid", json_object_get(plan, "udid"), "project",
+		              json_object_get(plan, "project"), "command", json_object_get(plan, "command"));
+		char *jid = NULL;
+		rc = base0 ? sw__wda_build_job(s, json_object_get(plan, "command"), base0, &jid, err)
+		           : sw__error_nomem(err);
+		json_decref(base0);
+		if (rc == SW_OK) {
+			json_object_set_new(o, "jobId", json_string(jid));
+			json_object_set_new(o, "kind", json_string("wda_build"));
+			json_object_set_new(o, "status", json_string("running"));
+			json_object_set_new(o, "reason",
+			                    json_string("xcodebuild build-for-testing runs as a background job"));
+		}
+		sw_free(jid);
 	} else { /* start: run it, wait for /status, attach */
 		json_object_set(o, "udid", json_object_get(plan, "udid"));
 		json_object_set(o, "command", json_object_get(plan, "command"));
@@ -500,9 +561,15 @@ int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)
 	int rc = sw_ios_check(ctx, err);
 	if (rc != SW_OK)
 		return rc;
+	sw__wda_adopt(ctx, s);
 	char *url = session_str(s, "wdaUrl"), *base = NULL;
 	if (!url)
 		url = sw__wda_managed_url(s); /* the one qa_wda start left starting */
+	if (!url) {
+		json_t *cfg = sw__wda_setting(s, "url"); /* then ios.wda.url */
+		url = json_is_string(cfg) ? sw__strdup(json_string_value(cfg)) : NULL;
+		json_decref(cfg);
+	}
 	bool loopback = false;
 	rc = sw__wda_url_parse(url ? url : SW__WDA_DEFAULT_URL, &base, &loopback, err);
 	free(url);
@@ -530,6 +597,8 @@ int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*abort_fn)
 		}
 		sw__sleep_ms(250);
 	}
+	if (ready)
+		sw__wda_managed_ready(s, base);
 	json_t *o = json_pack("{s:s,s:b,s:b,s:I,s:I,s:s,s:o}", "for", "wda_ready", "satisfied", ready, "timedOut",
 	                      !ready, "waitedMs", (json_int_t)(sw_monotonic_ms() - t0), "timeoutMs",
 	                      (json_int_t)timeout_ms, "url", base, "state", st);

@@ -103,9 +103,9 @@ SW_API int sw_ios_wait_wda(sw_ctx *ctx, sw_session *s, long timeout_ms, int (*ab
                            char **out_json, sw_error **err);
 
 /**
- * Stops every WebDriverAgent this server started (qa_wda start) and registers their logs; for server
- * shutdown. @store: (nullable) finds each runner's session. A WebDriverAgent this server did not start is
- * never signalled.
+ * For server shutdown: leaves every WebDriverAgent this server started (qa_wda start) running, for the next
+ * server to adopt (or stop, when its /status is not ready), and registers each one's log so far in its
+ * session. @store: (nullable) finds each runner's session. Nothing is signalled.
  */
 SW_API void sw_ios_wda_shutdown(sw_ctx *ctx, sw_store *store);
 

@@ -328,6 +328,12 @@ SW_API int sw_store_processes_json(sw_store *store, char **out, sw_error **err);
  * @summary_json: (transfer full) (nullable) {checked, reaped, adopted, dropped, kept}.
  */
 SW_API int sw_store_sweep_processes(sw_store *store, char **summary_json, sw_error **err);
+/**
+ * The same sweep for a server's start-up: it sends no HTTP request (libcurl stays unloaded), so a WDA entry
+ * young enough to be adopted is kept unprobed (`deferred` in the summary) for sw_store_sweep_processes(),
+ * which the first iOS call runs.
+ */
+SW_API int sw_store_sweep_processes_startup(sw_store *store, char **summary_json, sw_error **err);
 
 /* ---- retention --------------------------------------------------------- */
 

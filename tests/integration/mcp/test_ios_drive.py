@@ -415,6 +415,23 @@ class TestWdaManaged(DriveCase):
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
 
+    def tearDown(self):
+        # a managed WebDriverAgent outlives its server: end what a test left behind (its whole group)
+        for p in self.processes():
+            if p.get("kind") == "wda" and isinstance(p.get("pid"), int) and p["pid"] > 1:
+                try:
+                    with open("/proc/%d/cmdline" % p["pid"], "rb") as f:
+                        if b"xcodebuild" not in f.read():
+                            continue  # gone; the pid names something else now
+                except OSError:
+                    continue
+                for target in (-p["pid"], p["pid"]):
+                    try:
+                        os.kill(target, 9)
+                    except OSError:
+                        pass
+        super().tearDown()
+
     def xb_knobs(self, k):
         d = os.path.join(self.home, ".fake-xcodebuild")
         os.makedirs(d, exist_ok=True)
@@ -434,6 +451,19 @@ class TestWdaManaged(DriveCase):
         self.assertIn("xcodebuild -project " + self.proj, text)
         self.assertIn("-destination id=" + IPHONE15PRO, text)
         return self.wda(s, sid, action, consentId=env["consentId"], approve=True, **extra)
+
+    def build(self, s, sid, **extra):
+        """qa_wda build with consent: the call answers a wda_build job at once; returns the job's record."""
+        r = self.approve(s, sid, "build", "wda_build", **extra)
+        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
+        b = r["structuredContent"]
+        self.assertEqual((b["status"], b["kind"]), ("running", "wda_build"), b)
+        self.assertEqual(b["command"][-1], "build-for-testing")
+        for _ in range(10):
+            j = self.tool_ok(s, "qa_job_status", sid, jobId=b["jobId"], waitMs=20000)
+            if j["status"] != "running":
+                return j
+        self.fail("the wda_build job did not end: %s" % json.dumps(j)[:1500])
 
     def processes(self):
         try:
@@ -457,11 +487,12 @@ class TestWdaManaged(DriveCase):
 
     def test_build_start_snapshot_stop(self):
         s, sid = self.ready()
-        r = self.approve(s, sid, "build", "wda_build")
-        self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
-        b = r["structuredContent"]
+        j = self.build(s, sid)
+        self.assertEqual((j["status"], j["kind"]), ("done", "wda_build"), j)
+        b = j["result"]
         self.assertTrue(b["built"], b)
         self.assertTrue(b["logUri"], b)
+        self.assertIn(b["logUri"], j["artifactUris"])
         self.assertEqual(b["command"][-1], "build-for-testing")
         r = self.approve(s, sid, "start", "wda_start")
         self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
@@ -502,32 +533,34 @@ class TestWdaManaged(DriveCase):
         self.assertFalse(again["stopped"] or again["managed"], again)
         self.assertEqual(s.close(), 0)
 
-    def test_server_shutdown_stops_the_managed_wda(self):
+    def test_server_shutdown_leaves_the_managed_wda_running(self):
         s, sid = self.ready()
         r = self.approve(s, sid, "start", "wda_start")
         self.assertFalse(r.get("isError"), json.dumps(r)[:1500])
         pid = r["structuredContent"]["pid"]
         self.assertTrue(self.alive(pid))
         self.assertEqual(s.close(), 0)
-        for _ in range(50):
-            if not self.alive(pid):
-                break
-            time.sleep(0.1)
-        self.assertFalse(self.alive(pid))
+        time.sleep(1)
+        # the next server adopts it (mcp-ios-wda-lifecycle follows it across the restart)
+        self.assertTrue(self.alive(pid))
+        self.assertEqual([p["pid"] for p in self.processes() if p.get("kind") == "wda"], [pid])
 
     def test_build_failures(self):
         s, sid = self.ready()
         self.xb_knobs({"mode": "signing"})
-        r = self.approve(s, sid, "build", "wda_build")
-        self.assertTrue(r.get("isError"), json.dumps(r)[:1500])
-        sc = r["structuredContent"]
+        j = self.build(s, sid)
+        self.assertEqual((j["status"], j.get("failureCode")), ("failed", "WDA_SIGNING_FAILED"), j)
+        sc = j["result"]
         self.assertEqual(sc["failureCode"], "WDA_SIGNING_FAILED", sc)
+        self.assertFalse(sc["built"])
         self.assertIn("requires a development team", json.dumps(sc))
+        self.assertTrue(sc["logUri"] and sc["nextSteps"], sc)
         self.xb_knobs({"mode": "buildfail"})
-        r = self.approve(s, sid, "build", "wda_build")
-        sc = r["structuredContent"]
-        self.assertEqual(sc["failureCode"], "WDA_BUILD_FAILED", sc)
+        j = self.build(s, sid)
+        sc = j["result"]
+        self.assertEqual((j.get("failureCode"), sc["failureCode"]), ("WDA_BUILD_FAILED", "WDA_BUILD_FAILED"), sc)
         self.assertIn("FBWebServer.m", json.dumps(sc))
+        self.assertTrue(sc["logUri"], sc)
         self.assertEqual(s.close(), 0)
 
     def test_start_failures(self):
