@@ -388,9 +388,12 @@ SW_API int sw_drive_act(sw_drive *d, const char *args_json, char **out_json, sw_
 		}
 	}
 	json_decref(args);
+	const char *back_via = sw__ios_take_back_via(sw_drive_device(d)); /* iOS: how "back" went */
 	if (rc < 0)
 		return rc;
 	driver_warnings(d, res);
+	if (back_via)
+		json_object_set_new(res, "backVia", json_string(back_via));
 	*out_json = sw__json_compact(res);
 	json_decref(res);
 	return *out_json ? SW_OK : sw__error_nomem(err);

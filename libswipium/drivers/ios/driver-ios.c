@@ -6,6 +6,7 @@
  * on PATH. Rotation, network and location have no simctl command and are not announced.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ typedef struct ios_dev {
 	sw__wda *wda;  /* NULL: visual-only */
 	char *app_id;  /* the session's app (WDA's session capability), nullable */
 	int pw, ph;    /* the screen in points, once known */
+	const char *back_via; /* how the last "back" went: "nav_button" | "edge_swipe" (static), NULL */
 } ios_dev;
 
 static void dev_free(ios_dev *d)
@@ -403,6 +405,7 @@ static int press_key(void *state, const char *key, sw_error **err)
 	ios_dev *d = state;
 	if (!d->wda)
 		return no_wda(d, "press keys", err);
+	d->back_via = NULL;
 	if (!strcmp(key, "home"))
 		return sw__wda_call(d->wda, "POST", "/wda/homescreen", false, NULL, 0, NULL, err);
 	if (!strcmp(key, "enter"))
@@ -427,6 +430,8 @@ static int press_key(void *state, const char *key, sw_error **err)
 			rc = path ? sw__wda_call(d->wda, "POST", path, true, NULL, 0, NULL, err) : sw__error_nomem(err);
 			free(path);
 			json_decref(v);
+			if (rc == SW_OK)
+				d->back_via = "nav_button";
 			return rc;
 		}
 		json_decref(v);
@@ -438,7 +443,10 @@ static int press_key(void *state, const char *key, sw_error **err)
 		int w = 0, h = 0;
 		if ((rc = screen_size(d, &w, &h, err)) != SW_OK)
 			return rc;
-		return swipe(d, 2, h / 2, w * 3 / 5, h / 2, 250, err);
+		rc = swipe(d, 2, h / 2, w * 3 / 5, h / 2, 250, err);
+		if (rc == SW_OK)
+			d->back_via = "edge_swipe";
+		return rc;
 	}
 	return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "Use back, home, enter, del or tab",
 	                     "The iOS simulator has no \"%s\" key", key);
@@ -753,4 +761,86 @@ json_t *sw__ios_take_warnings(sw_device *dev)
 	json_t *w = d->wda->warnings;
 	d->wda->warnings = json_array();
 	return w;
+}
+
+/* ---- what qa_act asks the iOS driver on the side ----------------------------------------------- */
+
+/* How the last press of "back" went on a bound iOS device: "nav_button", "edge_swipe", or NULL (taken once). */
+const char *sw__ios_take_back_via(sw_device *dev)
+{
+	if (!dev || sw_device_ops(dev) != &ios_ops)
+		return NULL;
+	ios_dev *d = sw__device_state(dev);
+	const char *v = d->back_via;
+	d->back_via = NULL;
+	return v;
+}
+
+static const char *const SELECTOR_STRATEGIES[] = {"accessibility id", "name", "predicate string", "class chain", NULL};
+
+/* A WDA element reference's id ("ELEMENT" or the W3C key). (transfer none) */
+static const char *element_id(json_t *v)
+{
+	const char *id = json_string_value(json_object_get(v, "ELEMENT"));
+	return id ? id : json_string_value(json_object_get(v, "element-6066-11e4-a52e-4f735466cecf"));
+}
+
+int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled, sw_error **err)
+{
+	*handled = false;
+	if (!dev || sw_device_ops(dev) != &ios_ops)
+		return SW_OK;
+	ios_dev *d = sw__device_state(dev);
+	if (!d->wda)
+		return SW_OK; /* visual-only: the snapshot path answers that the tree cannot be read */
+	*handled = true;
+	const char *using = json_string_value(json_object_get(sel, "using"));
+	const char *value = json_string_value(json_object_get(sel, "value"));
+	bool known = false;
+	for (int i = 0; using && SELECTOR_STRATEGIES[i]; i++)
+		known = known || !strcmp(using, SELECTOR_STRATEGIES[i]);
+	if (!known || !value || !value[0] || strlen(value) > 4096) {
+		char *shown = sw__cap(using ? using : "(none)", 60);
+		int rc = sw__error_set(err, SW_EINVAL, "INVALID_SELECTOR",
+		                       "Give selector {using: \"accessibility id\" | \"name\" | \"predicate string\" | \"class "
+		                       "chain\", value}",
+		                       !known ? "The selector strategy \"%s\" is not one WebDriverAgent is asked with"
+		                              : "The selector's value must be a non-empty string of at most 4096 bytes (%s)",
+		                       shown ? shown : "?");
+		free(shown);
+		return rc;
+	}
+	json_t *body = json_pack("{s:s,s:s}", "using", using, "value", value);
+	json_t *v = NULL;
+	int rc = body ? sw__wda_call(d->wda, "POST", "/element", true, body, 0, &v, err) : sw__error_nomem(err);
+	json_decref(body);
+	if (rc != SW_OK)
+		return rc;
+	const char *id = element_id(v);
+	char *path = id ? sw__asprintf("/element/%s/rect", id) : NULL;
+	json_decref(v);
+	v = NULL;
+	if (!path)
+		return id ? sw__error_nomem(err)
+		          : sw__error_set(err, SW_EDEVICE, "WDA_UNREACHABLE", "Restart WebDriverAgent",
+		                          "WebDriverAgent answered POST /element without an element id");
+	rc = sw__wda_call(d->wda, "GET", path, true, NULL, 0, &v, err);
+	free(path);
+	if (rc != SW_OK)
+		return rc;
+	json_t *jx = json_object_get(v, "x"), *jy = json_object_get(v, "y"), *jw = json_object_get(v, "width"),
+	       *jh = json_object_get(v, "height");
+	double x = json_number_value(jx), y = json_number_value(jy), w = json_number_value(jw), h = json_number_value(jh);
+	bool ok = json_is_number(jx) && json_is_number(jy) && json_is_number(jw) && json_is_number(jh) && isfinite(x) &&
+	          isfinite(y) && isfinite(w) && isfinite(h) && w > 0 && h > 0 && fabs(x) < 1e6 && fabs(y) < 1e6 &&
+	          w < 1e6 && h < 1e6;
+	json_decref(v);
+	if (!ok)
+		return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND", "Take a new qa_snapshot and pick what is on screen",
+		                     "WebDriverAgent found the element (%s) but it has no usable frame", using);
+	b[0] = (int)lround(x);
+	b[1] = (int)lround(y);
+	b[2] = (int)lround(x + w);
+	b[3] = (int)lround(y + h);
+	return SW_OK;
 }

@@ -132,6 +132,15 @@ bool sw__wda_type_is_field(const char *type);
 const struct sw_driver_ops *sw__driver_ios(void);
 /* The WDA warnings (a recreated session) of a bound iOS device since the last call; NULL when none. (transfer full) */
 json_t *sw__ios_take_warnings(sw_device *dev);
+/* How the last "back" of a bound iOS device went: "nav_button" | "edge_swipe"; NULL when none (taken once). */
+const char *sw__ios_take_back_via(sw_device *dev);
+/*
+ * qa_act's target.selector {using, value} resolved by WebDriverAgent (POST /element with that strategy, then
+ * GET /element/:id/rect): the element's bounds [x1,y1,x2,y2] in points. *handled is false (and nothing is
+ * asked) when @dev is not an iOS simulator with WDA attached. INVALID_SELECTOR for a strategy other than
+ * accessibility id, name, predicate string or class chain; ELEMENT_NOT_FOUND when WDA finds none.
+ */
+int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled, sw_error **err);
 
 /* The WebDriverAgent this server builds and starts (wda-managed.c). */
 json_t *sw__wda_xcodebuild_argv(const char *project, const char *scheme, const char *udid, const char *derived,

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""The iOS paths of the existing tools, through the server, against the stand-ins in tests/ios/.
+
+qa_act on an iOS session with WebDriverAgent attached (tests/ios/wda.py): scroll inside the largest table,
+10% inside its edges, with the geometry WDA's /window/size gives; untilVisible that counts only what the
+snapshot shows (cells clipped out of their table do not count); press back through the navigation bar's
+button, else the left-edge swipe, and the result's backVia; target.selector resolved by WDA's POST /element
+with the strategy given; non-ASCII text typed as is; ${SWIPIUM_*} placeholders and secure fields redacted; a
+WDA session that dies in the middle of an act recreated once without relaunching the app.
+
+Every server runs with a private HOME and the stand-ins first on PATH (see test_ios.py).
+"""
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_ios_drive import WdaCase  # noqa: E402
+
+SECRET = "s3cr3t-\u03a9-pass"
+
+
+class PathsCase(WdaCase):
+    def act(self, s, sid, **args):
+        return self.tool_ok(s, "qa_act", sid, **args)
+
+    def act_fails(self, s, sid, code, **args):
+        return self.tool_fails(s, "qa_act", sid, code, **args)
+
+    def login(self, s, sid):
+        """From the stand-in's login screen to its home screen (a table of 20 rows)."""
+        self.act(s, sid, action="type", target={"id": "email"}, text="ann@example.com")
+        self.act(s, sid, action="type", target={"id": "password"}, text="hunter2")
+        act = self.act(s, sid, action="tap", target={"text": "Sign in"}, observe="full")
+        self.assertTrue(any("Item 1" in l for l in act["elements"]), act["elements"])
+        return act
+
+    def sent(self, method, suffix):
+        return [r for r in self.requests() if r["method"] == method and r["path"].split("?")[0].endswith(suffix)]
+
+    def secret_nowhere(self, blob_or_none=None):
+        for root, _, files in os.walk(os.path.join(self.home, ".swipium")):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    self.assertNotIn(SECRET.encode(), fh.read(), os.path.join(root, f))
+
+
+class TestIosScroll(PathsCase):
+    def test_scroll_swipes_inside_the_table_until_the_row_is_really_on_screen(self):
+        s, sid = self.attached()
+        self.login(s, sid)
+        # cells below the table's visible area are visible="false" (as WDA marks them): Item 13's frame
+        # (820..880) has its center on the 852-point screen, yet it is not on screen
+        self.wda_knobs({"clipRows": True})
+        self.tool_ok(s, "qa_snapshot", sid)
+        n0 = len(self.sent("POST", "/wda/dragfromtoforduration"))
+        act = self.act(s, sid, action="scroll", direction="down", untilVisible={"text": "Item 13"})
+        self.assertTrue(act["untilVisibleFound"], act)
+        self.assertEqual(act["swipes"], 1, act)
+        self.assertEqual(act["anchoredIn"], "scrollable")
+        drags = self.sent("POST", "/wda/dragfromtoforduration")[n0:]
+        self.assertEqual(len(drags), 1, drags)
+        b = drags[0]["body"]
+        # the table is [0,100][393,800]: 10% inside its edges is y 730 -> 170, in its middle column
+        self.assertEqual((b["fromX"], b["fromY"], b["toX"], b["toY"]), (196, 730, 196, 170), b)
+        found = json.dumps(act["found"])
+        self.assertIn("Item 13", found)
+        # a row that does not exist: the list stops moving, and that is said
+        act = self.act(s, sid, action="scroll", direction="down", untilVisible={"text": "Item 99"}, maxScrolls=5)
+        self.assertFalse(act["untilVisibleFound"], act)
+        self.assertTrue(act["endOfList"], act)
+        self.assertLessEqual(act["swipes"], 2, act)
+        self.assertEqual(s.close(), 0)
+
+    def test_geometry_comes_from_the_live_window(self):
+        # a 600x1000-point window (its source's Application frame and /window/size): a screen without a
+        # scroll view is swiped in its middle 3/5, 10% inside: x 300, y 740 -> 260 (never a fixed screen)
+        self.wda_knobs({"windowSize": [600, 1000]})
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        act = self.act(s, sid, action="scroll", direction="down")
+        self.assertEqual(act["anchoredIn"], "screen", act)
+        self.assertEqual(act["swipes"], 1)
+        b = self.sent("POST", "/wda/dragfromtoforduration")[-1]["body"]
+        self.assertEqual((b["fromX"], b["fromY"], b["toX"], b["toY"]), (300, 740, 300, 260), b)
+        act = self.act(s, sid, action="scroll", direction="right")
+        b = self.sent("POST", "/wda/dragfromtoforduration")[-1]["body"]
+        self.assertEqual((b["fromX"], b["toX"], b["fromY"]), (540, 60, 500), b)
+        self.assertEqual(s.close(), 0)
+
+    def test_until_visible_selector_found_by_wda_but_clipped_does_not_count(self):
+        s, sid = self.attached()
+        self.login(s, sid)
+        # WDA's POST /element finds hidden elements too; only the snapshot tells what is on screen
+        self.wda_knobs({"clipRows": True, "findHidden": True})
+        self.tool_ok(s, "qa_snapshot", sid)
+        taps = len(self.sent("POST", "/wda/tap"))
+        sc = self.act_fails(s, sid, "ELEMENT_NOT_FOUND", action="tap",
+                            target={"selector": {"using": "accessibility id", "value": "row13"}})
+        self.assertIn("not on screen", sc["what"])
+        self.assertEqual(len(self.sent("POST", "/wda/tap")), taps)  # nothing was tapped
+        act = self.act(s, sid, action="scroll", direction="down",
+                       untilVisible={"selector": {"using": "predicate string", "value": "label == 'Item 13'"}})
+        self.assertTrue(act["untilVisibleFound"], act)
+        self.assertEqual(act["swipes"], 1, act)
+        finds = [r["body"] for r in self.sent("POST", "/element")]
+        self.assertIn({"using": "predicate string", "value": "label == 'Item 13'"}, finds)
+        # now it is on screen: the selector taps it
+        act = self.act(s, sid, action="tap", target={"selector": {"using": "accessibility id", "value": "row13"}})
+        self.assertEqual(len(self.sent("POST", "/wda/tap")), taps + 1)
+        self.assertEqual(s.close(), 0)
+
+
+class TestIosSelectors(PathsCase):
+    def test_each_strategy_is_sent_to_wda(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        self.act(s, sid, action="type", target={"selector": {"using": "accessibility id", "value": "email"}},
+                 text="ann@example.com")
+        self.act(s, sid, action="type", target={"selector": {"using": "predicate string",
+                                                             "value": "label == 'Password'"}}, text="hunter2")
+        act = self.act(s, sid, action="tap", target={"selector": {"using": "class chain",
+                                                                  "value": "**/XCUIElementTypeButton"}},
+                       observe="full")
+        self.assertTrue(any("Item 1" in l for l in act["elements"]), act)
+        self.act(s, sid, action="tap", target={"selector": {"using": "name", "value": "Back"}})
+        finds = [r["body"] for r in self.sent("POST", "/element")]
+        for using, value in (("accessibility id", "email"), ("predicate string", "label == 'Password'"),
+                             ("class chain", "**/XCUIElementTypeButton"), ("name", "Back")):
+            self.assertIn({"using": using, "value": value}, finds)
+        rects = self.sent("GET", "/rect")
+        self.assertGreaterEqual(len(rects), 4, rects)
+        # the login screen again, reached through the selector's tap
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertIn("Sign in", json.dumps(snap))
+        self.assertEqual(s.close(), 0)
+
+    def test_unknown_and_missing_selectors(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        n = len(self.sent("POST", "/element"))
+        sc = self.act_fails(s, sid, "ELEMENT_NOT_FOUND", action="tap",
+                            target={"selector": {"using": "accessibility id", "value": "nothing-here"}})
+        self.assertFalse(sc.get("changedState"), sc)
+        self.assertEqual(len(self.sent("POST", "/element")), n + 1)
+        r = self.tool(s, "qa_act", sid, action="tap", target={"selector": {"using": "xpath", "value": "//*"}})
+        self.assertTrue(r.get("isError"), r)
+        self.assertIn(r["structuredContent"]["failureCode"], ("INVALID_SELECTOR", "INVALID_ARGUMENT"))
+        self.assertEqual(len(self.sent("POST", "/element")), n + 1)  # never sent to WDA
+        # the session still works
+        self.act(s, sid, action="tap", target={"selector": {"using": "accessibility id", "value": "email"}})
+        self.assertEqual(s.close(), 0)
+
+
+class TestIosBack(PathsCase):
+    def test_back_through_the_nav_button_else_the_edge_swipe(self):
+        s, sid = self.attached()
+        self.login(s, sid)
+        act = self.act(s, sid, action="press", key="back", observe="full")
+        self.assertEqual(act["backVia"], "nav_button", act)
+        self.assertTrue(any("Email" in l for l in act["elements"]), act["elements"])
+        self.login(s, sid)
+        self.wda_knobs({"noBackButton": True})
+        self.tool_ok(s, "qa_snapshot", sid)
+        act = self.act(s, sid, action="press", key="back", observe="full")
+        self.assertEqual(act["backVia"], "edge_swipe", act)
+        self.assertTrue(any("Email" in l for l in act["elements"]), act["elements"])
+        b = self.sent("POST", "/wda/dragfromtoforduration")[-1]["body"]
+        self.assertLessEqual(b["fromX"], 5, b)
+        self.assertGreater(b["toX"], b["fromX"] + 100, b)
+        # another action says nothing about back
+        act = self.act(s, sid, action="tap", target={"id": "email"})
+        self.assertNotIn("backVia", act)
+        self.assertEqual(s.close(), 0)
+
+    def test_visual_only_back_is_backend_unsupported(self):
+        s, sid = self.ready()
+        sc = self.act_fails(s, sid, "BACKEND_UNSUPPORTED", action="press", key="back")
+        self.assertIn("visual-only", sc["what"])
+        self.assertEqual(s.close(), 0)
+
+
+class TestIosTyping(PathsCase):
+    def test_non_ascii_text_is_typed_as_is(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        text = "Zo\u00eb \u6771\u4eac \u2713 caf\u00e9"
+        act = self.act(s, sid, action="type", target={"id": "email"}, text=text, observe="full")
+        self.assertNotIn("TEXT_INPUT_UNSUPPORTED", json.dumps(act))
+        self.assertIn(text, json.dumps(act["elements"], ensure_ascii=False))
+        vals = [r["body"] for r in self.sent("POST", "/value")]
+        self.assertEqual(vals[-1]["value"], list(text), vals[-1])
+        self.assertEqual(vals[-1]["text"], text)
+        # control characters are still refused before anything is sent
+        sc = self.act_fails(s, sid, "TEXT_INPUT_UNSUPPORTED", action="type", target={"id": "email"}, text="a\x07b")
+        self.assertFalse(sc.get("changedState"), sc)
+        self.assertEqual(s.close(), 0)
+
+    def test_placeholders_and_secure_fields_are_redacted(self):
+        self.server_env = dict(self.server_env, SWIPIUM_TEST_PASSWORD=SECRET)
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        act = self.act(s, sid, action="type", target={"id": "password"}, text="${SWIPIUM_TEST_PASSWORD}")
+        blob = json.dumps(act, ensure_ascii=False)
+        self.assertNotIn(SECRET, blob)
+        self.assertEqual(act["placeholders"], ["SWIPIUM_TEST_PASSWORD"])
+        self.assertTrue(act["redacted"] and act["secret"], act)
+        # a secret typed literally into a secure field is not echoed either
+        act = self.act(s, sid, action="type", target={"id": "password"}, text=SECRET + "x")
+        self.assertNotIn(SECRET, json.dumps(act, ensure_ascii=False))
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        self.assertNotIn(SECRET, json.dumps(snap, ensure_ascii=False))
+        self.assertNotIn("\u2022", json.dumps(snap, ensure_ascii=False))
+        st = self.tool_ok(s, "qa_status", sid)
+        self.assertNotIn(SECRET, json.dumps(st, ensure_ascii=False))
+        # WDA did get the value (the placeholder was resolved, then typed)
+        vals = [r["body"] for r in self.sent("POST", "/value")]
+        self.assertEqual("".join(vals[0]["value"]), SECRET)
+        self.assertEqual(s.close(), 0)
+        self.secret_nowhere()
+
+
+class TestIosSessionDiesMidAct(PathsCase):
+    def test_tap_retried_on_a_new_session_without_relaunch(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        self.act(s, sid, action="type", target={"id": "email"}, text="ann@example.com")
+        self.act(s, sid, action="type", target={"id": "password"}, text="hunter2")
+        creates = len(self.sent("POST", "/session"))
+        taps = len(self.sent("POST", "/wda/tap"))
+        # the session dies on the act's tap, after the act looked at the screen
+        self.wda_knobs({"invalidateOn": {"route": "/wda/tap", "n": 1}})
+        act = self.act(s, sid, action="tap", target={"text": "Sign in"}, observe="full")
+        self.assertTrue(act["changed"], act)
+        self.assertTrue(any("Item 1" in l for l in act["elements"]), act["elements"])
+        warn = [w for w in act.get("warnings", []) if "recreated without relaunching" in w]
+        self.assertEqual(len(warn), 1, act)
+        made = self.sent("POST", "/session")[creates:]
+        self.assertEqual(len(made), 1, made)  # recreated once
+        caps = made[0]["body"]["capabilities"]["alwaysMatch"]
+        self.assertFalse(caps["forceAppLaunch"])
+        self.assertFalse(caps["shouldTerminateApp"])
+        self.assertEqual(len(self.sent("POST", "/wda/tap")), taps + 2)  # the failed tap and its one retry
+        # the next act has no warning
+        act = self.act(s, sid, action="press", key="back")
+        self.assertFalse(any("recreated" in w for w in act.get("warnings", [])), act)
+        self.assertEqual(s.close(), 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
