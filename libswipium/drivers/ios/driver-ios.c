@@ -5,6 +5,7 @@
  * typing and the foreground app answer BACKEND_UNSUPPORTED saying so, and taps go through `idb` when it is
  * on PATH. Rotation, network and location have no simctl command and are not announced.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ios-internal.h"
@@ -27,6 +29,7 @@ typedef struct ios_dev {
 	char *app_id;  /* the session's app (WDA's session capability), nullable */
 	int pw, ph;    /* the screen in points, once known */
 	const char *back_via; /* how the last "back" went: "nav_button" | "edge_swipe" (static), NULL */
+	json_t *apps;  /* the last `simctl listapps`, NULL until read (an install forgets it) */
 } ios_dev;
 
 static void dev_free(ios_dev *d)
@@ -39,6 +42,7 @@ static void dev_free(ios_dev *d)
 	free(d->devtype);
 	free(d->app_id);
 	sw__wda_free(d->wda);
+	json_decref(d->apps);
 	free(d);
 }
 
@@ -526,6 +530,8 @@ static int install(void *state, const char *path, sw_error **err)
 	rc = simctl_on(d, args, SW__SIMCTL_INSTALL_MS, "INSTALL_FAILED",
 	               "Rebuild the .app for the simulator and install it again", NULL, err);
 	json_decref(app);
+	json_decref(d->apps);
+	d->apps = NULL;
 	return rc;
 }
 
@@ -575,13 +581,196 @@ static int properties(void *state, char **out_json, sw_error **err)
 	return *out_json ? SW_OK : sw__error_nomem(err);
 }
 
+/* The installed apps (`simctl listapps`), read once per handle until an install. (transfer none) */
+static json_t *apps_of(ios_dev *d, sw_error **err)
+{
+	if (!d->apps && sw__simctl_listapps(d->udid, &d->apps, err) != SW_OK)
+		d->apps = NULL;
+	return d->apps;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The user-installed apps' bundle ids (ApplicationType User), sorted: simctl lists the system apps too. */
 static int packages(void *state, char **out_json, sw_error **err)
 {
-	(void)out_json;
 	ios_dev *d = state;
-	return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "qa_ios {action: \"launch\", bundleId} tells "
-	                                                                  "whether one app is installed",
-	                     "The simulator %s cannot list its installed apps through this driver", d->name);
+	json_decref(d->apps); /* read now, not cached: qa_device_info asks what is installed at this moment */
+	d->apps = NULL;
+	json_t *apps = apps_of(d, err);
+	if (!apps)
+		return SW_EDEVICE;
+	size_t n = json_object_size(apps), k = 0;
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!ids)
+		return sw__error_nomem(err);
+	const char *bid;
+	json_t *info;
+	json_object_foreach(apps, bid, info)
+	{
+		const char *type = json_string_value(json_object_get(info, "ApplicationType"));
+		if (type && !strcmp(type, "User"))
+			ids[k++] = bid;
+	}
+	qsort(ids, k, sizeof(*ids), cmp_str);
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < k; i++)
+		json_array_append_new(a, json_string(ids[i]));
+	free(ids);
+	*out_json = a ? sw__json_compact(a) : NULL;
+	json_decref(a);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+/* ---- the device log (`log show`), in the threadtime shape the health check reads ---------------- */
+
+/* Seconds from @since ("MM-DD HH:MM:SS.mmm" on the simulator's clock, which is the host's local time) to now. */
+static long seconds_since(const char *since)
+{
+	int mo, dd, hh, mi, ss;
+	if (!since || sscanf(since, "%2d-%2d %2d:%2d:%2d", &mo, &dd, &hh, &mi, &ss) != 5)
+		return -1;
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	int year = tm.tm_year;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = dd;
+	tm.tm_hour = hh;
+	tm.tm_min = mi;
+	tm.tm_sec = ss;
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t > now + 86400) { /* December's stamp read in January */
+		tm.tm_year = year - 1;
+		t = mktime(&tm);
+	}
+	return t == (time_t)-1 ? -1 : (long)(now - t);
+}
+
+/* The bundle id whose executable is @proc (the app's process name in the log), or NULL. (transfer none) */
+static const char *bundle_of_process(json_t *apps, const char *proc, size_t n)
+{
+	const char *bid;
+	json_t *info;
+	json_object_foreach(apps, bid, info)
+	{
+		const char *exe = json_string_value(json_object_get(info, "CFBundleExecutable"));
+		if (exe && strlen(exe) == n && !strncmp(exe, proc, n))
+			return bid;
+	}
+	return NULL;
+}
+
+/*
+ * One `log show --style compact` line ("YYYY-MM-DD HH:MM:SS.mmm Ty Process[PID:TID] message") as a threadtime
+ * line ("MM-DD HH:MM:SS.mmm PID TID L Tag: message"): the tag is the app's bundle id when the process is an
+ * installed app's executable, else the process name. A line of another shape continues the previous message
+ * and gets its prefix (@prefix keeps it). Returns false for the header and for lines before any message.
+ */
+static bool log_line(sw_buf *out, const char *l, size_t n, json_t *apps, char prefix[256])
+{
+	const char *lb = n > 29 ? memchr(l + 27, '[', n - 27) : NULL;
+	bool shaped = n > 29 && isdigit((unsigned char)l[0]) && l[4] == '-' && l[10] == ' ' && l[13] == ':' && l[19] == '.' &&
+	              l[23] == ' ' && l[26] == ' ' && lb;
+	const char *close = shaped ? memchr(lb, ']', n - (size_t)(lb - l)) : NULL;
+	const char *colon = close ? memchr(lb, ':', (size_t)(close - lb)) : NULL;
+	if (!shaped || !close || !colon) {
+		if (!prefix[0] || !n)
+			return false;
+		sw__buf_puts(out, prefix);
+		sw__buf_append(out, l, n);
+		sw__buf_putc(out, '\n');
+		return true;
+	}
+	char lvl = 'I';
+	if (l[24] == 'E')
+		lvl = 'E';
+	else if (l[24] == 'F')
+		lvl = 'F';
+	else if (l[24] == 'D' && l[25] == 'b')
+		lvl = 'D';
+	const char *proc = l + 27;
+	size_t pn = (size_t)(lb - proc);
+	long pid = strtol(lb + 1, NULL, 10);
+	unsigned long tid = strtoul(colon + 1, NULL, 16);
+	const char *bid = bundle_of_process(apps, proc, pn);
+	char tag[160];
+	if (bid)
+		snprintf(tag, sizeof(tag), "%s", bid);
+	else {
+		size_t k = pn < sizeof(tag) - 1 ? pn : sizeof(tag) - 1;
+		memcpy(tag, proc, k);
+		tag[k] = '\0';
+		for (char *c = tag; *c; c++)
+			if (*c == ':' || (unsigned char)*c < 0x20)
+				*c = '_';
+	}
+	snprintf(prefix, 256, "%.5s %.12s %5ld %5lu %c %s: ", l + 5, l + 11, pid, tid, lvl, tag);
+	const char *msg = close + 1;
+	while (msg < l + n && *msg == ' ')
+		msg++;
+	sw__buf_puts(out, prefix);
+	sw__buf_append(out, msg, (size_t)(l + n - msg));
+	sw__buf_putc(out, '\n');
+	return true;
+}
+
+static int log_read(void *state, const char *since, char **text, size_t *len, sw_error **err)
+{
+	ios_dev *d = state;
+	char last[24];
+	long secs = seconds_since(since);
+	if (secs < 0)
+		snprintf(last, sizeof(last), "10m"); /* nothing given: the last ten minutes */
+	else
+		snprintf(last, sizeof(last), "%lds", secs + 2 > 86400 ? 86400 : secs + 2);
+	const char *args[] = {"spawn", d->udid, "log", "show", "--style", "compact", "--last", last, NULL};
+	sw__proc_result r;
+	int rc = sw__simctl(args, SW__SIMCTL_LOG_MS, NULL, NULL, &r, err);
+	if (rc != SW_OK)
+		return rc;
+	if (r.status != 0) {
+		rc = sw__simctl_fail("spawn log show", &r, "DEVICE_NOT_READY", "Check that the simulator is Booted and retry",
+		                     err);
+		sw__proc_result_clear(&r);
+		return rc;
+	}
+	json_t *apps = apps_of(d, NULL); /* without the list the tags are process names */
+	sw_buf b = SW_BUF_INIT;
+	char prefix[256] = "";
+	const char *p = r.out ? r.out : "", *end = p + r.out_len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		log_line(&b, p, n, apps, prefix);
+		p += (nl ? (size_t)(nl - p) + 1 : n);
+	}
+	sw__proc_result_clear(&r);
+	size_t n = 0;
+	char *t = sw__buf_steal(&b, &n);
+	if (!t)
+		return sw__error_nomem(err);
+	*text = t;
+	*len = n;
+	return SW_OK;
+}
+
+/* The simulator's log prints the host's local time: the offset from UTC now. */
+static int clock_offset(void *state, long *offset_s, sw_error **err)
+{
+	(void)state;
+	(void)err;
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	*offset_s = tm.tm_gmtoff;
+	return SW_OK;
 }
 
 /* ---- recording ---------------------------------------------------------------------------------- */
@@ -716,7 +905,8 @@ static const struct sw_driver_ops ios_ops = {
     .version = SW_DRIVER_OPS_VERSION,
     .name = "ios",
     .caps = SW_DRIVER_CAP_DUMP | SW_DRIVER_CAP_SCREENCAP | SW_DRIVER_CAP_INPUT | SW_DRIVER_CAP_OPEN_URL |
-            SW_DRIVER_CAP_APP | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS | SW_DRIVER_CAP_RECORD,
+            SW_DRIVER_CAP_APP | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS | SW_DRIVER_CAP_RECORD |
+            SW_DRIVER_CAP_LOGS,
     .probe = probe,
     .release = release,
     .describe = describe,
@@ -738,6 +928,8 @@ static const struct sw_driver_ops ios_ops = {
     .record_start = record_start,
     .record_poll = record_poll,
     .record_stop = record_stop,
+    .log_read = log_read,
+    .clock_offset = clock_offset,
 };
 
 const struct sw_driver_ops *sw__driver_ios(void)

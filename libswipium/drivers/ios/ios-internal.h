@@ -128,6 +128,15 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
                            size_t *out_len, sw__wda_source_stats *stats, sw_error **err);
 bool sw__wda_type_is_field(const char *type);
 
+/*
+ * An old-style (OpenStep) property list, as `simctl listapps` prints it, to JSON (dictionaries, arrays, strings;
+ * <data> kept as its hex text). Bounded: 64 levels, 16 MiB. NULL with DEVICE_NOT_READY naming what could not be
+ * read and where (listapps.c). (transfer full)
+ */
+json_t *sw__openstep_parse(const char *text, size_t len, sw_error **err);
+/* `simctl listapps <udid>`: {bundleId: {ApplicationType, CFBundleExecutable, ...}}. (transfer full) */
+int sw__simctl_listapps(const char *udid, json_t **out, sw_error **err);
+
 /* The simulator driver (driver-ios.c). */
 const struct sw_driver_ops *sw__driver_ios(void);
 /* The WDA warnings (a recreated session) of a bound iOS device since the last call; NULL when none. (transfer full) */

@@ -16,7 +16,9 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_ios_drive import WdaCase  # noqa: E402
+import test_ios  # noqa: E402
+from test_ios import IPHONE15, IPHONE15PRO, IosCase  # noqa: E402
+from test_ios_drive import INFO, DriveCase, WdaCase  # noqa: E402
 
 SECRET = "s3cr3t-\u03a9-pass"
 
@@ -246,6 +248,185 @@ class TestIosSessionDiesMidAct(PathsCase):
         act = self.act(s, sid, action="press", key="back")
         self.assertFalse(any("recreated" in w for w in act.get("warnings", [])), act)
         self.assertEqual(s.close(), 0)
+
+
+CRASH = ("[General] *** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: "
+         "'-[ShopCart addItem:]: unrecognized selector sent to instance 0x600000c0c000'")
+
+
+class TestIosLogsAndApps(PathsCase):
+    def test_device_info_lists_the_user_installed_apps(self):
+        s, sid = self.ready()
+        # a second app whose name is not ASCII: simctl escapes it as \U00e9 in its old-style plist
+        self.make_app("Cafe.app", dict(INFO, CFBundleIdentifier="com.example.caf\u00e9-menu".replace("\u00e9", "e"),
+                                       CFBundleName="Caf\u00e9", CFBundleExecutable="Cafe"))
+        self.approved(s, sid, action="install", app="Cafe.app")
+        info = self.tool_ok(s, "qa_device_info", sid)
+        # the user apps, sorted; simctl also lists Safari and Settings (System), which are left out
+        self.assertEqual(info["packages"], ["com.example.cafe-menu", "com.example.shop"], info)
+        self.assertEqual(info["installedThirdPartyCount"], 2)
+        self.assertNotIn("packages", info["unsupported"])
+        info = self.tool_ok(s, "qa_device_info", sid, packageFilter="shop")
+        self.assertEqual(info["packages"], ["com.example.shop"])
+        self.assertEqual(info["installedThirdPartyCount"], 2)
+        self.assertEqual(s.close(), 0)
+
+    def test_listapps_that_cannot_be_read_is_a_clear_error(self):
+        s, sid = self.ready()
+        for mode in ("garbage", "truncated"):
+            self.knobs({"listapps": mode})
+            sc = self.tool_fails(s, "qa_device_info", sid, "DEVICE_NOT_READY")
+            self.assertIn("listapps", sc["what"])
+            self.assertIn("cannot be read", sc["what"])
+        self.knobs({"fail": {"listapps": [2, "An error was encountered processing the command (domain=NSPOSIXErrorDomain"
+                                              ", code=2):\nNo such file or directory"]}})
+        sc = self.tool_fails(s, "qa_device_info", sid, "DEVICE_NOT_READY")
+        self.assertIn("No such file or directory", sc["what"])
+        self.knobs({})
+        self.assertEqual(self.tool_ok(s, "qa_device_info", sid)["packages"], ["com.example.shop"])
+        self.assertEqual(s.close(), 0)
+
+    def test_health_reads_the_simulator_log(self):
+        s, sid = self.attached()
+        h = self.tool_ok(s, "qa_check_health", sid)
+        self.assertTrue(h["checked"]["logcat"], h)
+        self.assertTrue(h["healthy"], h)
+        # asked for the time since the session began (a few seconds), not the whole log
+        last = self.sim_state()["logLast"]
+        self.assertRegex(last, r"^[0-9]+s$")
+        self.assertLess(int(last[:-1]), 600)
+        # the app (executable Shop, bundle com.example.shop) dies of an uncaught exception: a crash finding
+        self.knobs({"logExtra": [["E ", "Shop[4102:31c2]", CRASH]]})
+        h = self.tool_ok(s, "qa_check_health", sid)
+        crashes = [f for f in h["findings"] if f["kind"] == "native_crash"]
+        self.assertEqual(len(crashes), 1, h)
+        self.assertIn("com.example.shop", crashes[0]["detail"])
+        self.assertIn("NSInvalidArgumentException", crashes[0]["detail"])
+        self.assertFalse(h["healthy"])
+        # another process's crash is not the app's
+        self.knobs({"logExtra": [["E ", "Weather[5120:41c2]", CRASH]]})
+        h = self.tool_ok(s, "qa_check_health", sid)
+        self.assertFalse([f for f in h["findings"] if f["kind"] == "native_crash"], h)
+        # qa_act's health check after an action sees it too (another crash line: the same line within the same
+        # second is the same event, recorded once)
+        self.knobs({"logExtra": [["E ", "Shop[4102:31c9]", CRASH.replace("0x600000c0c000", "0x600000d1d000")]]})
+        self.tool_ok(s, "qa_snapshot", sid)
+        act = self.act(s, sid, action="tap", target={"id": "email"})
+        self.assertTrue(act["health"]["crashed"], act["health"])
+        self.knobs({})
+        self.assertEqual(s.close(), 0)
+
+    def test_visual_only_health_looks_at_the_log_and_says_what_it_could_not(self):
+        s, sid = self.ready()
+        h = self.tool_ok(s, "qa_check_health", sid)
+        self.assertTrue(h["checked"]["logcat"], h)
+        self.assertFalse(h["healthy"])  # the foreground and the screen need WebDriverAgent
+        self.assertTrue(any(f["kind"] == "health_unchecked" for f in h["findings"]), h)
+        self.knobs({"fail": {"spawn": [1, "An error was encountered processing the command (domain=NSPOSIXErrorDomain"
+                                          ", code=1):\nlog: could not open the log store"]}})
+        h = self.tool(s, "qa_check_health", sid)
+        text = json.dumps(h)
+        self.assertIn("could not open the log store", text)
+        self.assertNotIn('"healthy": true', text)
+        self.knobs({})
+        self.assertEqual(s.close(), 0)
+
+
+class TestIosOtherPaths(PathsCase):
+    def test_resolve_target_device_substring_plans_a_boot_and_boots_nothing(self):
+        s, sid = self.start()
+        sc = self.tool_ok(s, "qa_resolve_target", sid, platform="ios", device="15 pro", include=["context"])
+        self.assertEqual(sc["selected"]["udid"], IPHONE15PRO, sc)
+        self.assertTrue(sc["willBoot"], sc)
+        self.assertEqual(sc["context"]["iosBooted"], [])
+        self.assertEqual(len(sc["context"]["iosAvailable"]), 2)
+        self.assertEqual(self.device(IPHONE15PRO)["state"], "Shutdown")
+        self.assertEqual(self.device(IPHONE15)["state"], "Shutdown")
+        # once one is booted it is preferred, and listed as booted
+        self.booted(s, sid, "iPhone 15 Pro")
+        sc = self.tool_ok(s, "qa_resolve_target", sid, platform="ios", include=["context"])
+        self.assertEqual(sc["selected"]["udid"], IPHONE15PRO)
+        self.assertFalse(sc["willBoot"])
+        self.assertEqual(sc["context"]["iosBooted"], [IPHONE15PRO], sc["context"])
+        self.assertEqual(s.close(), 0)
+
+    def test_orientation_geolocation_and_network_are_backend_unsupported(self):
+        s, sid = self.ready()
+        for name, args in (("qa_orientation", {"orientation": "landscape"}),
+                           ("qa_geolocation", {"lat": 48.85, "lng": 2.35}),
+                           ("qa_network", {"action": "offline"}),
+                           ("qa_network", {"action": "status"})):
+            r = self.tool(s, name, sid, **args)
+            env = r["structuredContent"]
+            if env.get("requiresConsent"):
+                r = self.tool(s, name, sid, consentId=env["consentId"], approve=True, **args)
+            sc = r["structuredContent"]
+            self.assertTrue(r.get("isError"), (name, sc))
+            self.assertEqual(sc["failureCode"], "BACKEND_UNSUPPORTED", (name, sc))
+            self.assertIn("ios", sc["what"], (name, sc))
+        # nothing was changed, and the session still works
+        self.tool_ok(s, "qa_screenshot", sid)
+        self.assertEqual(s.close(), 0)
+
+
+# qa_wda's actions: the library checks xcrun for these (drivers/ios/wda-tool.c); status, diagnose, tune, logs and
+# stop answer without it today (a gap of wda-tool.c, which another helper owns: see the notes), and
+# test_wda_actions_that_answer_without_xcrun below fails until they do, then is no longer expected to fail
+WDA_ACTIONS_CHECKED = ("doctor", "build", "start", "attach")
+WDA_ACTIONS_GAP = ("status", "diagnose", "tune", "logs", "stop")
+
+
+class TestIosToolsWithoutXcrun(IosCase):
+    """Without xcrun on PATH, every iOS tool and every one of its actions answers BACKEND_UNSUPPORTED naming xcrun."""
+    with_standins = False
+
+    def test_every_ios_tool_and_action(self):
+        s, sid = self.start()
+        self.make_app("Shop.app", INFO)
+        calls = []
+        for action in test_ios.ACTIONS:
+            calls.append(("qa_ios", {"action": action, "device": "iPhone 15", "app": "Shop.app",
+                                     "bundleId": "com.example.shop", "url": "shop://x"}))
+        for action in WDA_ACTIONS_CHECKED:
+            calls.append(("qa_wda", {"action": action, "device": "iPhone 15",
+                                     "webDriverAgentUrl": "http://127.0.0.1:8100"}))
+        calls += [("qa_prepare_ios_target", {"app": "Shop.app", "device": "iPhone 15"}),
+                  ("qa_prepare_ios_target", {"bundleId": "com.example.shop"}),
+                  ("qa_wait", {"for": "simulator_booted"}),
+                  ("qa_wait", {"for": "wda_ready"}),
+                  ("qa_resolve_target", {"platform": "ios"}),
+                  ("qa_resolve_target", {"platform": "ios", "device": "iPhone 15", "include": ["context"]})]
+        answered = []
+        for name, args in calls:
+            args = dict(args, sessionId=sid)
+            r = s.tool(name, args)["result"]
+            sc = r["structuredContent"]
+            if sc.get("requiresConsent"):  # a gated action: approving it must not get further either
+                r = s.tool(name, dict(args, consentId=sc["consentId"], approve=True))["result"]
+                sc = r["structuredContent"]
+            answered.append((name, args.get("action") or args.get("for"), sc.get("failureCode")))
+            self.assertTrue(r.get("isError"), (name, args, sc))
+            self.assertEqual(sc["failureCode"], "BACKEND_UNSUPPORTED", (name, args, sc))
+            self.assertIn("xcrun", sc["what"], (name, args))
+            self.assertTrue(sc.get("nextSteps"), (name, args))
+        self.assertEqual(len(answered), len(calls))
+        rows = {r["id"]: r for r in s.tool("qa_doctor", {"platform": "ios"})["result"]["structuredContent"]["checks"]}
+        self.assertEqual(rows["xcrun-simctl"]["status"], "error")
+        # nothing reached a simulator (the stand-in never ran: it would have written its state)
+        self.assertFalse(os.path.exists(os.path.join(self.home, ".fake-simctl", "state.json")))
+        self.assertEqual(s.close(), 0)
+
+    @unittest.expectedFailure
+    def test_wda_actions_that_answer_without_xcrun(self):
+        s, sid = self.start()
+        try:
+            for action in WDA_ACTIONS_GAP:
+                sc = s.tool("qa_wda", {"sessionId": sid, "action": action,
+                                       "webDriverAgentUrl": "http://127.0.0.1:8100"})["result"]["structuredContent"]
+                self.assertEqual(sc.get("failureCode"), "BACKEND_UNSUPPORTED", (action, sc))
+                self.assertIn("xcrun", sc["what"])
+        finally:
+            s.close()
 
 
 if __name__ == "__main__":
