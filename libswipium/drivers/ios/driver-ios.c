@@ -1036,3 +1036,11 @@ int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled
 	b[3] = (int)lround(y + h);
 	return SW_OK;
 }
+
+bool sw__ios_visual_only(sw_device *dev)
+{
+	if (!dev || sw_device_ops(dev) != &ios_ops)
+		return false;
+	const ios_dev *d = sw__device_state(dev);
+	return d->wda == NULL;
+}

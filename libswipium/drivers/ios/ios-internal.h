@@ -150,6 +150,8 @@ const char *sw__ios_take_back_via(sw_device *dev);
  * accessibility id, name, predicate string or class chain; ELEMENT_NOT_FOUND when WDA finds none.
  */
 int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled, sw_error **err);
+/* Whether @dev is an iOS simulator without WebDriverAgent (no UI tree: taps go through idb, unobserved). */
+bool sw__ios_visual_only(sw_device *dev);
 
 /* The WebDriverAgent this server builds and starts (wda-managed.c). */
 json_t *sw__wda_xcodebuild_argv(const char *project, const char *scheme, const char *udid, const char *derived,

@@ -350,6 +350,26 @@ class TestIosOtherPaths(PathsCase):
         self.assertEqual(sc["context"]["iosBooted"], [IPHONE15PRO], sc["context"])
         self.assertEqual(s.close(), 0)
 
+    def test_doctor_ios_rows(self):
+        rel = "node_modules/appium-xcuitest-driver/node_modules/appium-webdriveragent/WebDriverAgent.xcodeproj"
+        ahome = os.path.join(self.home, "appium")
+        s = self.server({"APPIUM_HOME": ahome})
+        s.initialize()
+        rows = {r["id"]: r for r in s.tool("qa_doctor", {"platform": "ios"})["result"]["structuredContent"]["checks"]}
+        for rid in ("xcrun-simctl", "xcodebuild", "wda", "wda-project", "idb"):
+            self.assertIn(rid, rows)
+        self.assertEqual(rows["xcrun-simctl"]["status"], "ok")
+        # nothing answers at the default URL: a warning naming it, and how to get one
+        self.assertEqual(rows["wda"]["status"], "warn", rows["wda"])
+        self.assertIn("127.0.0.1:8100", rows["wda"]["detail"])
+        self.assertEqual(rows["wda-project"]["status"], "warn", rows["wda-project"])
+        self.assertIn("searched", rows["wda-project"]["detail"])
+        os.makedirs(os.path.join(ahome, rel))
+        rows = {r["id"]: r for r in s.tool("qa_doctor", {"platform": "ios"})["result"]["structuredContent"]["checks"]}
+        self.assertEqual(rows["wda-project"]["status"], "ok", rows["wda-project"])
+        self.assertIn(os.path.join(ahome, rel), rows["wda-project"]["detail"])
+        self.assertEqual(s.close(), 0)
+
     def test_orientation_geolocation_and_network_are_backend_unsupported(self):
         s, sid = self.ready()
         for name, args in (("qa_orientation", {"orientation": "landscape"}),
@@ -427,6 +447,86 @@ class TestIosToolsWithoutXcrun(IosCase):
                 self.assertIn("xcrun", sc["what"])
         finally:
             s.close()
+
+
+IDB_BIN = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "ios", "idb-bin")
+BOX = [300, 600, 120, 90, [250, 200, 20]]  # pixels of the 1179x2556 (@3x) screenshot
+
+
+def png(width, height, rgb, box=None, origin=(0, 0)):
+    import struct
+    import zlib
+    rows = []
+    for y in range(height):
+        row = bytearray(bytes(rgb) * width)
+        if box:
+            bx, by, bw, bh, col = box
+            bx, by = bx - origin[0], by - origin[1]
+            if by <= y < by + bh:
+                row[3 * max(bx, 0):3 * min(bx + bw, width)] = bytes(col) * (min(bx + bw, width) - max(bx, 0))
+        rows.append(b"\x00" + bytes(row))
+
+    def chunk(kind, data):
+        c = kind + data
+        return struct.pack(">I", len(data)) + c + struct.pack(">I", zlib.crc32(c) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(b"".join(rows), 6)) + chunk(b"IEND", b""))
+
+
+class TestIosVisualTaps(DriveCase):
+    """Visual-only: qa_visual's tap goes through idb in points when idb is on PATH, else gives the point and the way."""
+
+    with_idb = False
+
+    def server(self, env=None):
+        e = dict(env or {})
+        if self.with_idb:
+            e["PATH"] = IDB_BIN + os.pathsep + test_ios.STANDINS + os.pathsep + test_ios.path_without_xcrun()
+        return super().server(e)
+
+    def setUp(self):
+        super().setUp()
+        self.knobs({"box": BOX})
+        # the template: the box and 20 pixels of the screen around it
+        with open(os.path.join(self.app, "button.png"), "wb") as f:
+            f.write(png(160, 130, (40, 90, 200), BOX, origin=(280, 580)))
+
+    def idb_calls(self):
+        try:
+            with open(os.path.join(self.home, ".fake-idb", "calls.jsonl")) as f:
+                return [json.loads(l) for l in f]
+        except OSError:
+            return []
+
+    def find(self, s, sid):
+        return self.tool_ok(s, "qa_visual", sid, mode="find_image", template="button.png", tap=True)
+
+    def test_tap_through_idb_in_points(self):
+        self.with_idb = True
+        s, sid = self.ready()
+        sc = self.find(s, sid)
+        self.assertTrue(sc["found"], sc)
+        # the match's center (360, 645) in pixels is (120, 215) in points
+        self.assertEqual((sc["devicePoint"]["x"], sc["devicePoint"]["y"]), (120, 215), sc)
+        self.assertTrue(sc["tapped"], sc)
+        self.assertEqual(self.idb_calls(), [["ui", "tap", "120", "215", "--udid", IPHONE15PRO]])
+        # idb failing is said, with its words
+        with open(os.path.join(self.home, ".fake-idb", "knobs.json"), "w") as f:
+            json.dump({"fail": [1, "idb: error: companion not reachable"]}, f)
+        sc = self.find(s, sid)
+        self.assertFalse(sc["tapped"], sc)
+        self.assertIn("companion not reachable", sc["tapError"])
+        self.assertEqual(s.close(), 0)
+
+    def test_without_idb_the_point_and_how_to_get_idb(self):
+        s, sid = self.ready()
+        sc = self.find(s, sid)
+        self.assertTrue(sc["found"], sc)
+        self.assertEqual((sc["devicePoint"]["x"], sc["devicePoint"]["y"]), (120, 215), sc)
+        self.assertFalse(sc["tapped"], sc)
+        self.assertIn("idb", sc["tapError"])
+        self.assertEqual(self.idb_calls(), [])
+        self.assertEqual(s.close(), 0)
 
 
 if __name__ == "__main__":
