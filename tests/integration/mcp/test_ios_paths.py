@@ -282,6 +282,25 @@ class TestIosLogsAndApps(PathsCase):
                                               ", code=2):\nNo such file or directory"]}})
         sc = self.tool_fails(s, "qa_device_info", sid, "DEVICE_NOT_READY")
         self.assertIn("No such file or directory", sc["what"])
+        # hostile old-style plists: each is refused with what was wrong, never a crash or a guess
+        for raw, word in (("{ a = " * 100 + "b" + "; }" * 100, "64 levels"), ("(" * 100 + ")" * 100, "64 levels"),
+                          ("{ " + "{ a = b; }" + " = c; }", "value was expected"),
+                          ('{ "a" = { ApplicationType = User; };', "not closed"),
+                          ('{ "caf\xe9" = { ApplicationType = User; }; }', "UTF-8"),
+                          ('{ a = "x\\U0000y"; }', "UTF-8"),
+                          ('{ a = <12zz>; }', "hexadecimal"),
+                          ('{ a = (1, 2; }', "array"),
+                          ('{ a = b } trailing', "followed by ;"),
+                          ("( User )", "not a dictionary"),
+                          ("", "ends where a value")):
+            self.knobs({"listappsRaw": raw})
+            sc = self.tool_fails(s, "qa_device_info", sid, "DEVICE_NOT_READY")
+            self.assertIn(word, sc["what"], raw)
+        # comments, an empty dictionary, data and escapes are fine
+        self.knobs({"listappsRaw": '/* apps */ { "com.x.y" = { ApplicationType = User; GroupContainers = { }; '
+                                   'Tags = ( "a\\"b", c, ); Blob = <0fbd 77aa>; CFBundleName = "Caf\\U00e9"; }; '
+                                   '// end\n "com.apple.z" = { ApplicationType = System; }; }'})
+        self.assertEqual(self.tool_ok(s, "qa_device_info", sid)["packages"], ["com.x.y"])
         self.knobs({})
         self.assertEqual(self.tool_ok(s, "qa_device_info", sid)["packages"], ["com.example.shop"])
         self.assertEqual(s.close(), 0)
