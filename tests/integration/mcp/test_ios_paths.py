@@ -199,6 +199,21 @@ class TestIosTyping(PathsCase):
         self.assertFalse(sc.get("changedState"), sc)
         self.assertEqual(s.close(), 0)
 
+    def test_inspect_through_wda_masks_the_secure_field(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        self.act(s, sid, action="type", target={"id": "password"}, text="hunter2")
+        snap = self.tool_ok(s, "qa_snapshot", sid)
+        line = [l for l in snap["elements"] if '"Password"' in l][0]
+        ref = line.split()[0]
+        self.assertTrue(ref.startswith("@e"), line)
+        el = self.tool_ok(s, "qa_inspect", sid, ref=ref)
+        blob = json.dumps(el, ensure_ascii=False)
+        self.assertIn("XCUIElementTypeSecureTextField", blob)
+        self.assertNotIn("hunter2", blob)
+        self.assertNotIn("\u2022", blob)
+        self.assertEqual(s.close(), 0)
+
     def test_placeholders_and_secure_fields_are_redacted(self):
         self.server_env = dict(self.server_env, SWIPIUM_TEST_PASSWORD=SECRET)
         s, sid = self.attached()
