@@ -150,8 +150,21 @@ class TestIosSelectors(PathsCase):
         self.assertTrue(r.get("isError"), r)
         self.assertIn(r["structuredContent"]["failureCode"], ("INVALID_SELECTOR", "INVALID_ARGUMENT"))
         self.assertEqual(len(self.sent("POST", "/element")), n + 1)  # never sent to WDA
+        # frames WDA reports that cannot be acted on: non-finite, empty, off the screen
+        for value, word in (("broken", "no usable frame"), ("zero", "no usable frame"), ("far", "not on screen")):
+            sc = self.act_fails(s, sid, "ELEMENT_NOT_FOUND", action="tap",
+                                target={"selector": {"using": "accessibility id", "value": value}})
+            self.assertIn(word, sc["what"], value)
+        # a value past 4096 bytes is refused before any request
+        n = len(self.sent("POST", "/element"))
+        r = self.tool(s, "qa_act", sid, action="tap",
+                      target={"selector": {"using": "predicate string", "value": "label == '" + "x" * 5000 + "'"}})
+        self.assertEqual(r["structuredContent"]["failureCode"], "INVALID_SELECTOR", r)
+        self.assertEqual(len(self.sent("POST", "/element")), n)
+        taps = len(self.sent("POST", "/wda/tap"))
         # the session still works
         self.act(s, sid, action="tap", target={"selector": {"using": "accessibility id", "value": "email"}})
+        self.assertEqual(len(self.sent("POST", "/wda/tap")), taps + 1)
         self.assertEqual(s.close(), 0)
 
 
@@ -341,6 +354,12 @@ class TestIosLogsAndApps(PathsCase):
         self.knobs({"logExtra": [["E ", "Weather[5120:41c2]", CRASH]]})
         h = self.tool_ok(s, "qa_check_health", sid)
         self.assertFalse([f for f in h["findings"] if f["kind"] == "native_crash"], h)
+        # log lines of other shapes, a long line and a non-ASCII one do not stop the check
+        self.knobs({"logExtra": [["Df", "Shop[4102:31c2]", "x" * 20000], ["I ", "caf\u00e9d[77:1]", "\u6771\u4eac"],
+                                 ["??", "no-brackets", ""], ["E ", "Shop[zz:qq]", "odd ids"]]})
+        h = self.tool_ok(s, "qa_check_health", sid)
+        self.assertTrue(h["checked"]["logcat"], h)
+        self.assertTrue(h["healthy"], h)
         # qa_act's health check after an action sees it too (another crash line: the same line within the same
         # second is the same event, recorded once)
         self.knobs({"logExtra": [["E ", "Shop[4102:31c9]", CRASH.replace("0x600000c0c000", "0x600000d1d000")]]})
