@@ -740,25 +740,31 @@ static int log_read(void *state, const char *since, char **text, size_t *len, sw
 		return rc;
 	}
 	json_t *apps = apps_of(d, NULL); /* without the list the tags are process names */
-	sw_buf b = SW_BUF_INIT;
-	char prefix[256] = "";
-	const char *p = r.out ? r.out : "", *end = p + r.out_len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		log_line(&b, p, n, apps, prefix);
-		p += (nl ? (size_t)(nl - p) + 1 : n);
-	}
-	sw__proc_result_clear(&r);
 	size_t n = 0;
-	char *t = sw__buf_steal(&b, &n);
+	char *t = sw__ios_log_convert(r.out ? r.out : "", r.out_len, apps, &n);
+	sw__proc_result_clear(&r);
 	if (!t)
 		return sw__error_nomem(err);
 	*text = t;
 	*len = n;
 	return SW_OK;
+}
+
+char *sw__ios_log_convert(const char *text, size_t len, json_t *apps, size_t *out_len)
+{
+	sw_buf b = SW_BUF_INIT;
+	char prefix[256] = "";
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		size_t step = nl ? n + 1 : n;
+		if (n && p[n - 1] == '\r')
+			n--;
+		log_line(&b, p, n, apps, prefix);
+		p += step;
+	}
+	return sw__buf_steal(&b, out_len);
 }
 
 /* The simulator's log prints the host's local time: the offset from UTC now. */

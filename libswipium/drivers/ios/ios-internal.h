@@ -150,6 +150,11 @@ const char *sw__ios_take_back_via(sw_device *dev);
  * accessibility id, name, predicate string or class chain; ELEMENT_NOT_FOUND when WDA finds none.
  */
 int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled, sw_error **err);
+/*
+ * `log show --style compact` text as threadtime lines ("MM-DD HH:MM:SS.mmm PID TID L Tag: message"), the tag being
+ * the bundle id of @apps (listapps' object, nullable) whose CFBundleExecutable is the process. (transfer full)
+ */
+char *sw__ios_log_convert(const char *text, size_t len, json_t *apps, size_t *out_len);
 /* Whether @dev is an iOS simulator without WebDriverAgent (no UI tree: taps go through idb, unobserved). */
 bool sw__ios_visual_only(sw_device *dev);
 
