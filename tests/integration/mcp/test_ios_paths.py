@@ -277,6 +277,28 @@ class TestIosSessionDiesMidAct(PathsCase):
         self.assertFalse(any("recreated" in w for w in act.get("warnings", [])), act)
         self.assertEqual(s.close(), 0)
 
+    def test_selector_lookup_survives_a_dead_session_and_a_failing_rect(self):
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        # the session dies on the selector's POST /element: recreated once, the lookup retried, the act done
+        self.wda_knobs({"invalidateOn": {"route": "/element", "n": 1}})
+        act = self.act(s, sid, action="type", target={"selector": {"using": "accessibility id", "value": "email"}},
+                       text="ann@example.com", observe="full")
+        self.assertTrue(any("ann@example.com" in l for l in act["elements"]), act["elements"])
+        self.assertEqual(len([w for w in act.get("warnings", []) if "recreated without relaunching" in w]), 1, act)
+        # WDA answers 500 for the element's frame: the act fails with WDA's words, nothing typed, and goes on after
+        self.wda_knobs({"status500": ["/element/E-login-password/rect"]})
+        r = self.tool(s, "qa_act", sid, action="type",
+                      target={"selector": {"using": "accessibility id", "value": "password"}}, text="hunter2")
+        sc = r["structuredContent"]
+        self.assertTrue(r.get("isError"), sc)
+        self.assertFalse(sc.get("changedState"), sc)
+        self.assertIn("status500", json.dumps(sc))
+        self.wda_knobs({})
+        self.act(s, sid, action="type", target={"selector": {"using": "accessibility id", "value": "password"}},
+                 text="hunter2")
+        self.assertEqual(s.close(), 0)
+
 
 CRASH = ("[General] *** Terminating app due to uncaught exception 'NSInvalidArgumentException', reason: "
          "'-[ShopCart addItem:]: unrecognized selector sent to instance 0x600000c0c000'")
