@@ -739,6 +739,13 @@ static int log_read(void *state, const char *since, char **text, size_t *len, sw
 		sw__proc_result_clear(&r);
 		return rc;
 	}
+	if (r.truncated) {
+		/* log show prints the oldest lines first: a cut would keep the old ones and lose the newest */
+		sw__proc_result_clear(&r);
+		return sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", "Check health again: the next look starts later",
+		                     "simctl log show --last %s printed more than the runner keeps; the log was not scanned",
+		                     last);
+	}
 	json_t *apps = apps_of(d, NULL); /* without the list the tags are process names */
 	size_t n = 0;
 	char *t = sw__ios_log_convert(r.out ? r.out : "", r.out_len, apps, &n);
