@@ -397,6 +397,12 @@ class TestIosLogsAndApps(PathsCase):
         self.assertTrue(h["checked"]["logcat"], h)
         self.assertFalse(h["healthy"])  # the foreground and the screen need WebDriverAgent
         self.assertTrue(any(f["kind"] == "health_unchecked" for f in h["findings"]), h)
+        # more log than the runner keeps: not scanned (its newest lines would be the ones cut), and said
+        self.knobs({"logHugeMiB": 17})
+        h = self.tool(s, "qa_check_health", sid)
+        text = json.dumps(h)
+        self.assertIn("was not scanned", text)
+        self.assertNotIn('"healthy": true', text)
         self.knobs({"fail": {"spawn": [1, "An error was encountered processing the command (domain=NSPOSIXErrorDomain"
                                           ", code=1):\nlog: could not open the log store"]}})
         h = self.tool(s, "qa_check_health", sid)
