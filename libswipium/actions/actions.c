@@ -11,6 +11,7 @@
 #include <swipium/actions.h>
 #include <swipium/health.h>
 #include "../health/health-internal.h"
+#include "../drivers/ios/ios-internal.h"
 
 #define SETTLE_MAX_LOOKS 40 /* a safety net: the deadline ends a screen that never settles */
 #define SETTLE_DEFAULT_MS 5000
@@ -791,10 +792,57 @@ static int check_obstruction(sw_drive *d, target_el *t, bool *keyboard_hidden, j
 	return SW_OK;
 }
 
+/*
+ * target.selector on a driver that resolves selectors itself (an iOS simulator through WebDriverAgent, with the
+ * strategy given): the element of the current snapshot at the bounds the driver found, so only what is really
+ * on screen counts (the snapshot leaves out hidden, clipped and off-screen elements). *handled false: the
+ * snapshot resolves the target.
+ */
+static int resolve_by_driver(sw_drive *d, json_t *target, const sw__element **out, bool *handled, sw_error **err)
+{
+	*handled = false;
+	json_t *sel = json_object_get(target, "selector");
+	if (!json_is_object(sel) || json_object_get(target, "ref") || json_object_get(target, "text") ||
+	    json_object_get(target, "id"))
+		return SW_OK;
+	int b[4];
+	int rc = sw__ios_selector_bounds(d->dev, sel, b, handled, err);
+	if (!*handled || rc < 0)
+		return rc;
+	const sw__screen *s = sw__snapshot_current(d->t);
+	const sw__element *best = NULL;
+	for (size_t i = 0; s && i < s->n_els; i++) {
+		const sw__element *e = &s->els[i];
+		if (!e->has_bounds || memcmp(e->bounds, b, sizeof(e->bounds)) != 0)
+			continue;
+		if (!best || ((e->clickable || e->edit) && !(best->clickable || best->edit)))
+			best = e;
+	}
+	int x = cx(b), y = cy(b);
+	if (!best || (d->sw > 0 && (x < 0 || y < 0 || x >= d->sw || y >= d->sh)))
+		return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND",
+		                     "Scroll to it (qa_act {action: \"scroll\", untilVisible}) or take a new qa_snapshot",
+		                     "WebDriverAgent found the %s selector's element at [%d,%d][%d,%d], but it is not on "
+		                     "screen (hidden, clipped or scrolled away)",
+		                     json_string_value(json_object_get(sel, "using")), b[0], b[1], b[2], b[3]);
+	*out = best;
+	return SW_OK;
+}
+
+/* The element @target names: by the driver for a native selector it resolves, else from the snapshot. */
+static int lookup_target(sw_drive *d, json_t *target, const sw__element **out, sw_error **err)
+{
+	bool handled = false;
+	int rc = resolve_by_driver(d, target, out, &handled, err);
+	if (handled || rc < 0)
+		return rc;
+	return sw__snapshot_resolve_target(d->t, target, out, err);
+}
+
 static int resolve(sw_drive *d, json_t *target, target_el *out, sw_error **err)
 {
 	const sw__element *e = NULL;
-	int rc = sw__snapshot_resolve_target(d->t, target, &e, err);
+	int rc = lookup_target(d, target, &e, err);
 	if (rc < 0) {
 		mark_state(err, false);
 		return rc;
@@ -868,7 +916,7 @@ static void scroll_path(const int box[4], const char *dir, int p[4])
 static bool visible_now(sw_drive *d, json_t *target)
 {
 	const sw__element *e = NULL;
-	if (sw__snapshot_resolve_target(d->t, target, &e, NULL) < 0 || !e)
+	if (lookup_target(d, target, &e, NULL) < 0 || !e)
 		return false;
 	int x = cx(e->bounds), y = cy(e->bounds);
 	if (d->sw > 0 && (x < 0 || y < 0 || x >= d->sw || y >= d->sh))
@@ -1077,8 +1125,10 @@ static int act_type(act_call *c, sw_error **err)
 	if (is_type) {
 		if ((rc = resolve_placeholders(d, text, &c->typed, c->names, &secret, err)) < 0)
 			return rc;
+		/* WebDriverAgent types any character as it is: only Android's input text is ASCII-only */
+		bool any_char = !strcmp(sw_device_ops(d->dev)->name, "ios");
 		for (const unsigned char *p = (const unsigned char *)c->typed; *p; p++)
-			if (*p >= 0x80 || *p < 0x20 || *p == 0x7f)
+			if ((*p >= 0x80 && !any_char) || *p < 0x20 || *p == 0x7f)
 				return act_fail(err, false, SW_EUNSUPPORTED, "TEXT_INPUT_UNSUPPORTED",
 				                "Type ASCII text only on Android",
 				                "The text has %s characters, which Android's input text cannot type",
@@ -1226,7 +1276,7 @@ static int act_scroll(act_call *c, sw_error **err)
 	json_object_set_new(c->out, "endOfList", json_boolean(end));
 	if (found) {
 		const sw__element *e = NULL;
-		if (sw__snapshot_resolve_target(d->t, until, &e, NULL) == SW_OK && e)
+		if (lookup_target(d, until, &e, NULL) == SW_OK && e)
 			json_object_set_new(c->out, "found", sw__snapshot_element_repr(d->t, e, c->verbose));
 	}
 	return SW_OK;
@@ -1284,7 +1334,7 @@ static int act_wait(act_call *c, sw_error **err)
 		if ((rc = snapshot_now(d, NULL, &c->res, err)) < 0)
 			return rc;
 		const sw__element *e = NULL;
-		if (sw__snapshot_resolve_target(d->t, forv, &e, NULL) == SW_OK && e) {
+		if (lookup_target(d, forv, &e, NULL) == SW_OK && e) {
 			ok = true;
 			/* the recording keeps what was found: a satisfied wait is the text assertion a run made */
 			target_clear(&c->tgt);

@@ -56,27 +56,47 @@ static json_t *rotation_fields(json_t *o, int rotation, int auto_rotate)
 }
 
 /* qa_device_info's iOS shape: the simulator, its runtime and screen in points; what simctl cannot tell is listed. */
-static int ios_info(sw_device *dev, json_t **out, sw_error **err)
+static int ios_info(sw_device *dev, json_t *opts, json_t **out, sw_error **err)
 {
-	char *desc = NULL, *pj = NULL;
+	char *desc = NULL, *pj = NULL, *pk = NULL;
 	int rc = sw_device_describe(dev, &desc, err);
 	if (rc == SW_OK)
 		rc = sw_device_properties(dev, &pj, err);
+	if (rc == SW_OK)
+		rc = sw_device_packages(dev, &pk, err); /* simctl listapps: the user-installed apps */
 	if (rc != SW_OK) {
 		sw_free(desc);
+		sw_free(pj);
 		return rc;
 	}
-	json_t *d = json_loads(desc, 0, NULL), *p = json_loads(pj, 0, NULL);
+	json_t *d = json_loads(desc, 0, NULL), *p = json_loads(pj, 0, NULL), *pkgs = json_loads(pk, 0, NULL);
 	sw_free(desc);
 	sw_free(pj);
+	sw_free(pk);
 	json_t *scr = json_object_get(p, "screen");
-	json_t *res = json_pack("{s:s,s:O,s:b,s:O*,s:O*,s:s,s:O*,s:{s:O*,s:O*,s:s},s:s,s:n,s:n,s:O*,s:[s,s,s,s,s,s]}",
+	json_t *res = json_pack("{s:s,s:O,s:b,s:O*,s:O*,s:s,s:O*,s:{s:O*,s:O*,s:s},s:s,s:n,s:n,s:O*,s:[s,s,s,s,s]}",
 	                        "platform", "ios", "serial", json_object_get(d, "serial"), "emulator", 1, "name",
 	                        json_object_get(d, "name"), "runtime", json_object_get(d, "runtime"), "state", "Booted",
 	                        "deviceType", json_object_get(d, "deviceType"), "screen", "width",
 	                        json_object_get(scr, "width"), "height", json_object_get(scr, "height"), "unit", "points",
 	                        "orientation", "unknown", "rotation", "autoRotate", "mode", json_object_get(d, "mode"),
-	                        "unsupported", "orientation", "rotation", "autoRotate", "abis", "packages", "density");
+	                        "unsupported", "orientation", "rotation", "autoRotate", "abis", "density");
+	/* the user-installed apps, always listed (a simulator has few), filtered as on Android */
+	const char *filter = json_string_value(json_object_get(opts, "packageFilter"));
+	json_t *list = json_array();
+	size_t i;
+	json_t *v;
+	json_array_foreach(pkgs, i, v)
+	{
+		if (json_is_string(v) && (!filter || strstr(json_string_value(v), filter)))
+			json_array_append(list, v);
+	}
+	if (res) {
+		json_object_set_new(res, "installedThirdPartyCount", json_integer((json_int_t)json_array_size(pkgs)));
+		json_object_set_new(res, "packages", list);
+	} else
+		json_decref(list);
+	json_decref(pkgs);
 	json_decref(d);
 	json_decref(p);
 	if (!res)
@@ -95,7 +115,7 @@ int sw_devctl_info(sw_ctx *ctx, sw_session *s, sw_device *dev, const char *optio
 	if (rc != SW_OK)
 		return rc;
 	if (sw_device_ops(dev) == sw_driver_ios()) {
-		rc = ios_info(dev, &res_ios, err);
+		rc = ios_info(dev, opts, &res_ios, err);
 		json_decref(opts);
 		return rc == SW_OK ? finish(res_ios, out_json, err) : rc;
 	}

@@ -300,6 +300,13 @@ int sw_health_scan_logcat(const char *logcat, const char *options_json, char **o
 			detail = sw__asprintf("App %s is not responding (ANR)%s%s", pkg ? pkg : "(unknown)",
 			                      reason ? ": " : "", reason ? reason : "");
 			in_kind = NULL;
+		} else if (strstr(msg, "*** Terminating app due to uncaught exception")) {
+			/* iOS: the simulator driver's lines carry the app's bundle id as their tag */
+			pkg = l.tag_len ? sw__strndup(l.tag, l.tag_len) : NULL;
+			const char *what = strstr(msg, "*** Terminating app due to uncaught exception") + 4;
+			kind = "native_crash";
+			detail = sw__asprintf("App process %s crashed: %s", pkg ? pkg : "(unknown)", what);
+			in_kind = NULL;
 		} else if (!tag_is(&l, "DEBUG") && !tag_is(&l, "AndroidRuntime") && !tag_is(&l, "libc")) {
 			in_kind = NULL;
 		}

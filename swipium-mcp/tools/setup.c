@@ -153,10 +153,40 @@ static void qa_doctor(mcp_call *call, json_t *args)
 			sw_text_snprintf(detail, sizeof(detail), "%s", xbp ? "xcodebuild -version failed" : "xcodebuild not on PATH");
 		row(rows, "xcodebuild", xbv ? "ok" : "warn", detail,
 		    xbv ? NULL : "Install Xcode (xcodebuild builds and starts WebDriverAgent); without it iOS runs visual-only.");
-		row(rows, "wda", "warn",
-		    "WebDriverAgent is used once attached (qa_wda {action: \"attach\"}, or \"build\" then \"start\" with "
-		    "xcodebuild): until one is attached iOS runs visual-only (simctl).",
-		    "qa_wda {action: \"status\"} checks http://127.0.0.1:8100");
+		/* WebDriverAgent: its /status at the default URL and the project qa_wda would build (qa_wda doctor) */
+		char *wj = NULL;
+		json_t *wd = ios_ready && sw_ios_wda_run(mcp_call_ctx(call), NULL, "{\"action\":\"doctor\"}", &wj, NULL) == SW_OK
+		                 ? json_loads(wj, 0, NULL)
+		                 : NULL;
+		sw_free(wj);
+		json_t *ws = json_object_get(wd, "status");
+		bool wda_ready = json_is_true(json_object_get(ws, "ready"));
+		const char *wurl = json_string_value(json_object_get(wd, "url"));
+		if (wda_ready)
+			sw_text_snprintf(detail, sizeof(detail), "WebDriverAgent at %s is ready", wurl ? wurl : "?");
+		else
+			sw_text_snprintf(detail, sizeof(detail),
+			                 "WebDriverAgent %s%s: until one is attached iOS runs visual-only (simctl)",
+			                 wurl ? "is not ready at " : "was not checked", wurl ? wurl : (ios_ready ? "" : " (no xcrun)"));
+		row(rows, "wda", wda_ready ? "ok" : "warn", detail,
+		    wda_ready ? "Attach it: qa_wda {action: \"attach\"}"
+		              : "Start one (qa_wda {action: \"build\"} then \"start\"), or attach a running one with qa_wda "
+		                "{action: \"attach\", webDriverAgentUrl}");
+		json_t *wp = json_object_get(wd, "wdaProject");
+		const char *wpp = json_string_value(json_object_get(wp, "path"));
+		size_t nsearched = json_array_size(json_object_get(wp, "searched"));
+		if (wpp)
+			sw_text_snprintf(detail, sizeof(detail), "%s", wpp);
+		else
+			sw_text_snprintf(detail, sizeof(detail), "no WebDriverAgent.xcodeproj found (%zu place(s) searched: %s)",
+			                 nsearched,
+			                 json_string_value(json_array_get(json_object_get(wp, "searched"), 0))
+			                     ? json_string_value(json_array_get(json_object_get(wp, "searched"), 0))
+			                     : (ios_ready ? "none" : "not searched without xcrun"));
+		row(rows, "wda-project", wpp ? "ok" : "warn", detail,
+		    wpp ? NULL
+		        : "Install Appium's XCUITest driver (appium driver install xcuitest), or pass wdaProjectPath to qa_wda");
+		json_decref(wd);
 		const char *idb = json_string_value(json_object_get(json_object_get(tc, "idb"), "path"));
 		sw_text_snprintf(detail, sizeof(detail), "%s", idb ? idb : "idb not on PATH (optional: visual-only taps)");
 		row(rows, "idb", idb ? "ok" : "warn", detail,

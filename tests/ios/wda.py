@@ -16,6 +16,13 @@ Knobs for hostile cases are read from $HOME/.fake-wda/knobs.json on every reques
   hugeNodes   N                  /source has a table of N static texts
   invalidate  N                  when N changes, the current session dies ("invalid session id")
   notReady    true               /status says ready:false
+  windowSize  [w, h]             the window is this size: /window/size and the source's Application and
+                                 Window frames (the screens' elements keep their own frames)
+  clipRows    true               table rows outside the table's visible area are visible="false" (as WDA marks
+                                 cells scrolled out of their table), not only the ones off the screen
+  findHidden  true               POST /element also finds visible="false" elements (as WDA does)
+  noBackButton true              the home screen has no navigation bar back button (back = edge swipe)
+  invalidateOn {route, n}        when n changes, the session dies on the next request to route (mid-act)
 Requests are appended to $HOME/.fake-wda/requests.jsonl ({method, path, body}) so a test can check what
 was sent (and that nothing was sent at all).
 """
@@ -90,10 +97,15 @@ class App:
         rows = [("nav", "XCUIElementTypeNavigationBar", {"name": "Home"}, (0, 47, W, 44)),
                 ("back", "XCUIElementTypeButton", {"name": "Back", "label": "Back"}, (8, 47, 60, 44)),
                 ("table", "XCUIElementTypeTable", {}, (0, 100, W, 700))]
+        kn = knobs()
+        if kn.get("noBackButton"):
+            rows = [r for r in rows if r[0] != "back"]
         for i in range(1, 21):
             y = 100 + (i - 1) * 60 - self.scroll
-            rows.append(("row%d" % i, "XCUIElementTypeCell", {"name": "row%d" % i, "label": "Item %d" % i},
-                         (0, y, W, 60)))
+            attrs = {"name": "row%d" % i, "label": "Item %d" % i}
+            if kn.get("clipRows") and (y + 60 <= 100 or y >= 800):
+                attrs["visible"] = "false"
+            rows.append(("row%d" % i, "XCUIElementTypeCell", attrs, (0, y, W, 60)))
         return rows
 
     def find(self, key):
@@ -105,6 +117,7 @@ class App:
     def xml(self, huge=0):
         out = ['<?xml version="1.0" encoding="UTF-8"?>']
         app = "Shop" if self.foreground == self.bundle_id else "SpringBoard"
+        W, H = knobs().get("windowSize") or (globals()["W"], globals()["H"])
         out.append('<XCUIElementTypeApplication type="XCUIElementTypeApplication" name=%s label=%s enabled="true" '
                    'visible="true" accessible="false" x="0" y="0" width="%d" height="%d" index="0">'
                    % (quoteattr(app), quoteattr(app), W, H))
@@ -263,6 +276,11 @@ class Handler(BaseHTTPRequestHandler):
             if inv is not None and inv != app.invalidate_seen:
                 app.invalidate_seen = inv
                 app.sid = None
+            inv_on = kn.get("invalidateOn")
+            if isinstance(inv_on, dict) and inv_on.get("route") == route and \
+                    inv_on.get("n") != getattr(app, "invalidate_on_seen", None):
+                app.invalidate_on_seen = inv_on.get("n")
+                app.sid = None
             if sid is not None and sid != app.sid:
                 return self.w3c(404, "invalid session id", "Session does not exist", route)
             return self.dispatch(method, route, body, app, kn)
@@ -300,7 +318,8 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and route == "/source":
             return self.answer(200, {"value": app.xml(int(kn.get("hugeNodes", 0))), "sessionId": app.sid}, route)
         if method == "GET" and route == "/window/size":
-            return self.answer(200, {"value": {"width": W, "height": H}, "sessionId": app.sid}, route)
+            ws = kn.get("windowSize") or [W, H]
+            return self.answer(200, {"value": {"width": ws[0], "height": ws[1]}, "sessionId": app.sid}, route)
         if method == "GET" and route == "/wda/activeAppInfo":
             fg = app.foreground
             return self.answer(200, {"value": {"bundleId": fg, "name": "", "pid": 4102 if fg == app.bundle_id else 58,
@@ -339,6 +358,10 @@ class Handler(BaseHTTPRequestHandler):
             e = app.find(key) if screen == app.screen else None
             if not e:
                 return self.w3c(404, "stale element reference", "The element '%s' is not on screen" % eid, route)
+            if op == "rect" and method == "GET":
+                fr = e[3]
+                return self.answer(200, {"value": {"x": fr[0], "y": fr[1], "width": fr[2], "height": fr[3]},
+                                         "sessionId": app.sid}, route)
             if op == "click":
                 app.press(e)
                 return self.answer(200, ok, route)
@@ -357,7 +380,7 @@ class Handler(BaseHTTPRequestHandler):
         return self.w3c(404, "unknown command", "Unhandled endpoint: %s %s" % (method, route), route)
 
     def lookup(self, app, using, value):
-        els = [e for e in app.elements() if e[2].get("visible") != "false"]
+        els = [e for e in app.elements() if e[2].get("visible") != "false" or knobs().get("findHidden")]
         if using in ("accessibility id", "name", "id"):
             for e in els:
                 if e[2].get("name") == value:

@@ -494,6 +494,26 @@ START_TEST(clear_overlay_on_scripted_driver)
 }
 END_TEST
 
+/* iOS: the simulator driver's threadtime lines carry the app's bundle id as their tag */
+START_TEST(ios_uncaught_exception)
+{
+	const char *log =
+	    "12-02 10:00:00.100  1042 10779 I SpringBoard: [com.apple.SpringBoard:Common] Application launched\n"
+	    "12-02 10:00:01.101  4102 12738 E com.example.shop: [General] *** Terminating app due to uncaught exception "
+	    "'NSInvalidArgumentException', reason: '-[Cart add:]: unrecognized selector'\n"
+	    "12-02 10:00:02.102  5120 16834 E Weather: [General] *** Terminating app due to uncaught exception 'X'\n";
+	json_t *r = scan_logcat(log, "{\"appId\":\"com.example.shop\"}");
+	ck_assert_uint_eq(json_array_size(json_object_get(r, "findings")), 1);
+	ck_assert_str_eq(code_at(r, 0), "NATIVE_CRASH");
+	ck_assert_ptr_nonnull(strstr(field_at(r, 0, "detail"), "com.example.shop"));
+	ck_assert_ptr_nonnull(strstr(field_at(r, 0, "detail"), "NSInvalidArgumentException"));
+	json_decref(r);
+	r = scan_logcat(log, NULL); /* without an app, every app's crash counts */
+	ck_assert_uint_eq(json_array_size(json_object_get(r, "findings")), 2);
+	json_decref(r);
+}
+END_TEST
+
 static Suite *health_suite(void)
 {
 	Suite *s = suite_create("health");
@@ -507,6 +527,7 @@ static Suite *health_suite(void)
 	tcase_add_test(tc, redbox_logbox_boundary);
 	tcase_add_test(tc, dialogs);
 	tcase_add_test(tc, hostile_ui);
+	tcase_add_test(tc, ios_uncaught_exception);
 	suite_add_tcase(s, tc);
 	TCase *td = tcase_create("scripted");
 	tcase_set_timeout(td, 60);

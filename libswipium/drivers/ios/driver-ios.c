@@ -5,7 +5,9 @@
  * typing and the foreground app answer BACKEND_UNSUPPORTED saying so, and taps go through `idb` when it is
  * on PATH. Rotation, network and location have no simctl command and are not announced.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ios-internal.h"
@@ -25,6 +28,8 @@ typedef struct ios_dev {
 	sw__wda *wda;  /* NULL: visual-only */
 	char *app_id;  /* the session's app (WDA's session capability), nullable */
 	int pw, ph;    /* the screen in points, once known */
+	const char *back_via; /* how the last "back" went: "nav_button" | "edge_swipe" (static), NULL */
+	json_t *apps;  /* the last `simctl listapps`, NULL until read (an install forgets it) */
 } ios_dev;
 
 static void dev_free(ios_dev *d)
@@ -37,6 +42,7 @@ static void dev_free(ios_dev *d)
 	free(d->devtype);
 	free(d->app_id);
 	sw__wda_free(d->wda);
+	json_decref(d->apps);
 	free(d);
 }
 
@@ -403,6 +409,7 @@ static int press_key(void *state, const char *key, sw_error **err)
 	ios_dev *d = state;
 	if (!d->wda)
 		return no_wda(d, "press keys", err);
+	d->back_via = NULL;
 	if (!strcmp(key, "home"))
 		return sw__wda_call(d->wda, "POST", "/wda/homescreen", false, NULL, 0, NULL, err);
 	if (!strcmp(key, "enter"))
@@ -427,6 +434,8 @@ static int press_key(void *state, const char *key, sw_error **err)
 			rc = path ? sw__wda_call(d->wda, "POST", path, true, NULL, 0, NULL, err) : sw__error_nomem(err);
 			free(path);
 			json_decref(v);
+			if (rc == SW_OK)
+				d->back_via = "nav_button";
 			return rc;
 		}
 		json_decref(v);
@@ -438,7 +447,10 @@ static int press_key(void *state, const char *key, sw_error **err)
 		int w = 0, h = 0;
 		if ((rc = screen_size(d, &w, &h, err)) != SW_OK)
 			return rc;
-		return swipe(d, 2, h / 2, w * 3 / 5, h / 2, 250, err);
+		rc = swipe(d, 2, h / 2, w * 3 / 5, h / 2, 250, err);
+		if (rc == SW_OK)
+			d->back_via = "edge_swipe";
+		return rc;
 	}
 	return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "Use back, home, enter, del or tab",
 	                     "The iOS simulator has no \"%s\" key", key);
@@ -518,6 +530,8 @@ static int install(void *state, const char *path, sw_error **err)
 	rc = simctl_on(d, args, SW__SIMCTL_INSTALL_MS, "INSTALL_FAILED",
 	               "Rebuild the .app for the simulator and install it again", NULL, err);
 	json_decref(app);
+	json_decref(d->apps);
+	d->apps = NULL;
 	return rc;
 }
 
@@ -567,13 +581,209 @@ static int properties(void *state, char **out_json, sw_error **err)
 	return *out_json ? SW_OK : sw__error_nomem(err);
 }
 
+/* The installed apps (`simctl listapps`), read once per handle until an install. (transfer none) */
+static json_t *apps_of(ios_dev *d, sw_error **err)
+{
+	if (!d->apps && sw__simctl_listapps(d->udid, &d->apps, err) != SW_OK)
+		d->apps = NULL;
+	return d->apps;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The user-installed apps' bundle ids (ApplicationType User), sorted: simctl lists the system apps too. */
 static int packages(void *state, char **out_json, sw_error **err)
 {
-	(void)out_json;
 	ios_dev *d = state;
-	return sw__error_set(err, SW_EUNSUPPORTED, "BACKEND_UNSUPPORTED", "qa_ios {action: \"launch\", bundleId} tells "
-	                                                                  "whether one app is installed",
-	                     "The simulator %s cannot list its installed apps through this driver", d->name);
+	json_decref(d->apps); /* read now, not cached: qa_device_info asks what is installed at this moment */
+	d->apps = NULL;
+	json_t *apps = apps_of(d, err);
+	if (!apps)
+		return SW_EDEVICE;
+	size_t n = json_object_size(apps), k = 0;
+	const char **ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!ids)
+		return sw__error_nomem(err);
+	const char *bid;
+	json_t *info;
+	json_object_foreach(apps, bid, info)
+	{
+		const char *type = json_string_value(json_object_get(info, "ApplicationType"));
+		if (type && !strcmp(type, "User"))
+			ids[k++] = bid;
+	}
+	qsort(ids, k, sizeof(*ids), cmp_str);
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < k; i++)
+		json_array_append_new(a, json_string(ids[i]));
+	free(ids);
+	*out_json = a ? sw__json_compact(a) : NULL;
+	json_decref(a);
+	return *out_json ? SW_OK : sw__error_nomem(err);
+}
+
+/* ---- the device log (`log show`), in the threadtime shape the health check reads ---------------- */
+
+/* Seconds from @since ("MM-DD HH:MM:SS.mmm" on the simulator's clock, which is the host's local time) to now. */
+static long seconds_since(const char *since)
+{
+	int mo, dd, hh, mi, ss;
+	if (!since || sscanf(since, "%2d-%2d %2d:%2d:%2d", &mo, &dd, &hh, &mi, &ss) != 5)
+		return -1;
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	int year = tm.tm_year;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = dd;
+	tm.tm_hour = hh;
+	tm.tm_min = mi;
+	tm.tm_sec = ss;
+	tm.tm_isdst = -1;
+	time_t t = mktime(&tm);
+	if (t > now + 86400) { /* December's stamp read in January */
+		tm.tm_year = year - 1;
+		t = mktime(&tm);
+	}
+	return t == (time_t)-1 ? -1 : (long)(now - t);
+}
+
+/* The bundle id whose executable is @proc (the app's process name in the log), or NULL. (transfer none) */
+static const char *bundle_of_process(json_t *apps, const char *proc, size_t n)
+{
+	const char *bid;
+	json_t *info;
+	json_object_foreach(apps, bid, info)
+	{
+		const char *exe = json_string_value(json_object_get(info, "CFBundleExecutable"));
+		if (exe && strlen(exe) == n && !strncmp(exe, proc, n))
+			return bid;
+	}
+	return NULL;
+}
+
+/*
+ * One `log show --style compact` line ("YYYY-MM-DD HH:MM:SS.mmm Ty Process[PID:TID] message") as a threadtime
+ * line ("MM-DD HH:MM:SS.mmm PID TID L Tag: message"): the tag is the app's bundle id when the process is an
+ * installed app's executable, else the process name. A line of another shape continues the previous message
+ * and gets its prefix (@prefix keeps it). Returns false for the header and for lines before any message.
+ */
+static bool log_line(sw_buf *out, const char *l, size_t n, json_t *apps, char prefix[256])
+{
+	const char *lb = n > 29 ? memchr(l + 27, '[', n - 27) : NULL;
+	bool shaped = n > 29 && isdigit((unsigned char)l[0]) && l[4] == '-' && l[10] == ' ' && l[13] == ':' && l[19] == '.' &&
+	              l[23] == ' ' && l[26] == ' ' && lb;
+	const char *close = shaped ? memchr(lb, ']', n - (size_t)(lb - l)) : NULL;
+	const char *colon = close ? memchr(lb, ':', (size_t)(close - lb)) : NULL;
+	if (!shaped || !close || !colon) {
+		if (!prefix[0] || !n)
+			return false;
+		sw__buf_puts(out, prefix);
+		sw__buf_append(out, l, n);
+		sw__buf_putc(out, '\n');
+		return true;
+	}
+	char lvl = 'I';
+	if (l[24] == 'E')
+		lvl = 'E';
+	else if (l[24] == 'F')
+		lvl = 'F';
+	else if (l[24] == 'D' && l[25] == 'b')
+		lvl = 'D';
+	const char *proc = l + 27;
+	size_t pn = (size_t)(lb - proc);
+	long pid = strtol(lb + 1, NULL, 10);
+	unsigned long tid = strtoul(colon + 1, NULL, 16);
+	const char *bid = bundle_of_process(apps, proc, pn);
+	char tag[160];
+	if (bid)
+		snprintf(tag, sizeof(tag), "%s", bid);
+	else {
+		size_t k = pn < sizeof(tag) - 1 ? pn : sizeof(tag) - 1;
+		memcpy(tag, proc, k);
+		tag[k] = '\0';
+		for (char *c = tag; *c; c++)
+			if (*c == ':' || (unsigned char)*c < 0x20)
+				*c = '_';
+	}
+	snprintf(prefix, 256, "%.5s %.12s %5ld %5lu %c %s: ", l + 5, l + 11, pid, tid, lvl, tag);
+	const char *msg = close + 1;
+	while (msg < l + n && *msg == ' ')
+		msg++;
+	sw__buf_puts(out, prefix);
+	sw__buf_append(out, msg, (size_t)(l + n - msg));
+	sw__buf_putc(out, '\n');
+	return true;
+}
+
+static int log_read(void *state, const char *since, char **text, size_t *len, sw_error **err)
+{
+	ios_dev *d = state;
+	char last[24];
+	long secs = seconds_since(since);
+	if (secs < 0)
+		snprintf(last, sizeof(last), "10m"); /* nothing given: the last ten minutes */
+	else
+		snprintf(last, sizeof(last), "%lds", secs + 2 > 86400 ? 86400 : secs + 2);
+	const char *args[] = {"spawn", d->udid, "log", "show", "--style", "compact", "--last", last, NULL};
+	sw__proc_result r;
+	int rc = sw__simctl(args, SW__SIMCTL_LOG_MS, NULL, NULL, &r, err);
+	if (rc != SW_OK)
+		return rc;
+	if (r.status != 0) {
+		rc = sw__simctl_fail("spawn log show", &r, "DEVICE_NOT_READY", "Check that the simulator is Booted and retry",
+		                     err);
+		sw__proc_result_clear(&r);
+		return rc;
+	}
+	if (r.truncated) {
+		/* log show prints the oldest lines first: a cut would keep the old ones and lose the newest */
+		sw__proc_result_clear(&r);
+		return sw__error_set(err, SW_EDEVICE, "DEVICE_NOT_READY", "Check health again: the next look starts later",
+		                     "simctl log show --last %s printed more than the runner keeps; the log was not scanned",
+		                     last);
+	}
+	json_t *apps = apps_of(d, NULL); /* without the list the tags are process names */
+	size_t n = 0;
+	char *t = sw__ios_log_convert(r.out ? r.out : "", r.out_len, apps, &n);
+	sw__proc_result_clear(&r);
+	if (!t)
+		return sw__error_nomem(err);
+	*text = t;
+	*len = n;
+	return SW_OK;
+}
+
+char *sw__ios_log_convert(const char *text, size_t len, json_t *apps, size_t *out_len)
+{
+	sw_buf b = SW_BUF_INIT;
+	char prefix[256] = "";
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		size_t step = nl ? n + 1 : n;
+		if (n && p[n - 1] == '\r')
+			n--;
+		log_line(&b, p, n, apps, prefix);
+		p += step;
+	}
+	return sw__buf_steal(&b, out_len);
+}
+
+/* The simulator's log prints the host's local time: the offset from UTC now. */
+static int clock_offset(void *state, long *offset_s, sw_error **err)
+{
+	(void)state;
+	(void)err;
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	*offset_s = tm.tm_gmtoff;
+	return SW_OK;
 }
 
 /* ---- recording ---------------------------------------------------------------------------------- */
@@ -708,7 +918,8 @@ static const struct sw_driver_ops ios_ops = {
     .version = SW_DRIVER_OPS_VERSION,
     .name = "ios",
     .caps = SW_DRIVER_CAP_DUMP | SW_DRIVER_CAP_SCREENCAP | SW_DRIVER_CAP_INPUT | SW_DRIVER_CAP_OPEN_URL |
-            SW_DRIVER_CAP_APP | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS | SW_DRIVER_CAP_RECORD,
+            SW_DRIVER_CAP_APP | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS | SW_DRIVER_CAP_RECORD |
+            SW_DRIVER_CAP_LOGS,
     .probe = probe,
     .release = release,
     .describe = describe,
@@ -730,6 +941,8 @@ static const struct sw_driver_ops ios_ops = {
     .record_start = record_start,
     .record_poll = record_poll,
     .record_stop = record_stop,
+    .log_read = log_read,
+    .clock_offset = clock_offset,
 };
 
 const struct sw_driver_ops *sw__driver_ios(void)
@@ -753,4 +966,94 @@ json_t *sw__ios_take_warnings(sw_device *dev)
 	json_t *w = d->wda->warnings;
 	d->wda->warnings = json_array();
 	return w;
+}
+
+/* ---- what qa_act asks the iOS driver on the side ----------------------------------------------- */
+
+/* How the last press of "back" went on a bound iOS device: "nav_button", "edge_swipe", or NULL (taken once). */
+const char *sw__ios_take_back_via(sw_device *dev)
+{
+	if (!dev || sw_device_ops(dev) != &ios_ops)
+		return NULL;
+	ios_dev *d = sw__device_state(dev);
+	const char *v = d->back_via;
+	d->back_via = NULL;
+	return v;
+}
+
+static const char *const SELECTOR_STRATEGIES[] = {"accessibility id", "name", "predicate string", "class chain", NULL};
+
+/* A WDA element reference's id ("ELEMENT" or the W3C key). (transfer none) */
+static const char *element_id(json_t *v)
+{
+	const char *id = json_string_value(json_object_get(v, "ELEMENT"));
+	return id ? id : json_string_value(json_object_get(v, "element-6066-11e4-a52e-4f735466cecf"));
+}
+
+int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled, sw_error **err)
+{
+	*handled = false;
+	if (!dev || sw_device_ops(dev) != &ios_ops)
+		return SW_OK;
+	ios_dev *d = sw__device_state(dev);
+	if (!d->wda)
+		return SW_OK; /* visual-only: the snapshot path answers that the tree cannot be read */
+	*handled = true;
+	const char *using = json_string_value(json_object_get(sel, "using"));
+	const char *value = json_string_value(json_object_get(sel, "value"));
+	bool known = false;
+	for (int i = 0; using && SELECTOR_STRATEGIES[i]; i++)
+		known = known || !strcmp(using, SELECTOR_STRATEGIES[i]);
+	if (!known || !value || !value[0] || strlen(value) > 4096) {
+		char *shown = sw__cap(using ? using : "(none)", 60);
+		int rc = sw__error_set(err, SW_EINVAL, "INVALID_SELECTOR",
+		                       "Give selector {using: \"accessibility id\" | \"name\" | \"predicate string\" | \"class "
+		                       "chain\", value}",
+		                       !known ? "The selector strategy \"%s\" is not one WebDriverAgent is asked with"
+		                              : "The selector's value must be a non-empty string of at most 4096 bytes (%s)",
+		                       shown ? shown : "?");
+		free(shown);
+		return rc;
+	}
+	json_t *body = json_pack("{s:s,s:s}", "using", using, "value", value);
+	json_t *v = NULL;
+	int rc = body ? sw__wda_call(d->wda, "POST", "/element", true, body, 0, &v, err) : sw__error_nomem(err);
+	json_decref(body);
+	if (rc != SW_OK)
+		return rc;
+	const char *id = element_id(v);
+	char *path = id ? sw__asprintf("/element/%s/rect", id) : NULL;
+	json_decref(v);
+	v = NULL;
+	if (!path)
+		return id ? sw__error_nomem(err)
+		          : sw__error_set(err, SW_EDEVICE, "WDA_UNREACHABLE", "Restart WebDriverAgent",
+		                          "WebDriverAgent answered POST /element without an element id");
+	rc = sw__wda_call(d->wda, "GET", path, true, NULL, 0, &v, err);
+	free(path);
+	if (rc != SW_OK)
+		return rc;
+	json_t *jx = json_object_get(v, "x"), *jy = json_object_get(v, "y"), *jw = json_object_get(v, "width"),
+	       *jh = json_object_get(v, "height");
+	double x = json_number_value(jx), y = json_number_value(jy), w = json_number_value(jw), h = json_number_value(jh);
+	bool ok = json_is_number(jx) && json_is_number(jy) && json_is_number(jw) && json_is_number(jh) && isfinite(x) &&
+	          isfinite(y) && isfinite(w) && isfinite(h) && w > 0 && h > 0 && fabs(x) < 1e6 && fabs(y) < 1e6 &&
+	          w < 1e6 && h < 1e6;
+	json_decref(v);
+	if (!ok)
+		return sw__error_set(err, SW_ENOTFOUND, "ELEMENT_NOT_FOUND", "Take a new qa_snapshot and pick what is on screen",
+		                     "WebDriverAgent found the element (%s) but it has no usable frame", using);
+	b[0] = (int)lround(x);
+	b[1] = (int)lround(y);
+	b[2] = (int)lround(x + w);
+	b[3] = (int)lround(y + h);
+	return SW_OK;
+}
+
+bool sw__ios_visual_only(sw_device *dev)
+{
+	if (!dev || sw_device_ops(dev) != &ios_ops)
+		return false;
+	const ios_dev *d = sw__device_state(dev);
+	return d->wda == NULL;
 }

@@ -128,10 +128,35 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
                            size_t *out_len, sw__wda_source_stats *stats, sw_error **err);
 bool sw__wda_type_is_field(const char *type);
 
+/*
+ * An old-style (OpenStep) property list, as `simctl listapps` prints it, to JSON (dictionaries, arrays, strings;
+ * <data> kept as its hex text). Bounded: 64 levels, 16 MiB. NULL with DEVICE_NOT_READY naming what could not be
+ * read and where (listapps.c). (transfer full)
+ */
+json_t *sw__openstep_parse(const char *text, size_t len, sw_error **err);
+/* `simctl listapps <udid>`: {bundleId: {ApplicationType, CFBundleExecutable, ...}}. (transfer full) */
+int sw__simctl_listapps(const char *udid, json_t **out, sw_error **err);
+
 /* The simulator driver (driver-ios.c). */
 const struct sw_driver_ops *sw__driver_ios(void);
 /* The WDA warnings (a recreated session) of a bound iOS device since the last call; NULL when none. (transfer full) */
 json_t *sw__ios_take_warnings(sw_device *dev);
+/* How the last "back" of a bound iOS device went: "nav_button" | "edge_swipe"; NULL when none (taken once). */
+const char *sw__ios_take_back_via(sw_device *dev);
+/*
+ * qa_act's target.selector {using, value} resolved by WebDriverAgent (POST /element with that strategy, then
+ * GET /element/:id/rect): the element's bounds [x1,y1,x2,y2] in points. *handled is false (and nothing is
+ * asked) when @dev is not an iOS simulator with WDA attached. INVALID_SELECTOR for a strategy other than
+ * accessibility id, name, predicate string or class chain; ELEMENT_NOT_FOUND when WDA finds none.
+ */
+int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled, sw_error **err);
+/*
+ * `log show --style compact` text as threadtime lines ("MM-DD HH:MM:SS.mmm PID TID L Tag: message"), the tag being
+ * the bundle id of @apps (listapps' object, nullable) whose CFBundleExecutable is the process. (transfer full)
+ */
+char *sw__ios_log_convert(const char *text, size_t len, json_t *apps, size_t *out_len);
+/* Whether @dev is an iOS simulator without WebDriverAgent (no UI tree: taps go through idb, unobserved). */
+bool sw__ios_visual_only(sw_device *dev);
 
 /* The WebDriverAgent this server builds and starts (wda-managed.c). */
 json_t *sw__wda_xcodebuild_argv(const char *project, const char *scheme, const char *udid, const char *derived,
