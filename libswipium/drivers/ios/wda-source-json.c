@@ -140,14 +140,15 @@ static bool read_string(sw__jpull *j)
 	unsigned char *start = p, *d = NULL; /* d: the write position once an escape was seen */
 	for (;;) {
 		/* the plain run: the common case for element names and the whole of an XML source's text */
-		unsigned char *q = p;
-		while (q < end && !SCLASS[*q])
-			q++;
-		if (d) {
-			memmove(d, p, (size_t)(q - p));
-			d += q - p;
+		if (d && !j->dry) {
+			/* moving down as it goes: the runs between escapes are short (an XML source escapes
+			 * every attribute's quotes) */
+			while (p < end && !SCLASS[*p])
+				*d++ = *p++;
+		} else {
+			while (p < end && !SCLASS[*p])
+				p++;
 		}
-		p = q;
 		if (p >= end)
 			return jfail(j, "a string is not closed"), false;
 		unsigned char c = *p;
@@ -757,12 +758,18 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 				sw__buf_append(&b, "</node>", 7);
 				open--;
 			}
-			double v[4];
+			/* rect is the frame with WDA's infinities turned to 0 (FBwdRectNoInf); frame still says inf or
+			 * nan, and such an element is skipped as in the XML form */
+			double v[4], fv[4];
+			bool frame_ok = e->frame && frame_of(e->frame, fv);
 			if (e->rect_seen && jnum(e->rect_x, e->rx_n, &v[0]) && jnum(e->rect_y, e->ry_n, &v[1]) &&
-			    jnum(e->rect_w, e->rw_n, &v[2]) && jnum(e->rect_h, e->rh_n, &v[3])) {
+			    jnum(e->rect_w, e->rw_n, &v[2]) && jnum(e->rect_h, e->rh_n, &v[3]))
+				e->a.geo = !e->frame || frame_ok;
+			else if (!e->rect_seen && frame_ok) {
+				memcpy(v, fv, sizeof(v));
 				e->a.geo = true;
 			} else
-				e->a.geo = !e->rect_seen && frame_of(e->frame, v);
+				e->a.geo = false;
 			if (e->a.geo) {
 				e->a.x = v[0];
 				e->a.y = v[1];
