@@ -232,6 +232,24 @@ static int unwrap_xml(char *body, size_t len, size_t *xml_len, bool *is_text, sw
 	return SW_OK;
 }
 
+/* The JSON form's answer must be a JSON object (its reader says what else is wrong with it). */
+static int json_answer(char *body, size_t len, sw_error **err)
+{
+	size_t i = 0;
+	while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
+		i++;
+	if (i < len && body[i] == '{')
+		return SW_OK;
+	char *shown = sw__utf8_cap(body, strnlen(body, len), 80, SW_CAP_HEAD);
+	int rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
+	                       "Check that the URL is WebDriverAgent's (qa_wda {action: \"status\"}), then retry",
+	                       "WebDriverAgent's answer to GET /source?format=json is not its JSON (%s)%s%s%s",
+	                       len ? "garbage" : "an empty body", shown && *shown ? " (\"" : "",
+	                       shown && *shown ? shown : "", shown && *shown ? "\")" : "");
+	free(shown);
+	return rc;
+}
+
 int sw__wda_source_get(sw__wda *w, long timeout_ms, char **out, size_t *out_len, sw_error **err)
 {
 	enum fmt f = source_format();
@@ -241,6 +259,8 @@ int sw__wda_source_get(sw__wda *w, long timeout_ms, char **out, size_t *out_len,
 	bool w3c_failed = false;
 	if (f == F_JSON) {
 		int rc = fetch(w, true, t, &body, &len, &w3c_failed, err);
+		if (rc == SW_OK && (rc = json_answer(body, len, err)) != SW_OK)
+			free(body);
 		if (rc != SW_OK)
 			return rc;
 		*out = body;
@@ -253,6 +273,8 @@ int sw__wda_source_get(sw__wda *w, long timeout_ms, char **out, size_t *out_len,
 		/* WDA could not write the XML form: its JSON form is made without XML */
 		sw_error *e2 = NULL;
 		int rc2 = fetch(w, true, t, &body, &len, &w3c_failed, &e2);
+		if (rc2 == SW_OK && (rc2 = json_answer(body, len, &e2)) != SW_OK)
+			free(body);
 		if (rc2 == SW_OK) {
 			char *warn = sw__asprintf("WebDriverAgent could not give the XML source (%s); its JSON form was read "
 			                          "instead",
