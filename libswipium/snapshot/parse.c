@@ -159,9 +159,17 @@ static const char *class_short(const char *cls)
 	return dot ? dot + 1 : cls;
 }
 
-static bool ci_contains(const char *hay, const char *needle)
+/* Whether @h starts with @word (lower-case ASCII) in any case. */
+static bool ci_starts(const unsigned char *h, const char *word)
 {
-	return strcasestr(hay, needle) != NULL;
+	for (size_t k = 0; word[k]; k++) {
+		unsigned char c = h[k];
+		if (c >= 'A' && c <= 'Z')
+			c |= 0x20;
+		if (c != (unsigned char)word[k])
+			return false;
+	}
+	return true;
 }
 
 static bool is_edit_class(const char *cls)
@@ -194,19 +202,65 @@ static void assign_role(sw__element *e)
 }
 
 /* Overlay kinds by class or id wording. Text fields and list rows are never overlays. */
-static const char *overlay_kind_of(const raw_node *r)
+static const struct {
+	const char *word, *kind;
+} overlay_words[] = {
+    {"snackbar", "snackbar"}, {"toast", "toast"},     {"banner", "banner"},   {"bottom_sheet", "sheet"},
+    {"bottomsheet", "sheet"}, {"popup", "popup"},     {"tooltip", "tooltip"}, {"dialog", "dialog"},
+    {"alert", "dialog"},      {"overlay", "overlay"},
+};
+
+/* Marks in *found (bit i: overlay_words[i]) each word that @hay holds in any case: one pass over @hay, which
+ * costs less than one case-insensitive search per word on a 50,000-node dump. */
+static void overlay_words_in(const char *hay, unsigned *found)
 {
-	static const struct {
-		const char *word, *kind;
-	} words[] = {
-	    {"snackbar", "snackbar"}, {"toast", "toast"},     {"banner", "banner"},   {"bottom_sheet", "sheet"},
-	    {"bottomsheet", "sheet"}, {"popup", "popup"},     {"tooltip", "tooltip"}, {"dialog", "dialog"},
-	    {"alert", "dialog"},      {"overlay", "overlay"},
-	};
-	for (size_t i = 0; i < SW_ARRAY_SIZE(words); i++) {
-		if (ci_contains(r->cls, words[i].word) || ci_contains(r->id, words[i].word))
-			return words[i].kind;
+	for (const unsigned char *h = (const unsigned char *)hay; *h; h++) {
+		unsigned cand; /* the words starting with this letter */
+		switch (*h | 0x20) {
+		case 's': cand = 1u << 0; break;
+		case 't': cand = 1u << 1 | 1u << 6; break;
+		case 'b': cand = 1u << 2 | 1u << 3 | 1u << 4; break;
+		case 'p': cand = 1u << 5; break;
+		case 'd': cand = 1u << 7; break;
+		case 'a': cand = 1u << 8; break;
+		case 'o': cand = 1u << 9; break;
+		default: continue;
+		}
+		for (size_t i = 0; cand >> i; i++)
+			if ((cand >> i & 1u) && ci_starts(h, overlay_words[i].word))
+				*found |= 1u << i;
 	}
+}
+
+/* What the parse asks of a class name, worked out once per run of nodes of one class (a dump repeats
+ * its classes: a 50,000-row table is 50,000 nodes of two or three classes). */
+typedef struct cls_memo {
+	const char *cls; /* the class last worked out (a string of the screen's arena) */
+	bool list, webview, compose, edit;
+	unsigned words; /* overlay_words found in the class name */
+} cls_memo;
+
+static const cls_memo *cls_info(cls_memo *m, const char *cls)
+{
+	if (m->cls && (m->cls == cls || !strcmp(m->cls, cls)))
+		return m;
+	m->cls = cls;
+	m->list = strstr(cls, "RecyclerView") || strstr(cls, "ListView");
+	m->webview = strstr(cls, "WebView") != NULL;
+	m->compose = strstr(cls, "ComposeView") != NULL; /* AndroidComposeView too */
+	m->edit = is_edit_class(cls);
+	m->words = 0;
+	overlay_words_in(cls, &m->words);
+	return m;
+}
+
+static const char *overlay_kind_of(const raw_node *r, const cls_memo *ci)
+{
+	unsigned found = ci->words;
+	overlay_words_in(r->id, &found);
+	for (size_t i = 0; found && i < SW_ARRAY_SIZE(overlay_words); i++)
+		if (found & (1u << i))
+			return overlay_words[i].kind;
 	return NULL;
 }
 
@@ -285,6 +339,7 @@ typedef struct sax_state {
 	size_t skip_level; /* nonzero: inside a non-node element at this level, whose subtree is ignored */
 	size_t elements;
 	size_t size_hint; /* bytes of the dump */
+	cls_memo memo;
 	int rotation;
 	bool root_ok;
 	int error;
@@ -471,7 +526,7 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
 	r->b_ok = parse_bounds(r->bounds, r->b);
 	if (st->n_open > 0)
 		r->in_list = st->raw[st->open_idx[st->n_open - 1]].child_in_list;
-	r->child_in_list = r->in_list || strstr(r->cls, "RecyclerView") || strstr(r->cls, "ListView");
+	r->child_in_list = r->in_list || cls_info(&st->memo, r->cls)->list;
 	st->open_idx[st->n_open++] = st->n_raw;
 	st->n_raw++;
 }
@@ -623,6 +678,7 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		goto out;
 	}
 	size_t overlay_cap = 0;
+	cls_memo memo = {0};
 	for (size_t i = 0; i < n_raw; i++) {
 		raw_node *r = &raw[i];
 		bool clickable = r->clickable || r->long_clickable;
@@ -634,19 +690,20 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 			if (!named)
 				s->unidentified_clickable++;
 		}
-		if (strstr(r->cls, "WebView") && r->b_ok && r->b[2] > r->b[0] && r->b[3] > r->b[1]) {
+		const cls_memo *ci = cls_info(&memo, r->cls);
+		if (ci->webview && r->b_ok && r->b[2] > r->b[0] && r->b[3] > r->b[1]) {
 			size_t area = (size_t)(r->b[2] - r->b[0]) * (size_t)(r->b[3] - r->b[1]);
 			if (area > s->webview_area_max)
 				s->webview_area_max = area;
 		}
-		if (strstr(r->cls, "ComposeView") || strstr(r->cls, "AndroidComposeView"))
+		if (ci->compose)
 			s->compose_seen = true;
 
 		/* overlays: a container with an overlay signal, or a window of another package */
 		const char *okind = NULL;
 		if (r->b_ok && on_screen(r->b, s->width, s->height)) {
-			if (!is_edit_class(r->cls) && !r->in_list)
-				okind = overlay_kind_of(r);
+			if (!ci->edit && !r->in_list)
+				okind = overlay_kind_of(r, ci);
 			if (!okind && r->depth == 0 && i > 0 && r->pkg[0] && s->package && strcmp(r->pkg, s->package))
 				okind = "window";
 		}
@@ -682,7 +739,7 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 
 		if (r->absorbed)
 			continue;
-		bool edit = is_edit_class(r->cls) || r->password;
+		bool edit = ci->edit || r->password;
 		bool keep = clickable || r->checkable || r->scrollable || edit || r->text[0] || r->desc[0];
 		if (!keep)
 			continue;

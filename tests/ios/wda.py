@@ -14,6 +14,9 @@ Knobs for hostile cases are read from $HOME/.fake-wda/knobs.json on every reques
   garbage     [route, ...]       answer 200 with a body that is not JSON
   truncated   [route, ...]       answer the JSON cut in half
   hugeNodes   N                  /source has a table of N static texts
+  xmlSourceFails true            GET /source (XML) answers WDA's 500 "Cannot get 'xml' source"; the JSON
+                                 form (GET /source?format=json) still answers
+  jsonSource  "garbage"          GET /source?format=json answers JSON cut inside an element
   invalidate  N                  when N changes, the current session dies ("invalid session id")
   notReady    true               /status says ready:false
   windowSize  [w, h]             the window is this size: /window/size and the source's Application and
@@ -155,6 +158,57 @@ class App:
         out.append("</XCUIElementTypeApplication>")
         return "\n".join(out) + "\n"
 
+    def tree(self, huge=0):
+        """The JSON form of the source (GET /source?format=json), shaped like WebDriverAgent's
+        dictionaryForElement: short type names, "1"/"0" flags, rect with infinities as 0, frame as
+        NSStringFromCGRect writes it (PROVENANCE.md)."""
+        def num(v):
+            try:
+                f = float(v)
+            except (TypeError, ValueError):
+                return 0
+            if f != f or f in (float("inf"), float("-inf")):
+                return 0
+            return int(f) if f == int(f) else f
+
+        def el(typ, attrs, fr, children=None, focused=False):
+            d = {"type": typ[len("XCUIElementType"):] if typ.startswith("XCUIElementType") else typ,
+                 "rawIdentifier": attrs.get("name") if attrs.get("name") and attrs.get("name") != attrs.get("label")
+                 else None,
+                 "name": attrs.get("name") or attrs.get("label"),
+                 "value": attrs.get("value"),
+                 "label": attrs.get("label"),
+                 "rect": {"x": num(fr[0]), "y": num(fr[1]), "width": num(fr[2]), "height": num(fr[3])},
+                 "frame": "{{%s, %s}, {%s, %s}}" % tuple(str(v) for v in fr),
+                 "isEnabled": "1",
+                 "isVisible": "0" if attrs.get("visible") == "false" else "1",
+                 "isAccessible": "0" if typ in ("XCUIElementTypeOther", "XCUIElementTypeWindow",
+                                                "XCUIElementTypeApplication") else "1",
+                 "isFocused": "1" if focused else "0"}
+            if children:
+                d["children"] = children
+            return d
+
+        app_name = "Shop" if self.foreground == self.bundle_id else "SpringBoard"
+        kids, table = [], None
+        for key, typ, attrs, fr in self.elements():
+            e = el(typ, attrs, fr, focused=key == self.focus)
+            if typ == "XCUIElementTypeTable" and self.screen == "home":
+                table = e
+                e["children"] = []
+                kids.append(e)
+            elif table is not None:
+                table["children"].append(e)
+            else:
+                kids.append(e)
+        if huge:
+            rows = [el("XCUIElementTypeStaticText", {"name": "Line %d" % i, "label": "Line %d" % i,
+                                                     "value": "Line %d" % i}, (0, 100 + (i * 20) % 700, W, 20))
+                    for i in range(huge)]
+            kids.append(el("XCUIElementTypeTable", {}, (0, 100, W, 700), rows))
+        window = el("XCUIElementTypeWindow", {}, (0, 0, W, H), kids)
+        return el("XCUIElementTypeApplication", {"name": app_name, "label": app_name}, (0, 0, W, H), [window])
+
     # ---- what input does ----
     def hit(self, x, y):
         best = None
@@ -226,6 +280,13 @@ class Handler(BaseHTTPRequestHandler):
             body = json.dumps(obj).encode()
             if route in kn.get("truncated", []):
                 body = body[:len(body) // 2]
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json;charset=UTF-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def raw(self, status, body):
         self.send_response(status)
         self.send_header("Content-Type", "application/json;charset=UTF-8")
         self.send_header("Content-Length", str(len(body)))
@@ -315,7 +376,14 @@ class Handler(BaseHTTPRequestHandler):
         if method == "DELETE" and route == "/session/:id":
             app.sid = None
             return self.answer(200, ok, route)
+        if method == "GET" and route == "/source" and "format=json" in self.path:
+            if kn.get("jsonSource") == "garbage":
+                return self.raw(200, b'{"value": {"type": "Application", "children": [{"type": "Butt')
+            return self.answer(200, {"value": app.tree(int(kn.get("hugeNodes", 0))), "sessionId": app.sid}, route)
         if method == "GET" and route == "/source":
+            if kn.get("xmlSourceFails"):
+                # WDA could not write the XML form (its libxml2 writer refused a character)
+                return self.w3c(500, "unknown error", "Cannot get 'xml' source of the current application", route)
             return self.answer(200, {"value": app.xml(int(kn.get("hugeNodes", 0))), "sessionId": app.sid}, route)
         if method == "GET" and route == "/window/size":
             ws = kn.get("windowSize") or [W, H]

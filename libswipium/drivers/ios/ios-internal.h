@@ -112,15 +112,19 @@ int sw__wda_call(sw__wda *w, const char *method, const char *path, bool in_sessi
                  json_t **out, sw_error **err);
 /* GET /status within @timeout_ms (0: 1.5 s). */
 int sw__wda_status(const char *base, long timeout_ms, json_t **out, sw_error **err);
-/* GET /session/<sid>/source: the XML text. */
+/* GET /session/<sid>/source: the XML text, or the JSON form's answer (SWIPIUM_WDA_SOURCE_FORMAT, or the
+ * fallback when WDA cannot write XML); sw__wda_source_convert reads either. */
 int sw__wda_source(sw__wda *w, long timeout_ms, char **xml, size_t *len, sw_error **err);
+/* The same, read out of the answer's own buffer (wda-source-fetch.c). (transfer full) */
+int sw__wda_source_get(sw__wda *w, long timeout_ms, char **out, size_t *out_len, sw_error **err);
 
 typedef struct sw__wda_source_stats {
 	size_t nodes, hidden, bad_frames, empty_frames;
 } sw__wda_source_stats;
 /*
  * WDA source XML (root XCUIElementTypeApplication, an <AppiumAUT> wrapper accepted) to the uiautomator-
- * shaped hierarchy the snapshot parser reads (class = the XCUIElementType). Streaming; more than
+ * shaped hierarchy the snapshot parser reads (class = the XCUIElementType). Text starting with '{' is
+ * read as the JSON form (wda-source-json.c), into the same hierarchy. Streaming; more than
  * @node_limit (0: SW__WDA_NODE_LIMIT) elements fail with WDA_HIERARCHY_TOO_LARGE, malformed XML with
  * SNAPSHOT_FAILED. (transfer full)
  */

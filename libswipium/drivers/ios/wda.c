@@ -373,17 +373,6 @@ int sw__wda_status(const char *base, long timeout_ms, json_t **out, sw_error **e
 
 int sw__wda_source(sw__wda *w, long timeout_ms, char **xml, size_t *len, sw_error **err)
 {
-	json_t *v = NULL;
-	int rc = sw__wda_call(w, "GET", "/source", true, NULL, timeout_ms, &v, err);
-	if (rc != SW_OK)
-		return rc;
-	if (!json_is_string(v)) {
-		json_decref(v);
-		return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
-		                     "WebDriverAgent's /source answered a value that is not XML text");
-	}
-	*len = json_string_length(v);
-	*xml = sw__strndup(json_string_value(v), *len);
-	json_decref(v);
-	return *xml ? SW_OK : sw__error_nomem(err);
+	/* read out of the answer's buffer, the JSON form as a fallback (wda-source-fetch.c) */
+	return sw__wda_source_get(w, timeout_ms, xml, len, err);
 }
