@@ -97,21 +97,48 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 	mcp_strv_free(roots);
 	const char *root;
 	json_t *unused;
-	size_t maps = 0;
+	size_t maps = 0, suites = 0, suites_total = 0;
 	json_object_foreach(roots_seen, root, unused)
 	{
 		char pid[SW_PROJECT_ID_SIZE], uri[128];
 		int has_map = 0;
 		sw_error *err = NULL;
 		/* registering keeps the URI resolvable after a restart (~/.swipium/projects.json) */
-		if (sw_appmap_project_register(s->ctx, root, pid, &has_map, &err) != SW_OK || !has_map || maps >= LIST_CAP) {
+		if (sw_appmap_project_register(s->ctx, root, pid, &has_map, &err) != SW_OK) {
 			sw_error_free(err);
 			continue;
 		}
+		/* the canonical suite of the root, under the app-map entry template */
+		char *suite_uri = NULL;
+		int has_suite = 0;
+		if (sw_suite_resource_uri(s->ctx, root, &suite_uri, &has_suite, NULL) == SW_OK && has_suite &&
+		    suites_total++ < LIST_CAP) {
+			json_array_append_new(resources,
+			                      json_pack("{s:s,s:s,s:s,s:s}", "uri", suite_uri, "name", "test-suite", "mimeType",
+			                                "application/json", "description", root));
+			suites++;
+		}
+		sw_free(suite_uri);
+		if (!has_map || maps >= LIST_CAP)
+			continue;
 		snprintf(uri, sizeof(uri), PROJECT_PREFIX "%s/app-map", pid);
 		json_array_append_new(resources, json_pack("{s:s,s:s,s:s,s:s}", "uri", uri, "name", "app-map", "mimeType",
 		                                           "application/json", "description", root));
 		maps++;
+	}
+	if (suites_total > suites) {
+		/* the cap is stated on the last suite entry listed */
+		for (size_t i = json_array_size(resources); i-- > 0;) {
+			json_t *r = json_array_get(resources, i);
+			const char *nm = json_string_value(json_object_get(r, "name"));
+			if (!nm || strcmp(nm, "test-suite"))
+				continue;
+			char note[200];
+			snprintf(note, sizeof(note), "Listing capped at %d of %zu test suites; read the rest by URI.", LIST_CAP,
+			         suites_total);
+			json_object_set_new(r, "description", json_string(note));
+			break;
+		}
 	}
 	json_decref(roots_seen);
 	if (atomic_load(&req->cancelled)) {
@@ -227,6 +254,71 @@ static char *pct_decode(const char *p, size_t n)
 	return out;
 }
 
+/* Every session redactor of this process that holds a secret (a resource read names no session). */
+static size_t all_redactors(struct mcp_server *s, sw_redactor **out, size_t max)
+{
+	char *text = NULL;
+	if (!s->store || sw_store_sessions_json(s->store, &text, NULL) != SW_OK)
+		return 0;
+	json_t *list = load_json_text(text);
+	size_t n = 0, i;
+	json_t *e;
+	json_array_foreach(list, i, e)
+	{
+		const char *id = json_string_value(json_object_get(e, "id"));
+		sw_session *sess = NULL;
+		if (n < max && id && sw_store_get_session(s->store, id, &sess, NULL) == SW_OK && sess &&
+		    sw_session_redactor(sess) && sw_redactor_count(sw_session_redactor(sess)) > 0)
+			out[n++] = sw_session_redactor(sess);
+	}
+	json_decref(list);
+	return n;
+}
+
+/* The canonical suite (.swipium/test-suite.json) of @root: missing is "not found", corrupt says so. */
+static void read_suite(struct mcp_server *s, struct mcp_inflight *req, const char *uri, const char *root)
+{
+	sw_redactor *rs[256];
+	size_t n = all_redactors(s, rs, sizeof(rs) / sizeof(rs[0]));
+	char *text = NULL;
+	size_t len = 0;
+	int truncated = 0;
+	sw_error *err = NULL;
+	int rc = sw_suite_resource_read(root, rs, n, &text, &len, &truncated, &err);
+	if (rc == SW_ENOTFOUND || rc == SW_EDENIED) {
+		not_found(s, req->id, uri, err ? sw_error_message(err) : "no test suite");
+		sw_error_free(err);
+		return;
+	}
+	if (rc != SW_OK) {
+		/* a corrupt file: an error naming the problem, never an empty suite */
+		char *msg = sw_text_capf(1500, SW_CAP_HEAD_TAIL, "Test suite unreadable: %s%s%s",
+		                         err ? sw_error_message(err) : "out of memory",
+		                         err && sw_error_hint(err) ? ". " : "",
+		                         err && sw_error_hint(err) ? sw_error_hint(err) : "");
+		char *shown = sw_text_cap(uri, (size_t)-1, 1000, SW_CAP_HEAD_TAIL);
+		mcp_send_error(s, req->id, RPC_INTERNAL_ERROR, msg ? msg : "Test suite unreadable",
+		               json_pack("{s:o, s:s}", "uri", mcp_json_text(shown), "failureCode",
+		                         err && sw_error_failure_code(err) ? sw_error_failure_code(err) : "UNKNOWN"));
+		sw_free(msg);
+		sw_free(shown);
+		sw_error_free(err);
+		return;
+	}
+	json_t *content = json_pack("{s:s,s:s}", "uri", uri, "mimeType", "application/json");
+	json_t *t = json_stringn(text, len);
+	json_object_set_new(content, "text", t ? t : json_string("[swipium: not valid UTF-8]"));
+	sw_free(text);
+	json_t *result = json_pack("{s:[o]}", "contents", content);
+	if (s->era == MCP_ERA_STATELESS) {
+		json_object_set_new(result, "resultType", json_string("complete"));
+		json_object_set_new(result, "ttlMs", json_integer(0));
+		json_object_set_new(result, "cacheScope", json_string("private"));
+	}
+	(void)truncated;
+	mcp_send_result(s, req->id, result);
+}
+
 static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const char *uri)
 {
 	const char *rest = uri + strlen(PROJECT_PREFIX);
@@ -254,6 +346,13 @@ static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const c
 			not_found(s, req->id, uri, "the entry kind is feature, screen or test-suite, followed by its id");
 			return;
 		}
+	}
+	if (kind && !strcmp(kind, "test-suite") && !strcmp(id, SW_SUITE_RESOURCE_ID)) {
+		free(kind);
+		free(id);
+		read_suite(s, req, uri, root);
+		free(root);
+		return;
 	}
 	char *text = NULL;
 	sw_error *err = NULL;

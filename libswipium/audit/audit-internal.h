@@ -70,6 +70,14 @@ int sw__audit_log_issue(sw_session *s, const char *profile, json_t *check, sw_er
 json_t *sw__audit_dump_nodes(const char *xml, size_t len);
 
 /*
+ * Every screen the session has seen, newest first (screens.c): its UI dump artifacts and the nodes of its
+ * explore screen graphs, except the artifact @skip_uri. {screens[{source: ui_dump|explore, name, uri, nodes
+ * (as sw__audit_dump_nodes)}], notAvailable (recorded but not readable: missing, over the cap, not parsing),
+ * notAvailableReasons[] (at most 20)}. (transfer full)
+ */
+json_t *sw__audit_seen_screens(sw_session *s, const char *skip_uri);
+
+/*
  * The release facts of an APK's manifest (transfer full): {targetSdk: int|null, debuggable?: bool (absent when
  * the manifest has no <application>), permissions[], warnings[]}. Never fails: what could not be read is a
  * warning.

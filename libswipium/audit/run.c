@@ -45,6 +45,7 @@ typedef struct run {
 	bool account_created, logged_out;
 	/* store compliance: the project's build, found by store.build_metadata */
 	char *apk;
+	json_t *screens; /* the screens the label checks looked at (sw__audit_seen_screens + the current one) */
 } run;
 
 static bool aborted(run *r)
@@ -778,21 +779,64 @@ static void account_cycle(run *r)
 
 /* ---- store compliance ------------------------------------------------------------------------ */
 
-static void store_label_check(run *r, json_t *nodes, const char *evidence_uri, const char *id,
-                              const char *const *kw, const char *missing)
+/* The label checks look at every screen the session has seen: r->screens {screens[{name, uri, nodes}], ...}. */
+static void screens_counts(run *r, json_t *c)
+{
+	json_object_set_new(c, "screens",
+	                    json_pack("{s:I,s:O}", "checked", (json_int_t)json_array_size(json_object_get(r->screens, "screens")),
+	                              "notAvailable", json_object_get(r->screens, "notAvailable")));
+}
+
+/* The first screen with a label of @kw: *@node the node (transfer none). */
+static json_t *find_on_screens(run *r, const char *const *kw, json_t **node)
+{
+	size_t i;
+	json_t *sc;
+	json_array_foreach(json_object_get(r->screens, "screens"), i, sc)
+	{
+		json_t *n = find_label(json_object_get(sc, "nodes"), kw, false);
+		if (n) {
+			*node = n;
+			return sc;
+		}
+	}
+	*node = NULL;
+	return NULL;
+}
+
+static void ev_screen(json_t *c, json_t *sc, const char *line)
+{
+	const char *uri = json_string_value(json_object_get(sc, "uri"));
+	if (uri)
+		ev_uri(c, json_string_value(json_object_get(sc, "source")), uri, line);
+	else
+		ev_line(c, "log", line);
+}
+
+static void store_label_check(run *r, const char *id, const char *const *kw, const char *what, const char *where)
 {
 	json_t *c = check_new(id);
-	json_t *n = find_label(nodes, kw, false);
-	if (n) {
-		char *line = REASON("label on screen: \"%s\"", json_string_value(json_object_get(n, "text")));
-		if (evidence_uri)
-			ev_uri(c, "ui_dump", evidence_uri, line);
-		else
-			ev_line(c, "log", line);
+	screens_counts(r, c);
+	json_t *n = NULL;
+	json_t *sc = find_on_screens(r, kw, &n);
+	size_t checked = json_array_size(json_object_get(r->screens, "screens"));
+	long long na = (long long)json_integer_value(json_object_get(r->screens, "notAvailable"));
+	if (sc) {
+		const char *name = json_string_value(json_object_get(sc, "name"));
+		char *line = REASON("label on %s: \"%s\"", name, json_string_value(json_object_get(n, "text")));
+		ev_screen(c, sc, line);
 		free(line);
-		check_done(r, c, "pass", "found on the current screen", NULL, NULL);
+		char *reason = json_array_get(json_object_get(r->screens, "screens"), 0) == sc
+		                   ? REASON("found on the current screen")
+		                   : REASON("found on %s, a screen the session saw earlier", name);
+		check_done(r, c, "pass", reason, NULL, NULL);
+		free(reason);
 	} else {
-		check_done(r, c, "blocked", missing, NULL, "store_compliance");
+		char *reason = REASON("no %s on any of the %zu screen(s) the session has seen (%lld recorded screen(s) not "
+		                      "available): open %s (or explore the app) and run the audit again",
+		                      what, checked, na, where);
+		check_done(r, c, "blocked", reason, NULL, "store_compliance");
+		free(reason);
 	}
 }
 
@@ -865,70 +909,98 @@ static void store_release_build(run *r)
 
 static void store(run *r)
 {
-	/* one dump of the current screen serves the label checks */
+	/* the current screen first, then every screen the session has seen (its dumps and explore graphs) */
 	json_t *shared = check_new("store.privacy_policy");
 	char *why = NULL;
 	json_t *nodes = ev_dump(r, shared, "audit-store", &why);
 	const char *uri = json_string_value(json_object_get(json_array_get(json_object_get(shared, "evidence"), 0), "uri"));
-	char *uri_copy = uri ? sw__strdup(uri) : NULL;
+	json_decref(r->screens);
+	r->screens = sw__audit_seen_screens(r->s, uri);
+	if (nodes && json_array_size(nodes)) {
+		json_t *cur = json_pack("{s:s,s:s,s:s*,s:O}", "source", "ui_dump", "name", "the current screen", "uri", uri,
+		                        "nodes", nodes);
+		json_array_insert_new(json_object_get(r->screens, "screens"), 0, cur);
+	}
 	json_decref(shared);
-	if (!nodes) {
+	if (!json_array_size(json_object_get(r->screens, "screens"))) {
 		static const char *const ids[] = {"store.privacy_policy", "store.terms", "store.account_deletion",
 		                                  "store.subscription", "store.paywall"};
-		for (size_t i = 0; i < SW_ARRAY_SIZE(ids); i++)
-			check_done(r, check_new(ids[i]), "blocked", why, "SNAPSHOT_FAILED", "environment_noise");
+		for (size_t i = 0; i < SW_ARRAY_SIZE(ids); i++) {
+			json_t *c = check_new(ids[i]);
+			screens_counts(r, c);
+			check_done(r, c, "blocked", why ? why : "no screen of the session could be read", "SNAPSHOT_FAILED",
+			           "environment_noise");
+		}
 	} else {
+		if (why) {
+			char *t = REASON("store labels: the current screen could not be read (%s); the screens seen earlier "
+			                 "were checked", why);
+			json_array_append_new(r->notes, json_string(t ? t : "the current screen could not be read"));
+			free(t);
+		}
 		static const char *const PRIV[] = {"privacy", NULL};
 		static const char *const TERMS[] = {"terms of service", "terms of use", "terms and conditions",
 		                                    "terms & conditions", "terms", NULL};
 		static const char *const DEL[] = {"delete account", "delete my account", "close account",
 		                                  "deactivate account", "account deletion", NULL};
 		static const char *const SUB[] = {"manage subscription", "subscription", "restore purchase", NULL};
-		store_label_check(r, nodes, uri_copy, "store.privacy_policy", PRIV,
-		                  "no privacy policy link on the current screen: open the screen that should show it "
-		                  "(settings, about, sign-up) and run the audit again");
-		store_label_check(r, nodes, uri_copy, "store.terms", TERMS,
-		                  "no terms of service on the current screen: open the screen that should show them and "
-		                  "run the audit again");
-		store_label_check(r, nodes, uri_copy, "store.account_deletion", DEL,
-		                  "no account deletion entry point on the current screen: open the account or settings "
-		                  "screen and run the audit again (nothing is ever tapped for it)");
-		store_label_check(r, nodes, uri_copy, "store.subscription", SUB,
-		                  "no subscription management or restore control on the current screen");
-		/* paywall: only judged when one is on screen */
+		store_label_check(r, "store.privacy_policy", PRIV, "privacy policy link",
+		                  "the screen that should show it (settings, about, sign-up)");
+		store_label_check(r, "store.terms", TERMS, "terms of service", "the screen that should show them");
+		store_label_check(r, "store.account_deletion", DEL, "account deletion entry point",
+		                  "the account or settings screen (nothing is ever tapped for it)");
+		store_label_check(r, "store.subscription", SUB, "subscription management or restore control",
+		                  "the subscription or settings screen");
+		/* paywall: judged on each screen that shows one; restore and terms/privacy must be on that screen */
 		static const char *const PAY[] = {"upgrade", "premium", "free trial", "per month", "/month", "per year",
 		                                  "/year", "subscribe", NULL};
 		static const char *const RESTORE[] = {"restore", NULL};
 		static const char *const LEGAL[] = {"terms", "privacy", NULL};
 		json_t *c = check_new("store.paywall");
-		json_t *p = find_label(nodes, PAY, false);
-		if (!p) {
-			check_done(r, c, "blocked", "no paywall on the current screen: open it (nothing is bought) and run the "
-			           "audit again", NULL, "store_compliance");
-		} else {
-			json_t *rs = find_label(nodes, RESTORE, false), *lg = find_label(nodes, LEGAL, false);
-			char *line = REASON("paywall label \"%s\"; restore: %s; terms/privacy: %s",
+		screens_counts(r, c);
+		size_t i, paywalls = 0, bad = 0;
+		json_t *sc;
+		const char *fail_reason = NULL;
+		json_array_foreach(json_object_get(r->screens, "screens"), i, sc)
+		{
+			json_t *sn = json_object_get(sc, "nodes");
+			json_t *p = find_label(sn, PAY, false);
+			if (!p)
+				continue;
+			paywalls++;
+			json_t *rs = find_label(sn, RESTORE, false), *lg = find_label(sn, LEGAL, false);
+			char *line = REASON("paywall label \"%s\" on %s; restore: %s; terms/privacy: %s",
 			                    json_string_value(json_object_get(p, "text")),
+			                    json_string_value(json_object_get(sc, "name")),
 			                    rs ? json_string_value(json_object_get(rs, "text")) : "none",
 			                    lg ? json_string_value(json_object_get(lg, "text")) : "none");
-			if (uri_copy)
-				ev_uri(c, "ui_dump", uri_copy, line);
-			else
-				ev_line(c, "log", line);
+			ev_screen(c, sc, line);
 			free(line);
-			if (rs && lg)
-				check_done(r, c, "pass", "the paywall offers restore purchases and a terms or privacy link", NULL,
-				           NULL);
-			else
-				check_done(r, c, "fail",
-				           rs ? "the paywall has no terms or privacy link"
-				              : "the paywall offers no way to restore purchases",
-				           NULL, NULL);
+			if (!(rs && lg)) {
+				bad++;
+				if (!fail_reason)
+					fail_reason = rs ? "a paywall has no terms or privacy link"
+					                 : "a paywall offers no way to restore purchases";
+			}
+			if (paywalls >= 20)
+				break;
+		}
+		if (!paywalls) {
+			char *reason = REASON("no paywall on any of the %zu screen(s) the session has seen (%lld not available): "
+			                      "open it (nothing is bought) and run the audit again",
+			                      json_array_size(json_object_get(r->screens, "screens")),
+			                      (long long)json_integer_value(json_object_get(r->screens, "notAvailable")));
+			check_done(r, c, "blocked", reason, NULL, "store_compliance");
+			free(reason);
+		} else if (bad) {
+			check_done(r, c, "fail", fail_reason, NULL, NULL);
+		} else {
+			check_done(r, c, "pass", "every paywall seen offers restore purchases and a terms or privacy link", NULL,
+			           NULL);
 		}
 	}
 	json_decref(nodes);
 	free(why);
-	free(uri_copy);
 	if (aborted(r))
 		return;
 	/* the build's facts */
@@ -1411,6 +1483,28 @@ int sw_audit_execute(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *op
 	                        sw__audit_release_impact(r.checks), "network", r.network, "orientation", r.orientation,
 	                        "ledger", "logged", r.logged, "errors", r.ledger_errors, "audited",
 	                        sw__audit_audited(s, NULL, &o), "notes", r.notes);
+	if (r.screens && res) {
+		/* which screens the store label checks looked at, and how many recorded ones could not be read */
+		json_t *list = json_array();
+		size_t i, shown = 0;
+		json_t *sc;
+		json_array_foreach(json_object_get(r.screens, "screens"), i, sc)
+		{
+			if (shown++ >= 50)
+				break;
+			json_array_append_new(list, json_pack("{s:O,s:O,s:O?,s:I}", "source", json_object_get(sc, "source"),
+			                                      "name", json_object_get(sc, "name"), "uri",
+			                                      json_object_get(sc, "uri"), "labelledNodes",
+			                                      (json_int_t)json_array_size(json_object_get(sc, "nodes"))));
+		}
+		size_t total = json_array_size(json_object_get(r.screens, "screens"));
+		json_t *ss = json_pack("{s:I,s:o,s:O,s:O}", "checked", (json_int_t)total, "screens", list, "notAvailable",
+		                       json_object_get(r.screens, "notAvailable"), "notAvailableReasons",
+		                       json_object_get(r.screens, "notAvailableReasons"));
+		if (total > 50)
+			json_object_set_new(ss, "omitted", json_integer((json_int_t)(total - 50)));
+		json_object_set_new(res, "storeScreens", ss);
+	}
 	r.orientation = NULL;
 	if (r.cancelled) {
 		json_t *d = json_pack("{s:b,s:I,s:O,s:O}", "changedState", 1, "completedChecks",
@@ -1455,6 +1549,7 @@ int sw_audit_execute(sw_ctx *ctx, sw_session *s, sw_drive *drive, const char *op
 	json_decref(r.history);
 	free(r.history_error);
 	free(r.apk);
+	json_decref(r.screens);
 	free(r.app);
 	sw__audit_opts_clear(&o);
 	return rc;

@@ -127,6 +127,14 @@ static void qa_suite_read(mcp_call *call, json_t *args)
 	json_t *o = suite_call(call, args, do_read, NULL);
 	if (!o)
 		return;
+	/* the resource URI of the whole suite (resources/read gives test-suite.json, redacted and capped) */
+	char *uri = NULL;
+	sw_error *uerr = NULL;
+	if (sw_suite_resource_uri(mcp_call_ctx(call), json_string_value(json_object_get(o, "projectRoot")), &uri, NULL,
+	                          &uerr) == SW_OK)
+		json_object_set_new(o, "uri", json_string(uri));
+	sw_free(uri);
+	sw_error_free(uerr);
 	char summary[400];
 	sw_text_snprintf(summary, sizeof(summary), "Test suite: %lld case(s), %lld shown in %lld functionality group(s).",
 	                 n_of(o, "total"), n_of(o, "shown"), n_of(o, "functionalities"));

@@ -664,6 +664,52 @@ class GeneratedAccount(Base):
                 with open(os.path.join(root, name), "rb") as f:
                     self.assertNotIn(password.encode(), f.read(), name)
 
+    def test_store_labels_from_every_screen_seen(self):
+        """The store label checks read every screen the session saw (here: the account cycle's dumps), not only
+        the current one, name the screen in the evidence and count the recorded screens they could not read."""
+        env, s, sid, res = self.run_cycle({"environment": "test"})
+        dumps = []
+        for root, dirs, files in os.walk(os.path.join(env.server.home, ".swipium", "runs")):
+            dumps += [os.path.join(root, n) for n in files if n.startswith("audit-") and n.endswith(".xml")]
+        self.assertGreater(len(dumps), 3, dumps)
+        gone = [d for d in dumps if os.path.basename(d).startswith("audit-signup-before")]
+        self.assertEqual(len(gone), 1, dumps)
+        os.remove(gone[0])  # a recorded screen whose file is missing: counted, never silently skipped
+        touched = len(self.touches())
+        r = s.tool("qa_mobile_audit", {"sessionId": sid, "profile": "store_compliance", "mode": "execute"},
+                   timeout=120)
+        self.assertFalse(is_error(r), r)
+        out = sc(r)
+        self.assert_evidence_rule(out)
+        st = {c["id"]: c for c in out["checks"]}
+        # the current screen is home: "Delete account" is only on the profile screen the cycle visited
+        dele = st["store.account_deletion"]
+        self.assertEqual(dele["status"], "pass", dele)
+        self.assertIn("saw earlier", dele["reason"])
+        ev = dele["evidence"][0]
+        self.assertEqual(ev["kind"], "ui_dump")
+        self.assertNotIn("audit-store", ev["uri"])
+        self.assertIn("Delete account", ev["line"])
+        self.assertIn(os.path.basename(ev["uri"]), ev["line"])
+        got = s.call("resources/read", {"uri": ev["uri"]})["result"]["contents"][0]["text"]
+        self.assertIn("Delete account", got)
+        screens = out["storeScreens"]
+        self.assertEqual(screens["checked"], len(dumps), screens)  # the other dumps and the current screen
+        self.assertEqual(screens["screens"][0]["name"], "the current screen")
+        self.assertEqual(screens["notAvailable"], 1, screens)
+        self.assertIn(os.path.basename(gone[0]), screens["notAvailableReasons"][0])
+        self.assertEqual(dele["screens"], {"checked": screens["checked"], "notAvailable": 1})
+        # nowhere in the app: blocked, saying how many screens were looked at and how many were not available
+        priv = st["store.privacy_policy"]
+        self.assertEqual(priv["status"], "blocked", priv)
+        self.assertIn("any of the %d screen(s)" % screens["checked"], priv["reason"])
+        self.assertIn("1 recorded screen(s) not available", priv["reason"])
+        # nothing tapped by the store checks
+        self.assertEqual(len(self.touches()), touched)
+        labels = [t["element"]["label"] for t in self.touches() if t.get("element")]
+        self.assertNotIn("Delete account", labels)
+        s.close()
+
     def test_no_test_environment_refuses_sign_up_and_types_nothing(self):
         env, s, sid, res = self.run_cycle(None)
         st = {c["id"]: c for c in res["checks"]}

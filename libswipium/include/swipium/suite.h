@@ -88,6 +88,25 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
  */
 SW_API int sw_suite_lint(const char *project_root, const char *request_json, char **result_json, sw_error **err);
 
+/** The id of the canonical suite in the app-map entry template: .../app-map/test-suite/canonical. */
+#define SW_SUITE_RESOURCE_ID "canonical"
+/**
+ * The resource URI of the canonical suite of @project_root,
+ * `swipium://project/<projectId>/app-map/test-suite/canonical` (transfer full, in *@uri_out). The
+ * project is recorded in ~/.swipium/projects.json so that the URI resolves in later processes too.
+ * *@exists_out (nullable) is set to non-zero when `.swipium/test-suite.json` exists.
+ */
+SW_API int sw_suite_resource_uri(sw_ctx *ctx, const char *project_root, char **uri_out, int *exists_out,
+                                 sw_error **err);
+/**
+ * resources/read of that URI: the whole `.swipium/test-suite.json` as pretty JSON, redacted by each of
+ * @redactors (nullable entries are skipped), at most 1 MB (the qa_get_artifact text cap): a longer one
+ * is its head, cut on a character boundary, and a line saying how much was left out (*@truncated_out,
+ * nullable, set to non-zero). No file is SW_ENOTFOUND; a file that does not parse or is not a suite is
+ * SW_EPARSE, never an empty suite. @text_out (transfer full), @len_out (nullable).
+ */
+SW_API int sw_suite_resource_read(const char *project_root, struct sw_redactor *const *redactors, size_t n_redactors,
+                                  char **text_out, size_t *len_out, int *truncated_out, sw_error **err);
 #ifdef __cplusplus
 }
 #endif

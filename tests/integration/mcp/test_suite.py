@@ -7,6 +7,7 @@ junit-10.xsd, PyYAML), the lint, and `swipium suite lint|compile|init` exit code
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -601,6 +602,95 @@ steps:
   - tap: LoginScreen.signIn
   - assertVisible: LoginScreen.greeting
 """
+
+
+SUITE_URI = re.compile(r"^swipium://project/[0-9a-f]{16}/app-map/test-suite/canonical$")
+
+
+class SuiteResource(SuiteCase):
+    """qa_suite_read gives the URI of the whole suite; resources/read and resources/list serve it."""
+
+    def read(self, s, uri):
+        return s.call("resources/read", {"uri": uri})
+
+    def test_uri_read_listed_and_resolved_after_a_restart(self):
+        s = self.server()
+        cases = [case("login", "Sign in works", ["Open app", "Sign in"]), case("feed", "Feed ü ✓", ["Open feed"])]
+        self.ok(s, "qa_suite_update", {"projectRoot": self.app, "source": "report", "cases": cases})
+        r = self.ok(s, "qa_suite_read", {"projectRoot": self.app})
+        uri = r["uri"]
+        self.assertRegex(uri, SUITE_URI)
+        got = self.read(s, uri)
+        self.assertNotIn("error", got, got)
+        content = got["result"]["contents"][0]
+        self.assertEqual((content["uri"], content["mimeType"]), (uri, "application/json"))
+        self.assertEqual(json.loads(content["text"]), self.load_suite())
+        # a session of this process makes the root known: resources/list names the suite
+        self.ok(s, "qa_start_session", {"projectRoot": self.app})
+        listed = s.call("resources/list")["result"]["resources"]
+        self.assertIn(uri, [x["uri"] for x in listed if x.get("name") == "test-suite"], listed)
+        s.close()
+        # a new process resolves the URI from ~/.swipium/projects.json, and sees a later change
+        self.ok(self.server(), "qa_suite_update", {"projectRoot": self.app, "source": "manual",
+                                                    "cases": [case("feed", "Second", ["Scroll"])]})
+        s2 = self.server()
+        text = self.read(s2, uri)["result"]["contents"][0]["text"]
+        self.assertEqual(len(json.loads(text)["cases"]), 3)
+
+    def test_missing_and_corrupt_suite(self):
+        s = self.server()
+        uri = self.ok(s, "qa_suite_read", {"projectRoot": self.app})["uri"]
+        e = self.read(s, uri)["error"]
+        self.assertEqual(e["code"], -32602, e)
+        self.assertEqual(e["data"]["uri"], uri)
+        self.assertIn("no .swipium/test-suite.json", e["message"])
+        os.makedirs(os.path.join(self.app, ".swipium"), exist_ok=True)
+        for bad in ('{"cases": [{"id": "TC-A-001", "title": "kept"}', '[1, 2]', '{"cases": {}}', ""):
+            with open(self.suite_file(), "w") as f:
+                f.write(bad)
+            got = self.read(s, uri)
+            self.assertNotIn("result", got, (bad, got))
+            e = got["error"]
+            self.assertEqual(e["code"], -32603, e)
+            self.assertIn("not treated as an empty suite", e["message"], bad)
+            self.assertEqual((e["data"]["uri"], e["data"]["failureCode"]), (uri, "UNKNOWN"))
+            with open(self.suite_file()) as f:
+                self.assertEqual(f.read(), bad)
+        # an app-map entry URI of another id is still the app map's (no map here: not found)
+        e = self.read(s, uri.replace("/canonical", "/smoke"))["error"]
+        self.assertEqual(e["code"], -32602, e)
+
+    def test_secret_redacted_and_big_suite_capped(self):
+        s = self.server()
+        sid = self.ok(s, "qa_start_session", {"projectRoot": self.app})["sessionId"]
+        s.tool("qa_continue_from_blocker", {"sessionId": sid, "kind": "credentials",
+                                            "values": {"password": "sup3r-secret-pw"}})
+        uri = self.ok(s, "qa_suite_read", {"sessionId": sid})["uri"]
+        # a secret pasted into the file by hand is redacted on the way out
+        os.makedirs(os.path.join(self.app, ".swipium"), exist_ok=True)
+        doc = {"schemaVersion": 1, "kind": "swipium.test-suite", "idCounters": {},
+               "cases": [{"id": "TC-LOGIN-001", "title": "type sup3r-secret-pw", "steps": ["sup3r-secret-pw"]}]}
+        with open(self.suite_file(), "w") as f:
+            json.dump(doc, f)
+        text = self.read(s, uri)["result"]["contents"][0]["text"]
+        self.assertNotIn("sup3r-secret-pw", text)
+        back = json.loads(text)
+        self.assertEqual(back["cases"][0]["id"], "TC-LOGIN-001")
+        self.assertNotIn("sup3r-secret-pw", back["cases"][0]["title"])
+        # over 1 MB: the head, cut on a character boundary, and a line saying how much is left out
+        doc["cases"] = [{"id": "TC-BULK-%04d" % i, "title": "ü✓" * 200 + " %d" % i, "steps": ["x"]}
+                        for i in range(2000)]
+        with open(self.suite_file(), "w") as f:
+            json.dump(doc, f, ensure_ascii=False)
+        text = self.read(s, uri)["result"]["contents"][0]["text"]
+        whole = len(json.dumps(doc, ensure_ascii=False, indent=2).encode())
+        self.assertGreater(whole, 1024 * 1024)
+        head, _, note = text.rpartition("\n[swipium: truncated: ")
+        self.assertLessEqual(len(head.encode()), 1024 * 1024)
+        self.assertGreater(len(head.encode()), 1024 * 1024 - 4)
+        self.assertIn("of the suite JSON", note)
+        self.assertNotIn("\ufffd", text)
+        self.assertTrue(head.startswith("{"))
 
 
 @unittest.skipUnless(os.environ.get("VDEVICE_BIN"), "VDEVICE_BIN is not set (run through meson test)")
