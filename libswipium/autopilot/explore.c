@@ -1820,9 +1820,9 @@ int ap_explore_run(sw_ctx *ctx, sw_session *s, const char *args_json, sw_abort_f
 		                      json_string("accountCycle was not done: this build never logs out, not even a disposable "
 		                                  "generated account; logout controls stayed untouched"));
 	json_t *res = json_pack(
-	    "{s:s,s:s,s:s,s:O,s:O,s:o,s:s?,s:s?,s:O,s:i,s:i,s:i,s:O,s:O,s:s,s:o,s:O}", "state", r.state, "stoppedReason",
+	    "{s:s,s:s,s:s,s:o,s:O,s:o,s:s?,s:s?,s:O,s:i,s:i,s:i,s:O,s:O,s:s,s:o,s:O}", "state", r.state, "stoppedReason",
 	    r.stopped, "summary", summary, "destructiveCandidates",
-	    !strcmp(r.o.safe_mode, "dry_run_destructive") ? r.candidates : json_array(), "needsInput",
+	    !strcmp(r.o.safe_mode, "dry_run_destructive") ? json_incref(r.candidates) : json_array(), "needsInput",
 	    r.needs_input ? r.needs_input : json_null(), "suitePromotion", suite_promotion(&r), "graphUri", graph_uri,
 	    "graphMarkdownUri", md_uri, "findings", r.findings, "screens", (int)r.n_nodes, "actions", (int)r.actions,
 	    "relaunches", (int)r.relaunches, "skippedFields", r.skipped, "warnings", r.warnings, "safeMode", r.o.safe_mode,
