@@ -470,9 +470,8 @@ class TestIosOtherPaths(PathsCase):
         self.assertEqual(s.close(), 0)
 
 
-# qa_wda's actions: the library checks xcrun for these (drivers/ios/wda-tool.c); status, diagnose, tune, logs and
-# stop answer without it today (a gap of wda-tool.c, which another helper owns: see the notes), and
-# test_wda_actions_that_answer_without_xcrun below fails until they do, then is no longer expected to fail
+# qa_wda's actions: the library checks xcrun for every one of them (drivers/ios/wda-tool.c); the second group
+# answered without it until the merge with the WDA lifecycle branch, and is checked on its own below
 WDA_ACTIONS_CHECKED = ("doctor", "build", "start", "attach")
 WDA_ACTIONS_GAP = ("status", "diagnose", "tune", "logs", "stop")
 
@@ -517,7 +516,6 @@ class TestIosToolsWithoutXcrun(IosCase):
         self.assertFalse(os.path.exists(os.path.join(self.home, ".fake-simctl", "state.json")))
         self.assertEqual(s.close(), 0)
 
-    @unittest.expectedFailure
     def test_wda_actions_that_answer_without_xcrun(self):
         s, sid = self.start()
         try:
