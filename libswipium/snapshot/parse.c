@@ -493,28 +493,6 @@ static int fail(sw_error **err, const char *msg)
 	                     "Take the snapshot again; if dumps keep failing, use qa_screenshot", "%s", msg);
 }
 
-/* One more overlay of @kind for the node @n (index @index): grown, zeroed, its package, bounds and subtree set;
- * NULL when out of memory. */
-static sw__overlay *overlay_add(sw__screen *s, size_t *cap, const char *kind, const raw_node *n, size_t index)
-{
-	if (s->n_overlays == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4;
-		sw__overlay *no = realloc(s->overlays, nc * sizeof(*no));
-		if (!no)
-			return NULL;
-		s->overlays = no;
-		*cap = nc;
-	}
-	sw__overlay *o = &s->overlays[s->n_overlays++];
-	memset(o, 0, sizeof(*o));
-	o->kind = kind;
-	o->pkg = n->pkg;
-	memcpy(o->bounds, n->b, sizeof(o->bounds));
-	o->node_index = index;
-	o->subtree_end = n->subtree_end;
-	return o;
-}
-
 int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, sw__screen **out, sw_error **err)
 {
 	int rc = SW_OK;
@@ -678,11 +656,23 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 				if (i < s->overlays[k].subtree_end && i >= s->overlays[k].node_index)
 					nested = true;
 			if (!nested) {
-				sw__overlay *o = overlay_add(s, &overlay_cap, okind, r, i);
-				if (!o) {
-					rc = sw__error_nomem(err);
-					goto out;
+				if (s->n_overlays == overlay_cap) {
+					size_t nc = overlay_cap ? overlay_cap * 2 : 4;
+					sw__overlay *no = realloc(s->overlays, nc * sizeof(*no));
+					if (!no) {
+						rc = sw__error_nomem(err);
+						goto out;
+					}
+					s->overlays = no;
+					overlay_cap = nc;
 				}
+				sw__overlay *o = &s->overlays[s->n_overlays++];
+				memset(o, 0, sizeof(*o));
+				o->kind = okind;
+				o->pkg = r->pkg;
+				memcpy(o->bounds, r->b, sizeof(o->bounds));
+				o->node_index = i;
+				o->subtree_end = r->subtree_end;
 				o->label = r->desc[0] ? r->desc : r->text;
 				for (size_t j = i + 1; !o->label[0] && j < r->subtree_end; j++)
 					if (raw[j].text[0] && !raw[j].clickable)
@@ -781,11 +771,23 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 					known = true;
 			if (known)
 				break;
-			sw__overlay *o = overlay_add(s, &overlay_cap, "banner", p, j);
-			if (!o) {
-				rc = sw__error_nomem(err);
-				goto out;
+			if (s->n_overlays == overlay_cap) {
+				size_t nc = overlay_cap ? overlay_cap * 2 : 4;
+				sw__overlay *no = realloc(s->overlays, nc * sizeof(*no));
+				if (!no) {
+					rc = sw__error_nomem(err);
+					goto out;
+				}
+				s->overlays = no;
+				overlay_cap = nc;
 			}
+			sw__overlay *o = &s->overlays[s->n_overlays++];
+			memset(o, 0, sizeof(*o));
+			o->kind = "banner";
+			o->pkg = p->pkg;
+			memcpy(o->bounds, p->b, sizeof(o->bounds));
+			o->node_index = j;
+			o->subtree_end = p->subtree_end;
 			o->label = "";
 			for (size_t k = j + 1; k < p->subtree_end; k++)
 				if (raw[k].text[0] && !raw[k].clickable) {
