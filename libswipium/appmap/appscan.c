@@ -402,9 +402,7 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 		char *child_abs = sw__path_join(abs, name);
 		if (!child_rel || !child_abs) {
 			w->failed = true;
-			free(child_rel);
-			free(child_abs);
-			break;
+			goto next;
 		}
 		struct stat st;
 		if (!sw__utf8_valid(name, strlen(name))) {
@@ -483,7 +481,7 @@ static void walk(walker *w, const char *abs, const char *rel, long depth)
 		free(child_rel);
 		free(child_abs);
 		if (w->capped || w->failed) {
-			for (size_t r = k + 1; r < n; r++)
+			for (size_t r = k; r < n; r++) /* this name and the ones not walked */
 				free(names[r]);
 			break;
 		}

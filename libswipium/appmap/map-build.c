@@ -283,16 +283,6 @@ static void apply_static(const char *root, json_t *map, json_t *topo, bool code_
 
 /* ---- the runtime side ---------------------------------------------------------------------------------- */
 
-static char *norm(const char *s)
-{
-	sw_buf b = SW_BUF_INIT;
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
-		if (isalnum(*p))
-			sw__buf_putc(&b, (char)tolower(*p));
-	char *r = sw__buf_steal(&b, NULL);
-	return r;
-}
-
 /* The static screen a runtime screen shows: same normalised name, component, route segment or activity. */
 static const char *link_static(json_t *map, json_t *node)
 {
@@ -300,7 +290,7 @@ static const char *link_static(json_t *map, json_t *node)
 	const char *activity = sw__mj_str(node, "activity");
 	if (activity && strrchr(activity, '.'))
 		activity = strrchr(activity, '.') + 1;
-	char *nt = norm(title), *na = norm(activity);
+	char *nt = sw__fold_alnum(title), *na = sw__fold_alnum(activity);
 	const char *found = NULL;
 	size_t i;
 	json_t *s;
@@ -308,7 +298,7 @@ static const char *link_static(json_t *map, json_t *node)
 	{
 		static const char *const keys[] = {"name", "component", "route"};
 		for (size_t k = 0; k < 3 && !found; k++) {
-			char *v = norm(sw__mj_str(s, keys[k]));
+			char *v = sw__fold_alnum(sw__mj_str(s, keys[k]));
 			if (v && *v && ((nt && !strcmp(v, nt)) || (na && !strcmp(v, na))))
 				found = sw__mj_str(s, "id");
 			free(v);
@@ -321,9 +311,9 @@ static const char *link_static(json_t *map, json_t *node)
 	     !found && nt && *nt && i < json_array_size(sw__mj_arr(sw__mj_obj(map, "staticTopology"), "screens"));
 	     i++) {
 		s = json_array_get(sw__mj_arr(sw__mj_obj(map, "staticTopology"), "screens"), i);
-		char *v = norm(sw__mj_str(s, "name"));
+		char *v = sw__fold_alnum(sw__mj_str(s, "name"));
 		for (int k = 0; v && suffixes[k]; k++) {
-			char *sfx = norm(suffixes[k]);
+			char *sfx = sw__fold_alnum(suffixes[k]);
 			size_t vl = strlen(v), sl = sfx ? strlen(sfx) : 0;
 			if (sfx && vl > sl && !strcmp(v + vl - sl, sfx)) {
 				v[vl - sl] = '\0';

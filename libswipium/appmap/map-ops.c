@@ -192,45 +192,37 @@ static json_t *files_head(json_t *files, size_t n)
 	return out;
 }
 
-json_t *sw__map_compact_screen(json_t *e, const char *uri)
+/* An entry's @keys, its first @n source files (how many more is sourceFilesOmitted) and its @kind URI. */
+static json_t *compact_entry(json_t *e, const char *const *keys, size_t n, const char *uri, const char *kind)
 {
 	json_t *o = json_object();
-	static const char *const keys[] = {"id",      "name",     "title",  "route",  "kind",           "confidence",
-	                                   "auth",    "activity", "health", "visits", "staticScreenId", "layout",
-	                                   "dynamic", NULL};
 	for (int i = 0; keys[i]; i++)
 		if (json_object_get(e, keys[i]))
 			json_object_set(o, keys[i], json_object_get(e, keys[i]));
 	json_t *files = json_object_get(e, "sourceFiles");
 	if (json_is_array(files)) {
-		json_object_set_new(o, "sourceFiles", files_head(files, 3));
-		if (json_array_size(files) > 3)
-			json_object_set_new(o, "sourceFilesOmitted",
-			                    json_integer((json_int_t)json_array_size(files) - 3));
+		json_object_set_new(o, "sourceFiles", files_head(files, n));
+		if (json_array_size(files) > n)
+			json_object_set_new(o, "sourceFilesOmitted", json_integer((json_int_t)(json_array_size(files) - n)));
 	}
 	if (sw__mj_str(e, "id"))
-		json_object_set_new(o, "uri", sw__map_entry_uri(uri, "screen", sw__mj_str(e, "id")));
+		json_object_set_new(o, "uri", sw__map_entry_uri(uri, kind, sw__mj_str(e, "id")));
 	return o;
+}
+
+json_t *sw__map_compact_screen(json_t *e, const char *uri)
+{
+	static const char *const keys[] = {"id",      "name",     "title",  "route",  "kind",           "confidence",
+	                                   "auth",    "activity", "health", "visits", "staticScreenId", "layout",
+	                                   "dynamic", NULL};
+	return compact_entry(e, keys, 3, uri, "screen");
 }
 
 static json_t *compact_feature(json_t *e, const char *uri)
 {
-	json_t *o = json_object();
 	static const char *const keys[] = {"id",       "title",      "staticScreens", "runtimeScreens",
 	                                   "coverage", "confidence", "auth",          NULL};
-	for (int i = 0; keys[i]; i++)
-		if (json_object_get(e, keys[i]))
-			json_object_set(o, keys[i], json_object_get(e, keys[i]));
-	json_t *files = json_object_get(e, "sourceFiles");
-	if (json_is_array(files)) {
-		json_object_set_new(o, "sourceFiles", files_head(files, 5));
-		if (json_array_size(files) > 5)
-			json_object_set_new(o, "sourceFilesOmitted",
-			                    json_integer((json_int_t)json_array_size(files) - 5));
-	}
-	if (sw__mj_str(e, "id"))
-		json_object_set_new(o, "uri", sw__map_entry_uri(uri, "feature", sw__mj_str(e, "id")));
-	return o;
+	return compact_entry(e, keys, 5, uri, "feature");
 }
 
 static json_t *linked(json_t *arr, const char *key, const char *id)

@@ -37,16 +37,6 @@ static const char *jstr(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-/* Lower-case ASCII letters and digits of @s; every other byte is dropped (transfer full). */
-static char *fold(const char *s)
-{
-	sw_buf b = SW_BUF_INIT;
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
-		if (isalnum(*p))
-			sw__buf_putc(&b, (char)tolower(*p));
-	char *r = sw__buf_steal(&b, NULL);
-	return r ? r : sw__strdup("");
-}
 
 static const char *const kind_suffixes[] = {"viewcontroller", "controller", "screen", "activity", "fragment",
                                             "page",           "view",       "dialog", "scene",    "route",
@@ -57,7 +47,7 @@ static bool key_in(const json_t *keys, const char *folded);
 /* Adds the folded @s, and @s without its kind suffix ("settingsactivity" and "settings"), to @keys. */
 static void add_keys(json_t *keys, const char *s)
 {
-	char *f = fold(s);
+	char *f = sw__fold_alnum(s);
 	if (!f || strlen(f) < 3) {
 		free(f);
 		return;
@@ -834,7 +824,7 @@ static long target_of(tf_run *r, const ap_screen *v)
 		const char *slash = strrchr(act, '/');
 		act = cut ? cut + 1 : slash ? slash + 1 : act;
 	}
-	char *fa = fold(act), *ft = fold(v->title);
+	char *fa = sw__fold_alnum(act), *ft = sw__fold_alnum(v->title);
 	long hit = -1;
 	size_t i;
 	json_t *t;
@@ -872,7 +862,7 @@ static long target_of(tf_run *r, const ap_screen *v)
 /* How much a control's name points at a target not yet reached: 2 a screen's name, 1 a feature word, 0. */
 static int pointing(tf_run *r, const ap_control *c)
 {
-	char *fn = fold(c->name);
+	char *fn = sw__fold_alnum(c->name);
 	int score = 0;
 	if (r->cur >= 0 && (size_t)r->cur < r->n_nodes) {
 		const char *hint = jstr(r->hints, r->nodes[r->cur].sig);
@@ -1356,7 +1346,7 @@ static bool graph_node_is_target(tf_run *r, const json_t *node)
 	const char *act = jstr(node, "activity");
 	if (act && strrchr(act, '.'))
 		act = strrchr(act, '.') + 1;
-	char *fa = fold(act), *ft = fold(jstr(node, "title"));
+	char *fa = sw__fold_alnum(act), *ft = sw__fold_alnum(jstr(node, "title"));
 	bool hit = false;
 	size_t i;
 	json_t *t;

@@ -24,6 +24,19 @@ typedef struct build_log {
 	size_t dropped;
 } build_log;
 
+/* Appends to @tail and keeps its last @keep bytes once it holds twice that; returns how many bytes it dropped. */
+static size_t tail_append(sw_buf *tail, const char *data, size_t len, size_t keep)
+{
+	sw__buf_append(tail, data, len);
+	if (tail->len <= 2 * keep)
+		return 0;
+	size_t cut = tail->len - keep;
+	memmove(tail->data, tail->data + cut, keep);
+	tail->len = keep;
+	tail->data[tail->len] = '\0';
+	return cut;
+}
+
 static void log_put(build_log *l, const char *data, size_t len)
 {
 	if (l->head.len < LOG_HEAD) {
@@ -35,14 +48,7 @@ static void log_put(build_log *l, const char *data, size_t len)
 	}
 	if (!len)
 		return;
-	sw__buf_append(&l->tail, data, len);
-	if (l->tail.len > 2 * LOG_TAIL) {
-		size_t cut = l->tail.len - LOG_TAIL;
-		memmove(l->tail.data, l->tail.data + cut, LOG_TAIL);
-		l->tail.len = LOG_TAIL;
-		l->tail.data[l->tail.len] = '\0';
-		l->dropped += cut;
-	}
+	l->dropped += tail_append(&l->tail, data, len, LOG_TAIL);
 }
 
 static void log_printf(build_log *l, const char *fmt, ...) SW_PRINTF(2, 3);
@@ -70,13 +76,7 @@ static void log_sink(void *ud, const char *data, size_t len)
 {
 	step_sink *ss = ud;
 	log_put(ss->log, data, len);
-	sw__buf_append(&ss->tail, data, len);
-	if (ss->tail.len > 2 * STEP_TAIL) {
-		size_t cut = ss->tail.len - STEP_TAIL;
-		memmove(ss->tail.data, ss->tail.data + cut, STEP_TAIL);
-		ss->tail.len = STEP_TAIL;
-		ss->tail.data[ss->tail.len] = '\0';
-	}
+	(void)tail_append(&ss->tail, data, len, STEP_TAIL);
 }
 
 /* The whole log as one text (the dropped middle named). (transfer full) */

@@ -1,4 +1,5 @@
 /* str.c: string and UTF-8 helpers (JavaScript-compatible length rules included). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,4 +383,14 @@ SW_API void sw_json_fix_lone_surrogates(char *s, size_t len)
 {
 	if (s)
 		sw__json_fix_lone_surrogates(s, len);
+}
+
+char *sw__fold_alnum(const char *s)
+{
+	sw_buf b = SW_BUF_INIT;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+		if (isalnum(*p))
+			sw__buf_putc(&b, (char)tolower(*p));
+	char *r = sw__buf_steal(&b, NULL);
+	return r ? r : sw__strdup("");
 }

@@ -82,6 +82,8 @@ bool sw__str_has_suffix(const char *s, const char *suffix);
 bool sw__str_one_of(const char *s, const char *const *set);
 /* The value of the hexadecimal digit @c (0-9, a-f, A-F), or -1. */
 int sw__hex_digit(char c);
+/* The ASCII letters (lower-cased) and digits of @s; every other byte is dropped. NULL is "". (transfer full) */
+char *sw__fold_alnum(const char *s);
 
 /* Decodes one UTF-8 sequence at s[0..len). Returns its length (1..4) and the
  * code point in *cp, or 0 for an invalid or truncated sequence. */

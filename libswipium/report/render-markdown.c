@@ -244,6 +244,17 @@ static void seconds(md *m, const json_t *ms)
 	put(m, "s");
 }
 
+
+/* The cells of @o's @keys on one table row, separated by " | ". */
+static void cells(md *m, const json_t *o, const char *const *keys, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			put(m, " | ");
+		cell(m, get(o, keys[k]));
+	}
+}
+
 static void section_automation(md *m, const json_t *ar)
 {
 	if (!json_is_object(ar))
@@ -259,11 +270,7 @@ static void section_automation(md *m, const json_t *ar)
 		       "| --- | --- | --- | --- | --- | --- |\n| ");
 		static const char *const keys[] = {"totalActions", "durableActions",    "nativeFallbackActions",
 		                                   "textActions",  "coordinateActions", "durablePct"};
-		for (size_t i = 0; i < SW_ARRAY_SIZE(keys); i++) {
-			if (i)
-				put(m, " | ");
-			cell(m, get(lc, keys[i]));
-		}
+		cells(m, lc, keys, SW_ARRAY_SIZE(keys));
 		put(m, " |");
 	}
 	const json_t *wg = get(ar, "workflowGrades");
@@ -273,11 +280,7 @@ static void section_automation(md *m, const json_t *ar)
 			const json_t *g = json_array_get(wg, i);
 			static const char *const keys[] = {"workflow", "grade", "outcome", "evidence", "fix"};
 			put(m, "\n| ");
-			for (size_t k = 0; k < SW_ARRAY_SIZE(keys); k++) {
-				if (k)
-					put(m, " | ");
-				cell(m, get(g, keys[k]));
-			}
+			cells(m, g, keys, SW_ARRAY_SIZE(keys));
 			put(m, " |");
 		}
 	}
@@ -290,11 +293,7 @@ static void section_automation(md *m, const json_t *ar)
 			static const char *const keys[] = {
 			    "screen", "grade", "score", "actionCount", "durableLocatorPct", "weakActions"};
 			put(m, "\n| ");
-			for (size_t k = 0; k < SW_ARRAY_SIZE(keys); k++) {
-				if (k)
-					put(m, " | ");
-				cell(m, get(g, keys[k]));
-			}
+			cells(m, g, keys, SW_ARRAY_SIZE(keys));
 			put(m, " |");
 		}
 	}

@@ -663,6 +663,18 @@ out:
 	return rc;
 }
 
+/* sw__snapshot_element_json() of @e (@raw: its raw attributes too) as compact text in *out_json. */
+static int element_out(const sw_snapshot_tracker *t, const sw__element *e, bool raw, char **out_json, sw_error **err)
+{
+	json_t *o = sw__snapshot_element_json(t, e, raw);
+	char *txt = o ? sw__json_compact(o) : NULL;
+	json_decref(o);
+	if (!txt)
+		return sw__error_nomem(err);
+	*out_json = txt;
+	return SW_OK;
+}
+
 int sw_snapshot_inspect(sw_snapshot_tracker *t, const char *ref, char **out_json, sw_error **err)
 {
 	if (!t || !out_json)
@@ -671,13 +683,7 @@ int sw_snapshot_inspect(sw_snapshot_tracker *t, const char *ref, char **out_json
 	int rc = lookup_ref(t, ref, &e, err);
 	if (rc < 0)
 		return rc;
-	json_t *o = sw__snapshot_element_json(t, e, true);
-	char *txt = o ? sw__json_compact(o) : NULL;
-	json_decref(o);
-	if (!txt)
-		return sw__error_nomem(err);
-	*out_json = txt;
-	return SW_OK;
+	return element_out(t, e, true, out_json, err);
 }
 
 /* ---- target resolution -------------------------------------------------- */
@@ -829,11 +835,5 @@ int sw_snapshot_resolve(sw_snapshot_tracker *t, const char *target_json, char **
 	json_decref(target);
 	if (rc < 0)
 		return rc;
-	json_t *o = sw__snapshot_element_json(t, e, false);
-	char *txt = o ? sw__json_compact(o) : NULL;
-	json_decref(o);
-	if (!txt)
-		return sw__error_nomem(err);
-	*out_json = txt;
-	return SW_OK;
+	return element_out(t, e, false, out_json, err);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "appscan-internal.h"
+#include "map-internal.h"
 
 static char *make_tmpdir(void)
 {
@@ -703,6 +704,29 @@ START_TEST(test_real_trees_recall_precision)
 }
 END_TEST
 
+/* A map screen in a compact answer: its fields, its first 3 source files and how many more there are, its URI. */
+START_TEST(test_compact_screen_entry)
+{
+	json_t *e = json_pack("{s:s,s:s,s:s,s:[s,s,s,s,s],s:s}", "id", "login screen", "name", "Login", "kind", "screen",
+	                      "sourceFiles", "a.ts", "b.ts", "c.ts", "d.ts", "e.ts", "notKept", "x");
+	json_t *o = sw__map_compact_screen(e, "swipium://project/p1/app-map");
+	ck_assert_str_eq(json_string_value(json_object_get(o, "name")), "Login");
+	ck_assert_ptr_null(json_object_get(o, "notKept"));
+	ck_assert_uint_eq(json_array_size(json_object_get(o, "sourceFiles")), 3);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(o, "sourceFiles"), 2)), "c.ts");
+	ck_assert_int_eq(json_integer_value(json_object_get(o, "sourceFilesOmitted")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "uri")), "swipium://project/p1/app-map/screen/login%20screen");
+	json_decref(o);
+	json_array_remove(json_object_get(e, "sourceFiles"), 4);
+	json_array_remove(json_object_get(e, "sourceFiles"), 3);
+	o = sw__map_compact_screen(e, "swipium://project/p1/app-map");
+	ck_assert_uint_eq(json_array_size(json_object_get(o, "sourceFiles")), 3);
+	ck_assert_ptr_null(json_object_get(o, "sourceFilesOmitted"));
+	json_decref(o);
+	json_decref(e);
+}
+END_TEST
+
 static Suite *appscan_suite(void)
 {
 	Suite *s = suite_create("appscan");
@@ -724,6 +748,7 @@ static Suite *appscan_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_hostile_tree);
 	tcase_add_test(tc, test_caps_and_errors);
+	tcase_add_test(tc, test_compact_screen_entry);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("real-trees");
 	tcase_set_timeout(tc, 60);

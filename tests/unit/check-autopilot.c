@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "session-rig.h"
 #include "sw-internal.h"
 #include <swipium/autopilot.h>
 #include <swipium/explore.h>
@@ -145,18 +147,10 @@ static json_t *consent_of(sw_session *s, json_t *plan)
 
 START_TEST(plan_consent)
 {
-	char tmpl[] = "/tmp/sw-autopilot-XXXXXX";
-	char *home = mkdtemp(tmpl);
-	ck_assert_ptr_nonnull(home);
-	char *root = sw__path_join(home, "app");
-	ck_assert_int_eq(mkdir(root, 0755), 0);
-	sw_ctx *ctx = NULL;
-	sw_store *store = NULL;
-	sw_session *s = NULL;
-	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
-	ck_assert_int_eq(sw_ctx_set_home(ctx, home, NULL), SW_OK);
-	ck_assert_int_eq(sw_store_open(ctx, &store, NULL), SW_OK);
-	ck_assert_int_eq(sw_session_create(store, root, "explicit", NULL, &s, NULL), SW_OK);
+	struct session_rig rig;
+	session_rig_open(&rig, "autopilot");
+	sw_session *s = rig.s;
+	const char *home = rig.home, *root = rig.root;
 
 	/* no plan; a plan without a session asks nothing here and binds no session */
 	char *out = NULL;
@@ -243,11 +237,10 @@ START_TEST(plan_consent)
 	json_decref(r);
 	json_decref(plan);
 
+	unlink(apk);
 	free(title);
 	free(apk);
-	sw_store_free(store); /* and its sessions */
-	sw_ctx_free(ctx);
-	free(root);
+	session_rig_close(&rig);
 }
 END_TEST
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session-rig.h"
 #include "sw-internal.h"
 
 static _Atomic long long wall_offset_ms;
@@ -103,18 +104,9 @@ static bool file_has(const char *path, const char *needle)
  */
 START_TEST(test_saving_survives_backward_wall_step)
 {
-	char tmpl[] = "/tmp/sw-clock-XXXXXX";
-	char *home = mkdtemp(tmpl);
-	ck_assert_ptr_nonnull(home);
-	char *root = sw__path_join(home, "app");
-	ck_assert_int_eq(mkdir(root, 0755), 0);
-	sw_ctx *ctx = NULL;
-	sw_store *store = NULL;
-	sw_session *s = NULL;
-	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
-	ck_assert_int_eq(sw_ctx_set_home(ctx, home, NULL), SW_OK);
-	ck_assert_int_eq(sw_store_open(ctx, &store, NULL), SW_OK);
-	ck_assert_int_eq(sw_session_create(store, root, "explicit", NULL, &s, NULL), SW_OK);
+	struct session_rig rig;
+	session_rig_open(&rig, "clock");
+	sw_session *s = rig.s;
 	char *state = sw__path_join(sw_session_dir(s), "state.json");
 	for (int step = 0; step < 2; step++) {
 		const char *text = step ? "after-forward-step" : "after-backward-step";
@@ -131,12 +123,10 @@ START_TEST(test_saving_survives_backward_wall_step)
 		ck_assert_msg(saved, "the note was not saved within 3 s of a wall-clock step (%s)", text);
 	}
 	free(state);
-	sw_store_free(store);
-	sw_ctx_free(ctx);
-	char *cmd = sw__asprintf("rm -rf '%s'", home);
+	session_rig_close(&rig);
+	char *cmd = sw__asprintf("rm -rf '%s'", rig.home);
 	ck_assert_int_eq(system(cmd), 0);
 	free(cmd);
-	free(root);
 }
 END_TEST
 

@@ -791,12 +791,34 @@ START_TEST(test_catalog_results)
 }
 END_TEST
 
+START_TEST(test_markdown_automation_tables)
+{
+	json_t *r = json_pack("{s:{s:s,s:i,s:{s:i,s:i,s:i,s:i,s:i,s:i},s:[{s:s,s:s,s:s,s:s,s:s}],"
+	                      "s:[{s:s,s:s,s:i,s:i,s:i,s:i}]}}",
+	                      "automationReadiness", "grade", "B", "score", 81, "locatorCoverage", "totalActions", 10,
+	                      "durableActions", 7, "nativeFallbackActions", 1, "textActions", 1, "coordinateActions", 1,
+	                      "durablePct", 70, "workflowGrades", "workflow", "login", "grade", "A", "outcome", "pass",
+	                      "evidence", "a | b", "fix", "none", "screenGrades", "screen", "Home", "grade", "B", "score",
+	                      80, "actionCount", 5, "durableLocatorPct", 60, "weakActions", 2);
+	size_t len = 0;
+	char *md = sw__render_markdown(r, &len);
+	ck_assert_ptr_nonnull(md);
+	ck_assert_ptr_nonnull(strstr(md, "Grade **B** (81/100)"));
+	ck_assert_ptr_nonnull(strstr(md, "| --- | --- | --- | --- | --- | --- |\n| 10 | 7 | 1 | 1 | 1 | 70 |"));
+	ck_assert_ptr_nonnull(strstr(md, "| --- | --- | --- | --- | --- |\n| login | A | pass | a \\| b | none |"));
+	ck_assert_ptr_nonnull(strstr(md, "| --- | --- | --- | --- | --- | --- |\n| Home | B | 80 | 5 | 60 | 2 |"));
+	free(md);
+	json_decref(r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("gate");
 	tcase_add_test(tc, test_gate_no_policy_blocks_every_failure);
 	tcase_add_test(tc, test_gate_all_pass);
+	tcase_add_test(tc, test_markdown_automation_tables);
 	tcase_add_test(tc, test_gate_warn_and_synonyms);
 	tcase_add_test(tc, test_gate_empty_block_on_ignores_warn_on);
 	tcase_add_test(tc, test_gate_ignore_known_is_exact);

@@ -65,6 +65,17 @@ static void add_project_context(json_t *ctxo, const char *root)
 	json_decref(p);
 }
 
+/* @options_json parsed into *opts (NULL or "" leave it NULL); anything but a JSON object is INVALID_ARGUMENT. */
+static int load_options(const char *options_json, json_t **opts, sw_error **err)
+{
+	if (!options_json || !options_json[0])
+		return SW_OK;
+	*opts = json_loads(options_json, 0, NULL);
+	if (!json_is_object(*opts))
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
+	return SW_OK;
+}
+
 int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char **out_json, sw_error **err)
 {
 	int rc = SW_OK;
@@ -76,13 +87,8 @@ int sw_android_resolve_target(sw_ctx *ctx, const char *options_json, char **out_
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
 		goto out;
 	}
-	if (options_json && options_json[0]) {
-		opts = json_loads(options_json, 0, NULL);
-		if (!json_is_object(opts)) {
-			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
-			goto out;
-		}
-	}
+	if ((rc = load_options(options_json, &opts, err)) < 0)
+		goto out;
 	const char *want = json_string_value(json_object_get(opts, "device"));
 	bool prefer_real = json_is_true(json_object_get(opts, "preferRealDevice"));
 	json_t *include = json_object_get(opts, "include");
@@ -248,13 +254,8 @@ int sw_android_prepare_abortable(sw_ctx *ctx, const char *options_json, int (*ab
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "out_json must not be NULL");
 		goto out;
 	}
-	if (options_json && options_json[0]) {
-		opts = json_loads(options_json, 0, NULL);
-		if (!json_is_object(opts)) {
-			rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "options must be a JSON object");
-			goto out;
-		}
-	}
+	if ((rc = load_options(options_json, &opts, err)) < 0)
+		goto out;
 	const char *serial = json_string_value(json_object_get(opts, "device"));
 	const char *avd = json_string_value(json_object_get(opts, "avd"));
 	const char *apk = json_string_value(json_object_get(opts, "apk"));
