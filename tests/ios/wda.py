@@ -17,6 +17,7 @@ Knobs for hostile cases are read from $HOME/.fake-wda/knobs.json on every reques
   xmlSourceFails true            GET /source (XML) answers WDA's 500 "Cannot get 'xml' source"; the JSON
                                  form (GET /source?format=json) still answers
   jsonSource  "garbage"          GET /source?format=json answers JSON cut inside an element
+  escapeSlashes true             every answer writes '/' as '\/', as NSJSONSerialization does
   invalidate  N                  when N changes, the current session dies ("invalid session id")
   notReady    true               /status says ready:false
 Requests are appended to $HOME/.fake-wda/requests.jsonl ({method, path, body}) so a test can check what
@@ -265,6 +266,9 @@ class Handler(BaseHTTPRequestHandler):
             body = b"<html>502 Bad Gateway</html>"
         else:
             body = json.dumps(obj).encode()
+            if kn.get("escapeSlashes"):
+                # NSJSONSerialization (WDA's FBResponsePayload) writes every '/' as '\/'
+                body = body.replace(b"/", b"\\/")
             if route in kn.get("truncated", []):
                 body = body[:len(body) // 2]
         self.send_response(status)

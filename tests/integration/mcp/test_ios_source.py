@@ -66,6 +66,16 @@ class TestSourceForms(SourceCase):
         self.assertEqual(norm(snap["elements"]), norm(xml_lines))
         self.assertEqual(s.close(), 0)
 
+    def test_escaped_slashes_as_wda_writes_them(self):
+        s, sid = self.attached()
+        plain = self.snap(s, sid)["elements"]
+        # NSJSONSerialization escapes every '/', which turns "</XCUIElementType...>" into "<\/XCUIElementType...>"
+        self.wda_knobs({"escapeSlashes": True})
+        self.assertEqual(self.snap(s, sid)["elements"], plain)
+        self.wda_knobs({"escapeSlashes": True, "xmlSourceFails": True})
+        self.check_login_lines(self.snap(s, sid)["elements"])
+        self.assertEqual(s.close(), 0)
+
     def test_json_form_by_setting_drives_a_login(self):
         self.server_env = dict(self.server_env, SWIPIUM_WDA_SOURCE_FORMAT="json")
         s, sid = self.attached()
