@@ -14,6 +14,7 @@ Knobs for hostile cases are read from $HOME/.fake-wda/knobs.json on every reques
   garbage     [route, ...]       answer 200 with a body that is not JSON
   truncated   [route, ...]       answer the JSON cut in half
   hugeNodes   N                  /source has a table of N static texts
+  hugeLabel   N                  /source (XML) has 8 more buttons, each labelled N '&' with the value N '<'
   xmlSourceFails true            GET /source (XML) answers WDA's 500 "Cannot get 'xml' source"; the JSON
                                  form (GET /source?format=json) still answers
   jsonSource  "garbage"          GET /source?format=json answers JSON cut inside an element
@@ -132,6 +133,12 @@ class App:
                 in_table = True
                 continue
             out.append("    %s<%s %s/>" % ("  " if in_table else "", typ, " ".join(a)))
+        if knobs().get("hugeLabel"):
+            n = int(knobs()["hugeLabel"])
+            for k in range(8):
+                out.append('    <XCUIElementTypeButton type="XCUIElementTypeButton" label=%s value=%s enabled="true" '
+                           'visible="true" x="0" y="%d" width="%d" height="20" index="%d"/>'
+                           % (quoteattr("&" * n), quoteattr("<" * n), 600 + 20 * k, W, 90 + k))
         if huge:
             out.append('    <XCUIElementTypeTable type="XCUIElementTypeTable" enabled="true" visible="true" '
                        'x="0" y="100" width="%d" height="700" index="99">' % W)

@@ -783,19 +783,18 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 			}
 			st.nodes++;
 			bool hidden = false;
-			sw__wda_emit_node(&b, &e->a, package, hidden_at[e->depth], &hidden, &st);
-			if (hidden)
-				st.hidden++;
-			open = e->depth + 1;
-			hidden_at[open] = hidden;
-			if (b.len > SW__WDA_HIERARCHY_MAX_BYTES) {
+			if (!sw__wda_emit_node(&b, &e->a, package, hidden_at[e->depth], &hidden, &st)) {
 				rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 				                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-				                   "The WebDriverAgent source's %zu elements carry more than %zu MiB of text; it "
+				                   "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB hierarchy; it "
 				                   "was not read further",
 				                   s->n, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
 				break;
 			}
+			if (hidden)
+				st.hidden++;
+			open = e->depth + 1;
+			hidden_at[open] = hidden;
 		}
 		while (open-- > 0)
 			sw__buf_append(&b, "</node>", 7);

@@ -169,7 +169,26 @@ void sw__wda_emit_tail(sw_buf *b)
 	sw__buf_puts(b, "</hierarchy>");
 }
 
-void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
+/* The bytes @s takes once escaped by put_escaped. */
+static size_t escaped_len(const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': n += 5; break;
+		case '<':
+		case '>': n += 4; break;
+		case '"': n += 6; break;
+		case '\n':
+		case '\r': n += 5; break;
+		case '\t': n += 4; break;
+		default: n += *p >= 0x20; break;
+		}
+	}
+	return n;
+}
+
+bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
                        sw__wda_source_stats *st)
 {
 	const char *type = a->type ? a->type : "";
@@ -198,6 +217,19 @@ void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 		text = value;
 	if (k & K_APP)
 		desc = ""; /* the app's name is no element of the screen */
+	/* the hierarchy stays under its cap: an element whose text would take it past is not written at all,
+	 * so one element with a huge label costs no more memory than the cap (escaping can make text 6x) */
+	const char *texts[] = {type, text, id, package ? package : "", desc, ph ? ph : ""};
+	size_t raw = 0;
+	for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
+		raw += strlen(texts[i]);
+	if (b->len + 6 * raw + 512 > SW__WDA_HIERARCHY_MAX_BYTES) {
+		size_t exact = 0;
+		for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
+			exact += escaped_len(texts[i]);
+		if (b->len + exact + 512 > SW__WDA_HIERARCHY_MAX_BYTES)
+			return false;
+	}
 	/* the class is always the long XCUIElementType name, whichever form the source came in */
 	sw__buf_append(b, "<node class=\"", 13);
 	if (*type && strncmp(type, "XCUIElementType", 15) != 0)
@@ -256,6 +288,7 @@ void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 			st->empty_frames++;
 		sw__buf_append(b, " bounds=\"\">", 11);
 	}
+	return true;
 }
 
 /* ---- the XML form, through SAX2 ------------------------------------------------------------ */
@@ -438,13 +471,14 @@ static void x_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, 
 		a.type = nm;
 	a.geo = num_of(xs, &a.x) && num_of(ys, &a.y) && num_of(ws, &a.w) && num_of(hs, &a.h);
 	bool hidden = false;
-	sw__wda_emit_node(&x->out, &a, x->package, x->hidden_at[depth], &hidden, &x->st);
+	if (!sw__wda_emit_node(&x->out, &a, x->package, x->hidden_at[depth], &hidden, &x->st)) {
+		stop(x, X_TOO_BIG);
+		return;
+	}
 	if (hidden)
 		x->st.hidden++;
 	x->open++;
 	x->hidden_at[x->open] = hidden;
-	if (x->out.len > SW__WDA_HIERARCHY_MAX_BYTES)
-		stop(x, X_TOO_BIG);
 }
 
 static void x_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
@@ -543,7 +577,7 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_TOO_BIG:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source's %zu elements carry more than %zu MiB of text; it was not read "
+		                   "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB hierarchy; it was not read "
 		                   "further",
 		                   x->st.nodes, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
 		break;
