@@ -120,18 +120,16 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 }
 
 /* Byte classes inside a string: 0 plain, 1 '"', 2 '\\', 3 a control character, 4 a non-ASCII byte. */
-static unsigned char SCLASS[256];
-static void sclass_init(void)
-{
-	if (SCLASS['"'])
-		return;
-	for (int c = 0; c < 0x20; c++)
-		SCLASS[c] = 3;
-	for (int c = 0x80; c < 0x100; c++)
-		SCLASS[c] = 4;
-	SCLASS['\\'] = 2;
-	SCLASS['"'] = 1; /* set last: it marks the table ready */
-}
+static const unsigned char SCLASS[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+};
 
 /* Reads the string whose '"' is at j->p, decoding it in place; j->s/j->n get it, NUL-terminated. */
 static bool read_string(sw__jpull *j)
@@ -276,7 +274,6 @@ static void after_value(sw__jpull *j)
 
 enum sw__jtok sw__jpull_next(sw__jpull *j)
 {
-	sclass_init();
 	if (j->want < 0)
 		return SW__J_ERROR;
 	skip_ws(j);
