@@ -131,6 +131,16 @@ static const unsigned char SCLASS[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
+/* Whether any of the 8 bytes of @w is special inside a string: '"', '\\', below 0x20 or above 0x7f. */
+static inline bool has_special(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+	/* a zero byte in x shows as (x - ones) & ~x & highs; bytes below 0x20 as (w - 0x20 * ones) & ~w & highs */
+	uint64_t t = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) | ((w - ones * 0x20) & ~w) | w;
+	return (t & highs) != 0;
+}
+
 /* Reads the string whose '"' is at j->p, decoding it in place; j->s/j->n get it, NUL-terminated. */
 static bool read_string(sw__jpull *j)
 {
@@ -139,11 +149,27 @@ static bool read_string(sw__jpull *j)
 	for (;;) {
 		/* the plain run: the common case for element names and the whole of an XML source's text */
 		if (d && !j->dry) {
-			/* moving down as it goes: the runs between escapes are short (an XML source escapes
-			 * every attribute's quotes) */
+			/* moving down as it goes, eight plain bytes at a time while there are (an XML source
+			 * escapes every attribute's quotes, so the runs are short) */
+			while (end - p >= 8) {
+				uint64_t w;
+				memcpy(&w, p, 8);
+				if (has_special(w))
+					break;
+				memcpy(d, &w, 8);
+				d += 8;
+				p += 8;
+			}
 			while (p < end && !SCLASS[*p])
 				*d++ = *p++;
 		} else {
+			while (end - p >= 8) {
+				uint64_t w;
+				memcpy(&w, p, 8);
+				if (has_special(w))
+					break;
+				p += 8;
+			}
 			while (p < end && !SCLASS[*p])
 				p++;
 		}
