@@ -13,7 +13,7 @@
 
 /* One WDA element as either reader saw it. Strings are NUL-terminated and borrowed (nullable). */
 typedef struct sw__wda_el {
-	const char *type;  /* "XCUIElementTypeButton" or the short "Button" of the JSON form */
+	const char *type; /* "XCUIElementTypeButton" or the short "Button" of the JSON form */
 	const char *name, *label, *value, *ph;
 	const char *ident; /* the JSON form's rawIdentifier (nullable); the XML form has none */
 	bool has_ident;    /* the rawIdentifier key was there (null counts) */

@@ -121,14 +121,13 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 
 /* Byte classes inside a string: 0 plain, 1 '"', 2 '\\', 3 a control character, 4 a non-ASCII byte. */
 static const unsigned char SCLASS[256] = {
-    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
-    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
-    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
-    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 1, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
 /* Whether any of the 8 bytes of @w is special inside a string: '"', '\\', below 0x20 or above 0x7f. */
@@ -217,8 +216,8 @@ static bool read_string(sw__jpull *j)
 			p += 4;
 			if (cp >= 0xd800 && cp <= 0xdbff) {
 				unsigned lo;
-				if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4((char *)p + 2, (char *)end, &lo) &&
-				    lo >= 0xdc00 && lo <= 0xdfff) {
+				if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+				    hex4((char *)p + 2, (char *)end, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
 					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 					p += 6;
 				} else
@@ -652,7 +651,8 @@ static void read_source(jstate *s, char *buf, size_t len)
 		s->error = J_SYNTAX;
 		return;
 	}
-	bool envelope = t == SW__J_KEY && (!strcmp(j->s, "value") || !strcmp(j->s, "sessionId") || !strcmp(j->s, "status"));
+	bool envelope =
+	    t == SW__J_KEY && (!strcmp(j->s, "value") || !strcmp(j->s, "sessionId") || !strcmp(j->s, "status"));
 	if (!envelope) {
 		/* a bare element object */
 		if (read_element(s, 0, t) && sw__jpull_next(j) != SW__J_END)
@@ -727,17 +727,19 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 	read_source(s, json, len);
 	int rc = SW_OK;
 	if (!s->error && s->n > 0 && !sw__wda_type_is_app(s->els[0].a.type)) {
-		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
-		                   "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
-		                   "The WebDriverAgent JSON source starts with an element of type \"%s\", not Application",
-		                   s->els[0].a.type ? s->els[0].a.type : "(none)");
+		rc = sw__error_set(
+		    err, SW_EDEVICE, "SNAPSHOT_FAILED",
+		    "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
+		    "The WebDriverAgent JSON source starts with an element of type \"%s\", not Application",
+		    s->els[0].a.type ? s->els[0].a.type : "(none)");
 	}
 	switch (rc == SW_OK ? s->error : J_OK) {
 	case J_SYNTAX:
-		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
-		                   "The WebDriverAgent JSON source is not well-formed: %s (read %zu element(s) before the "
-		                   "error)",
-		                   s->j.why ? s->j.why : "unexpected token", s->n);
+		rc = sw__error_set(
+		    err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+		    "The WebDriverAgent JSON source is not well-formed: %s (read %zu element(s) before the "
+		    "error)",
+		    s->j.why ? s->j.why : "unexpected token", s->n);
 		break;
 	case J_SHAPE:
 		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
@@ -751,10 +753,12 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 	case J_TOO_MANY:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source has more than %zu elements; it was not read further", node_limit);
+		                   "The WebDriverAgent source has more than %zu elements; it was not read further",
+		                   node_limit);
 		break;
 	case J_W3C: {
-		char *m = s->w3c_message ? sw__utf8_cap(s->w3c_message, strlen(s->w3c_message), 300, SW_CAP_HEAD_TAIL) : NULL;
+		char *m =
+		    s->w3c_message ? sw__utf8_cap(s->w3c_message, strlen(s->w3c_message), 300, SW_CAP_HEAD_TAIL) : NULL;
 		char *e = sw__utf8_cap(s->w3c_error, strlen(s->w3c_error), 100, SW_CAP_HEAD);
 		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
 		                   "WebDriverAgent answered the source request with an error: %s (%s)", e ? e : "?",
@@ -800,18 +804,21 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 				e->a.h = v[3];
 			}
 			if (!e->a.value && e->value_num && e->value_num + e->value_n < s->j.end) {
-				/* the text is read: the byte after the number (a ',', a '}' or a blank) can be its end */
+				/* the text is read: the byte after the number (a ',', a '}' or a blank) can be its end
+				 */
 				((char *)e->value_num)[e->value_n] = '\0';
 				e->a.value = e->value_num;
 			}
 			st.nodes++;
 			bool hidden = false;
 			if (!sw__wda_emit_node(&b, &e->a, package, hidden_at[e->depth], &hidden, &st)) {
-				rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
-				                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-				                   "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB hierarchy; it "
-				                   "was not read further",
-				                   s->n, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
+				rc = sw__error_set(
+				    err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
+				    "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
+				    "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB "
+				    "hierarchy; it "
+				    "was not read further",
+				    s->n, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
 				break;
 			}
 			if (hidden)

@@ -92,11 +92,10 @@ void sw__wda_el_init(sw__wda_el *a)
 
 /* Characters that an attribute value cannot carry as they are (and control characters, dropped). */
 static const unsigned char SPECIAL[256] = {
-    [0] = 1,    [1] = 1,    [2] = 1,    [3] = 1,    [4] = 1,    [5] = 1,    [6] = 1,    [7] = 1,
-    [8] = 1,    [9] = 1,    [10] = 1,   [11] = 1,   [12] = 1,   [13] = 1,   [14] = 1,   [15] = 1,
-    [16] = 1,   [17] = 1,   [18] = 1,   [19] = 1,   [20] = 1,   [21] = 1,   [22] = 1,   [23] = 1,
-    [24] = 1,   [25] = 1,   [26] = 1,   [27] = 1,   [28] = 1,   [29] = 1,   [30] = 1,   [31] = 1,
-    ['&'] = 1,  ['<'] = 1,  ['>'] = 1,  ['"'] = 1,
+    [0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,  [4] = 1,  [5] = 1,   [6] = 1,   [7] = 1,   [8] = 1,
+    [9] = 1,  [10] = 1, [11] = 1, [12] = 1, [13] = 1, [14] = 1,  [15] = 1,  [16] = 1,  [17] = 1,
+    [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1, [23] = 1,  [24] = 1,  [25] = 1,  [26] = 1,
+    [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1,
 };
 
 /* Appends @s escaped for a double-quoted attribute value: plain runs in one copy each. */
@@ -318,7 +317,8 @@ static bool num_of(const char *v, double *out)
 			break;
 	}
 	if (!*p && digits && digits <= 15 && frac != 0) {
-		static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+		static const double P10[] = {1,   1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		                             1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 		double d = (double)m;
 		if (frac > 0)
 			d /= P10[frac];
@@ -340,8 +340,8 @@ typedef struct xstate {
 	const char *package;
 	size_t node_limit;
 	sw__wda_source_stats st;
-	int open;   /* converted elements open */
-	int level;  /* every element open (the wrapper too) */
+	int open;  /* converted elements open */
+	int level; /* every element open (the wrapper too) */
 	int error;
 	bool root_seen;
 	char root_name[64];
@@ -521,7 +521,8 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	if (!node_limit)
 		node_limit = SW__WDA_NODE_LIMIT;
 	if (len > INT32_MAX)
-		return sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE", "Narrow the screen (fewer rows) and retry",
+		return sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
+		                     "Narrow the screen (fewer rows) and retry",
 		                     "The WebDriverAgent source is %zu bytes, too large to read", len);
 	if (len == 0)
 		return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
@@ -563,7 +564,8 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_NOT_APP:
 		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
 		                   "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
-		                   "The WebDriverAgent source starts with <%s>, not <XCUIElementTypeApplication>", x->root_name);
+		                   "The WebDriverAgent source starts with <%s>, not <XCUIElementTypeApplication>",
+		                   x->root_name);
 		break;
 	case X_TOO_DEEP:
 		rc = sw__error_set(err, SW_ELIMIT, "SNAPSHOT_TOO_DEEP", "Simplify the screen's view nesting",
@@ -572,12 +574,14 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_TOO_MANY:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source has more than %zu elements; it was not read further", node_limit);
+		                   "The WebDriverAgent source has more than %zu elements; it was not read further",
+		                   node_limit);
 		break;
 	case X_TOO_BIG:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB hierarchy; it was not read "
+		                   "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB "
+		                   "hierarchy; it was not read "
 		                   "further",
 		                   x->st.nodes, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
 		break;
@@ -588,12 +592,14 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_NOMEM: rc = sw__error_nomem(err); break;
 	default:
 		if (!well_formed)
-			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
-			                   "The WebDriverAgent source is not well-formed XML (read %zu element(s) before the "
-			                   "error)",
-			                   x->st.nodes);
+			rc = sw__error_set(
+			    err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+			    "The WebDriverAgent source is not well-formed XML (read %zu element(s) before the "
+			    "error)",
+			    x->st.nodes);
 		else if (!x->root_seen)
-			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
+			                   "Retry; if it repeats, restart WebDriverAgent",
 			                   "The WebDriverAgent source has no elements");
 	}
 	if (x->ctxt->myDoc)
