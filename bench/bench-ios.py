@@ -107,8 +107,10 @@ class Bench:
         env.update(extra or {})
         s = mcpclient.Server(env=env)
         s.initialize()
-        sid = s.tool("qa_start_session", {"projectRoot": self.app})["result"]["structuredContent"]["sessionId"]
-        return s, sid
+        # room for the act loop (the default budget is 20 actions)
+        r = s.tool("qa_start_session", {"projectRoot": self.app, "budget": {"maxActions": 1000}})["result"]
+        assert not r.get("isError"), json.dumps(r)[:400]
+        return s, r["structuredContent"]["sessionId"]
 
     def attach(self, s, sid):
         s.tool("qa_ios", {"sessionId": sid, "action": "boot", "device": "iPhone 15 Pro"}, timeout=60)

@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			enum sw__jtok t = sw__jpull_next(&j);
 			if (t == SW__J_END || t == SW__J_ERROR)
 				break;
-			if ((t == SW__J_STR || t == SW__J_KEY || t == SW__J_NUM) && (j.s < buf || j.s + j.n > buf + size))
+			if ((t == SW__J_STR || t == SW__J_KEY || t == SW__J_NUM) &&
+			    (j.s < buf || j.s + j.n > buf + size))
 				abort();
 			if (++tokens > size + 1)
 				abort(); /* every token consumes at least one byte */

@@ -14,9 +14,11 @@ Knobs for hostile cases are read from $HOME/.fake-wda/knobs.json on every reques
   garbage     [route, ...]       answer 200 with a body that is not JSON
   truncated   [route, ...]       answer the JSON cut in half
   hugeNodes   N                  /source has a table of N static texts
+  hugeLabel   N                  /source (XML) has 8 more buttons, each labelled N '&' with the value N '<'
   xmlSourceFails true            GET /source (XML) answers WDA's 500 "Cannot get 'xml' source"; the JSON
                                  form (GET /source?format=json) still answers
   jsonSource  "garbage"          GET /source?format=json answers JSON cut inside an element
+  escapeSlashes true             every answer writes '/' as '\/', as NSJSONSerialization does
   invalidate  N                  when N changes, the current session dies ("invalid session id")
   notReady    true               /status says ready:false
   windowSize  [w, h]             the window is this size: /window/size and the source's Application and
@@ -144,6 +146,12 @@ class App:
                 in_table = True
                 continue
             out.append("    %s<%s %s/>" % ("  " if in_table else "", typ, " ".join(a)))
+        if knobs().get("hugeLabel"):
+            n = int(knobs()["hugeLabel"])
+            for k in range(8):
+                out.append('    <XCUIElementTypeButton type="XCUIElementTypeButton" label=%s value=%s enabled="true" '
+                           'visible="true" x="0" y="%d" width="%d" height="20" index="%d"/>'
+                           % (quoteattr("&" * n), quoteattr("<" * n), 600 + 20 * k, W, 90 + k))
         if huge:
             out.append('    <XCUIElementTypeTable type="XCUIElementTypeTable" enabled="true" visible="true" '
                        'x="0" y="100" width="%d" height="700" index="99">' % W)
@@ -278,6 +286,9 @@ class Handler(BaseHTTPRequestHandler):
             body = b"<html>502 Bad Gateway</html>"
         else:
             body = json.dumps(obj).encode()
+            if kn.get("escapeSlashes"):
+                # NSJSONSerialization (WDA's FBResponsePayload) writes every '/' as '\/'
+                body = body.replace(b"/", b"\\/")
             if route in kn.get("truncated", []):
                 body = body[:len(body) // 2]
         self.send_response(status)

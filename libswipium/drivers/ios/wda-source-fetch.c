@@ -89,10 +89,11 @@ static int fetch_once(sw__wda *w, bool json, long timeout_ms, char **body, size_
 			                   "Install libcurl (Debian: apt-get install libcurl4)", "%s",
 			                   e ? sw_error_message(e) : "libcurl is missing");
 		else
-			rc = sw__error_set(err, SW_EDEVICE, "WDA_UNREACHABLE",
-			                   "Start WebDriverAgent for this simulator (qa_wda {action: \"start\"}) or check its URL",
-			                   "WebDriverAgent at %s did not answer GET %s: %s", w->base, path,
-			                   e ? sw_error_message(e) : "?");
+			rc = sw__error_set(
+			    err, SW_EDEVICE, "WDA_UNREACHABLE",
+			    "Start WebDriverAgent for this simulator (qa_wda {action: \"start\"}) or check its URL",
+			    "WebDriverAgent at %s did not answer GET %s: %s", w->base, path,
+			    e ? sw_error_message(e) : "?");
 		sw_error_free(e);
 		free(resp.body);
 		return rc;
@@ -112,17 +113,18 @@ static int fetch_once(sw__wda *w, bool json, long timeout_ms, char **body, size_
 			rc = sw__error_set(err, SW_EDEVICE, "WDA_SESSION_FAILED",
 			                   "Check that the app is installed and WebDriverAgent runs for this simulator "
 			                   "(qa_wda {action: \"status\"}), then attach again",
-			                   "WebDriverAgent GET %s: %s (%s, HTTP %ld)", path, error, message ? message : "",
-			                   resp.status);
+			                   "WebDriverAgent GET %s: %s (%s, HTTP %ld)", path, error,
+			                   message ? message : "", resp.status);
 		} else {
 			*w3c_failed = error[0] != '\0';
 			char *shown = error[0] ? NULL : sw__utf8_cap(resp.body, resp.body_len, 80, SW_CAP_HEAD);
-			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
-			                   "Retry; if it repeats, read the WebDriverAgent log (qa_wda {action: \"logs\"})",
-			                   "WebDriverAgent could not give the screen's source: GET %s answered HTTP %ld%s%s%s%s%s",
-			                   path, resp.status, error[0] ? " " : "", error[0] ? error : " with no W3C error",
-			                   message ? " (" : (shown && *shown ? " (\"" : ""), message ? message : (shown ? shown : ""),
-			                   message ? ")" : (shown && *shown ? "\")" : ""));
+			rc = sw__error_set(
+			    err, SW_EDEVICE, "SNAPSHOT_FAILED",
+			    "Retry; if it repeats, read the WebDriverAgent log (qa_wda {action: \"logs\"})",
+			    "WebDriverAgent could not give the screen's source: GET %s answered HTTP %ld%s%s%s%s%s",
+			    path, resp.status, error[0] ? " " : "", error[0] ? error : " with no W3C error",
+			    message ? " (" : (shown && *shown ? " (\"" : ""), message ? message : (shown ? shown : ""),
+			    message ? ")" : (shown && *shown ? "\")" : ""));
 			free(shown);
 		}
 		free(message);
@@ -151,9 +153,10 @@ static int fetch(sw__wda *w, bool json, long timeout_ms, char **body, size_t *le
 		rc = sw__wda_session_new(w, true, err);
 		if (rc != SW_OK)
 			return rc;
-		json_array_append_new(w->warnings,
-		                      json_string("the WebDriverAgent session had ended and was recreated without relaunching "
-		                                  "the app (forceAppLaunch:false); check that the screen is the one expected"));
+		json_array_append_new(
+		    w->warnings,
+		    json_string("the WebDriverAgent session had ended and was recreated without relaunching "
+		                "the app (forceAppLaunch:false); check that the screen is the one expected"));
 		rc = fetch_once(w, json, timeout_ms, body, len, w3c_failed, &died, &e);
 	}
 	if (rc != SW_OK)
@@ -217,11 +220,11 @@ static int unwrap_xml(char *body, size_t len, size_t *xml_len, bool *is_text, sw
 		why = "the answer has no \"value\"";
 	if (why) {
 		char *shown = xml ? NULL : sw__utf8_cap(body, strnlen(body, len), 80, SW_CAP_HEAD);
-		int rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
-		                       "Check that the URL is WebDriverAgent's (qa_wda {action: \"status\"}), then retry",
-		                       "WebDriverAgent's answer to GET /source is not its JSON (garbage or cut short: %s)%s%s%s",
-		                       why, shown && *shown ? " (\"" : "", shown && *shown ? shown : "",
-		                       shown && *shown ? "\")" : "");
+		int rc = sw__error_set(
+		    err, SW_EDEVICE, "SNAPSHOT_FAILED",
+		    "Check that the URL is WebDriverAgent's (qa_wda {action: \"status\"}), then retry",
+		    "WebDriverAgent's answer to GET /source is not its JSON (garbage or cut short: %s)%s%s%s", why,
+		    shown && *shown ? " (\"" : "", shown && *shown ? shown : "", shown && *shown ? "\")" : "");
 		free(shown);
 		return rc;
 	}
@@ -276,9 +279,10 @@ int sw__wda_source_get(sw__wda *w, long timeout_ms, char **out, size_t *out_len,
 		if (rc2 == SW_OK && (rc2 = json_answer(body, len, &e2)) != SW_OK)
 			free(body);
 		if (rc2 == SW_OK) {
-			char *warn = sw__asprintf("WebDriverAgent could not give the XML source (%s); its JSON form was read "
-			                          "instead",
-			                          sw_error_message(e));
+			char *warn =
+			    sw__asprintf("WebDriverAgent could not give the XML source (%s); its JSON form was read "
+			                 "instead",
+			                 sw_error_message(e));
 			if (warn)
 				json_array_append_new(w->warnings, json_string(warn));
 			free(warn);

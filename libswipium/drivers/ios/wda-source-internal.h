@@ -13,7 +13,7 @@
 
 /* One WDA element as either reader saw it. Strings are NUL-terminated and borrowed (nullable). */
 typedef struct sw__wda_el {
-	const char *type;  /* "XCUIElementTypeButton" or the short "Button" of the JSON form */
+	const char *type; /* "XCUIElementTypeButton" or the short "Button" of the JSON form */
 	const char *name, *label, *value, *ph;
 	const char *ident; /* the JSON form's rawIdentifier (nullable); the XML form has none */
 	bool has_ident;    /* the rawIdentifier key was there (null counts) */
@@ -29,10 +29,11 @@ void sw__wda_el_init(sw__wda_el *a);
 void sw__wda_emit_head(sw_buf *b, size_t expect);
 void sw__wda_emit_tail(sw_buf *b);
 /*
- * Appends one element's <node ...> opening tag (the caller closes it with "</node>").
+ * Appends one element's <node ...> opening tag (the caller closes it with "</node>"); false, with nothing
+ * appended, when it would take the hierarchy past SW__WDA_HIERARCHY_MAX_BYTES.
  * @hidden_parent: inside a visible="false" subtree; *out_hidden: this element hides its subtree.
  */
-void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
+bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
                        sw__wda_source_stats *st);
 
 /* "Button" or "XCUIElementTypeButton": whether the type is an Application (the tree's root). */

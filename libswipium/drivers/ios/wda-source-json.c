@@ -120,17 +120,24 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 }
 
 /* Byte classes inside a string: 0 plain, 1 '"', 2 '\\', 3 a control character, 4 a non-ASCII byte. */
-static unsigned char SCLASS[256];
-static void sclass_init(void)
+static const unsigned char SCLASS[256] = {
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 1, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+};
+
+/* Whether any of the 8 bytes of @w is special inside a string: '"', '\\', below 0x20 or above 0x7f. */
+static inline bool has_special(uint64_t w)
 {
-	if (SCLASS['"'])
-		return;
-	for (int c = 0; c < 0x20; c++)
-		SCLASS[c] = 3;
-	for (int c = 0x80; c < 0x100; c++)
-		SCLASS[c] = 4;
-	SCLASS['\\'] = 2;
-	SCLASS['"'] = 1; /* set last: it marks the table ready */
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+	/* a zero byte in x shows as (x - ones) & ~x & highs; bytes below 0x20 as (w - 0x20 * ones) & ~w & highs */
+	uint64_t t = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) | ((w - ones * 0x20) & ~w) | w;
+	return (t & highs) != 0;
 }
 
 /* Reads the string whose '"' is at j->p, decoding it in place; j->s/j->n get it, NUL-terminated. */
@@ -141,11 +148,27 @@ static bool read_string(sw__jpull *j)
 	for (;;) {
 		/* the plain run: the common case for element names and the whole of an XML source's text */
 		if (d && !j->dry) {
-			/* moving down as it goes: the runs between escapes are short (an XML source escapes
-			 * every attribute's quotes) */
+			/* moving down as it goes, eight plain bytes at a time while there are (an XML source
+			 * escapes every attribute's quotes, so the runs are short) */
+			while (end - p >= 8) {
+				uint64_t w;
+				memcpy(&w, p, 8);
+				if (has_special(w))
+					break;
+				memcpy(d, &w, 8);
+				d += 8;
+				p += 8;
+			}
 			while (p < end && !SCLASS[*p])
 				*d++ = *p++;
 		} else {
+			while (end - p >= 8) {
+				uint64_t w;
+				memcpy(&w, p, 8);
+				if (has_special(w))
+					break;
+				p += 8;
+			}
 			while (p < end && !SCLASS[*p])
 				p++;
 		}
@@ -193,8 +216,8 @@ static bool read_string(sw__jpull *j)
 			p += 4;
 			if (cp >= 0xd800 && cp <= 0xdbff) {
 				unsigned lo;
-				if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4((char *)p + 2, (char *)end, &lo) &&
-				    lo >= 0xdc00 && lo <= 0xdfff) {
+				if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+				    hex4((char *)p + 2, (char *)end, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
 					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 					p += 6;
 				} else
@@ -276,7 +299,6 @@ static void after_value(sw__jpull *j)
 
 enum sw__jtok sw__jpull_next(sw__jpull *j)
 {
-	sclass_init();
 	if (j->want < 0)
 		return SW__J_ERROR;
 	skip_ws(j);
@@ -629,7 +651,8 @@ static void read_source(jstate *s, char *buf, size_t len)
 		s->error = J_SYNTAX;
 		return;
 	}
-	bool envelope = t == SW__J_KEY && (!strcmp(j->s, "value") || !strcmp(j->s, "sessionId") || !strcmp(j->s, "status"));
+	bool envelope =
+	    t == SW__J_KEY && (!strcmp(j->s, "value") || !strcmp(j->s, "sessionId") || !strcmp(j->s, "status"));
 	if (!envelope) {
 		/* a bare element object */
 		if (read_element(s, 0, t) && sw__jpull_next(j) != SW__J_END)
@@ -704,17 +727,19 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 	read_source(s, json, len);
 	int rc = SW_OK;
 	if (!s->error && s->n > 0 && !sw__wda_type_is_app(s->els[0].a.type)) {
-		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
-		                   "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
-		                   "The WebDriverAgent JSON source starts with an element of type \"%s\", not Application",
-		                   s->els[0].a.type ? s->els[0].a.type : "(none)");
+		rc = sw__error_set(
+		    err, SW_EDEVICE, "SNAPSHOT_FAILED",
+		    "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
+		    "The WebDriverAgent JSON source starts with an element of type \"%s\", not Application",
+		    s->els[0].a.type ? s->els[0].a.type : "(none)");
 	}
 	switch (rc == SW_OK ? s->error : J_OK) {
 	case J_SYNTAX:
-		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
-		                   "The WebDriverAgent JSON source is not well-formed: %s (read %zu element(s) before the "
-		                   "error)",
-		                   s->j.why ? s->j.why : "unexpected token", s->n);
+		rc = sw__error_set(
+		    err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+		    "The WebDriverAgent JSON source is not well-formed: %s (read %zu element(s) before the "
+		    "error)",
+		    s->j.why ? s->j.why : "unexpected token", s->n);
 		break;
 	case J_SHAPE:
 		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
@@ -728,10 +753,12 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 	case J_TOO_MANY:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source has more than %zu elements; it was not read further", node_limit);
+		                   "The WebDriverAgent source has more than %zu elements; it was not read further",
+		                   node_limit);
 		break;
 	case J_W3C: {
-		char *m = s->w3c_message ? sw__utf8_cap(s->w3c_message, strlen(s->w3c_message), 300, SW_CAP_HEAD_TAIL) : NULL;
+		char *m =
+		    s->w3c_message ? sw__utf8_cap(s->w3c_message, strlen(s->w3c_message), 300, SW_CAP_HEAD_TAIL) : NULL;
 		char *e = sw__utf8_cap(s->w3c_error, strlen(s->w3c_error), 100, SW_CAP_HEAD);
 		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
 		                   "WebDriverAgent answered the source request with an error: %s (%s)", e ? e : "?",
@@ -777,25 +804,27 @@ int sw__wda_source_convert_json(char *json, size_t len, const char *package, siz
 				e->a.h = v[3];
 			}
 			if (!e->a.value && e->value_num && e->value_num + e->value_n < s->j.end) {
-				/* the text is read: the byte after the number (a ',', a '}' or a blank) can be its end */
+				/* the text is read: the byte after the number (a ',', a '}' or a blank) can be its end
+				 */
 				((char *)e->value_num)[e->value_n] = '\0';
 				e->a.value = e->value_num;
 			}
 			st.nodes++;
 			bool hidden = false;
-			sw__wda_emit_node(&b, &e->a, package, hidden_at[e->depth], &hidden, &st);
+			if (!sw__wda_emit_node(&b, &e->a, package, hidden_at[e->depth], &hidden, &st)) {
+				rc = sw__error_set(
+				    err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
+				    "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
+				    "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB "
+				    "hierarchy; it "
+				    "was not read further",
+				    s->n, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
+				break;
+			}
 			if (hidden)
 				st.hidden++;
 			open = e->depth + 1;
 			hidden_at[open] = hidden;
-			if (b.len > SW__WDA_HIERARCHY_MAX_BYTES) {
-				rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
-				                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-				                   "The WebDriverAgent source's %zu elements carry more than %zu MiB of text; it "
-				                   "was not read further",
-				                   s->n, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
-				break;
-			}
 		}
 		while (open-- > 0)
 			sw__buf_append(&b, "</node>", 7);

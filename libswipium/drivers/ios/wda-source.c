@@ -92,11 +92,10 @@ void sw__wda_el_init(sw__wda_el *a)
 
 /* Characters that an attribute value cannot carry as they are (and control characters, dropped). */
 static const unsigned char SPECIAL[256] = {
-    [0] = 1,    [1] = 1,    [2] = 1,    [3] = 1,    [4] = 1,    [5] = 1,    [6] = 1,    [7] = 1,
-    [8] = 1,    [9] = 1,    [10] = 1,   [11] = 1,   [12] = 1,   [13] = 1,   [14] = 1,   [15] = 1,
-    [16] = 1,   [17] = 1,   [18] = 1,   [19] = 1,   [20] = 1,   [21] = 1,   [22] = 1,   [23] = 1,
-    [24] = 1,   [25] = 1,   [26] = 1,   [27] = 1,   [28] = 1,   [29] = 1,   [30] = 1,   [31] = 1,
-    ['&'] = 1,  ['<'] = 1,  ['>'] = 1,  ['"'] = 1,
+    [0] = 1,  [1] = 1,  [2] = 1,  [3] = 1,  [4] = 1,  [5] = 1,   [6] = 1,   [7] = 1,   [8] = 1,
+    [9] = 1,  [10] = 1, [11] = 1, [12] = 1, [13] = 1, [14] = 1,  [15] = 1,  [16] = 1,  [17] = 1,
+    [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1, [23] = 1,  [24] = 1,  [25] = 1,  [26] = 1,
+    [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1,
 };
 
 /* Appends @s escaped for a double-quoted attribute value: plain runs in one copy each. */
@@ -169,7 +168,26 @@ void sw__wda_emit_tail(sw_buf *b)
 	sw__buf_puts(b, "</hierarchy>");
 }
 
-void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
+/* The bytes @s takes once escaped by put_escaped. */
+static size_t escaped_len(const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': n += 5; break;
+		case '<':
+		case '>': n += 4; break;
+		case '"': n += 6; break;
+		case '\n':
+		case '\r': n += 5; break;
+		case '\t': n += 4; break;
+		default: n += *p >= 0x20; break;
+		}
+	}
+	return n;
+}
+
+bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
                        sw__wda_source_stats *st)
 {
 	const char *type = a->type ? a->type : "";
@@ -198,6 +216,19 @@ void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 		text = value;
 	if (k & K_APP)
 		desc = ""; /* the app's name is no element of the screen */
+	/* the hierarchy stays under its cap: an element whose text would take it past is not written at all,
+	 * so one element with a huge label costs no more memory than the cap (escaping can make text 6x) */
+	const char *texts[] = {type, text, id, package ? package : "", desc, ph ? ph : ""};
+	size_t raw = 0;
+	for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
+		raw += strlen(texts[i]);
+	if (b->len + 6 * raw + 512 > SW__WDA_HIERARCHY_MAX_BYTES) {
+		size_t exact = 0;
+		for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
+			exact += escaped_len(texts[i]);
+		if (b->len + exact + 512 > SW__WDA_HIERARCHY_MAX_BYTES)
+			return false;
+	}
 	/* the class is always the long XCUIElementType name, whichever form the source came in */
 	sw__buf_append(b, "<node class=\"", 13);
 	if (*type && strncmp(type, "XCUIElementType", 15) != 0)
@@ -256,6 +287,7 @@ void sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 			st->empty_frames++;
 		sw__buf_append(b, " bounds=\"\">", 11);
 	}
+	return true;
 }
 
 /* ---- the XML form, through SAX2 ------------------------------------------------------------ */
@@ -285,7 +317,8 @@ static bool num_of(const char *v, double *out)
 			break;
 	}
 	if (!*p && digits && digits <= 15 && frac != 0) {
-		static const double P10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+		static const double P10[] = {1,   1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		                             1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 		double d = (double)m;
 		if (frac > 0)
 			d /= P10[frac];
@@ -307,8 +340,8 @@ typedef struct xstate {
 	const char *package;
 	size_t node_limit;
 	sw__wda_source_stats st;
-	int open;   /* converted elements open */
-	int level;  /* every element open (the wrapper too) */
+	int open;  /* converted elements open */
+	int level; /* every element open (the wrapper too) */
 	int error;
 	bool root_seen;
 	char root_name[64];
@@ -438,13 +471,14 @@ static void x_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, 
 		a.type = nm;
 	a.geo = num_of(xs, &a.x) && num_of(ys, &a.y) && num_of(ws, &a.w) && num_of(hs, &a.h);
 	bool hidden = false;
-	sw__wda_emit_node(&x->out, &a, x->package, x->hidden_at[depth], &hidden, &x->st);
+	if (!sw__wda_emit_node(&x->out, &a, x->package, x->hidden_at[depth], &hidden, &x->st)) {
+		stop(x, X_TOO_BIG);
+		return;
+	}
 	if (hidden)
 		x->st.hidden++;
 	x->open++;
 	x->hidden_at[x->open] = hidden;
-	if (x->out.len > SW__WDA_HIERARCHY_MAX_BYTES)
-		stop(x, X_TOO_BIG);
 }
 
 static void x_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
@@ -487,7 +521,8 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	if (!node_limit)
 		node_limit = SW__WDA_NODE_LIMIT;
 	if (len > INT32_MAX)
-		return sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE", "Narrow the screen (fewer rows) and retry",
+		return sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
+		                     "Narrow the screen (fewer rows) and retry",
 		                     "The WebDriverAgent source is %zu bytes, too large to read", len);
 	if (len == 0)
 		return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
@@ -529,7 +564,8 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_NOT_APP:
 		rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
 		                   "Check that WebDriverAgent serves an app (qa_wda {action: \"status\"})",
-		                   "The WebDriverAgent source starts with <%s>, not <XCUIElementTypeApplication>", x->root_name);
+		                   "The WebDriverAgent source starts with <%s>, not <XCUIElementTypeApplication>",
+		                   x->root_name);
 		break;
 	case X_TOO_DEEP:
 		rc = sw__error_set(err, SW_ELIMIT, "SNAPSHOT_TOO_DEEP", "Simplify the screen's view nesting",
@@ -538,12 +574,14 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_TOO_MANY:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source has more than %zu elements; it was not read further", node_limit);
+		                   "The WebDriverAgent source has more than %zu elements; it was not read further",
+		                   node_limit);
 		break;
 	case X_TOO_BIG:
 		rc = sw__error_set(err, SW_ELIMIT, "WDA_HIERARCHY_TOO_LARGE",
 		                   "Scroll to a smaller part of the screen or narrow it (fewer rows), then retry",
-		                   "The WebDriverAgent source's %zu elements carry more than %zu MiB of text; it was not read "
+		                   "The WebDriverAgent source's %zu elements carry too much text for the %zu MiB "
+		                   "hierarchy; it was not read "
 		                   "further",
 		                   x->st.nodes, SW__WDA_HIERARCHY_MAX_BYTES >> 20);
 		break;
@@ -554,12 +592,14 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	case X_NOMEM: rc = sw__error_nomem(err); break;
 	default:
 		if (!well_formed)
-			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
-			                   "The WebDriverAgent source is not well-formed XML (read %zu element(s) before the "
-			                   "error)",
-			                   x->st.nodes);
+			rc = sw__error_set(
+			    err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+			    "The WebDriverAgent source is not well-formed XML (read %zu element(s) before the "
+			    "error)",
+			    x->st.nodes);
 		else if (!x->root_seen)
-			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED", "Retry; if it repeats, restart WebDriverAgent",
+			rc = sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
+			                   "Retry; if it repeats, restart WebDriverAgent",
 			                   "The WebDriverAgent source has no elements");
 	}
 	if (x->ctxt->myDoc)

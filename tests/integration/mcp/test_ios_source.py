@@ -66,6 +66,16 @@ class TestSourceForms(SourceCase):
         self.assertEqual(norm(snap["elements"]), norm(xml_lines))
         self.assertEqual(s.close(), 0)
 
+    def test_escaped_slashes_as_wda_writes_them(self):
+        s, sid = self.attached()
+        plain = self.snap(s, sid)["elements"]
+        # NSJSONSerialization escapes every '/', which turns "</XCUIElementType...>" into "<\/XCUIElementType...>"
+        self.wda_knobs({"escapeSlashes": True})
+        self.assertEqual(self.snap(s, sid)["elements"], plain)
+        self.wda_knobs({"escapeSlashes": True, "xmlSourceFails": True})
+        self.check_login_lines(self.snap(s, sid)["elements"])
+        self.assertEqual(s.close(), 0)
+
     def test_json_form_by_setting_drives_a_login(self):
         self.server_env = dict(self.server_env, SWIPIUM_WDA_SOURCE_FORMAT="json")
         s, sid = self.attached()
@@ -107,6 +117,26 @@ class TestBigSources(SourceCase):
         self.form = {"xmlSourceFails": True}
         s, sid = self.attached()
         self.big(s, sid)
+        self.assertEqual(s.close(), 0)
+
+
+class TestHugeText(SourceCase):
+    def test_one_huge_label_is_refused_within_bounded_memory(self):
+        s, sid = self.attached()
+        self.snap(s, sid)
+        # 8 buttons, each labelled 500,000 '&' and valued 500,000 '<' (libxml2 itself refuses one attribute
+        # of about 10 MB): 4.5 MB each once escaped again for the hierarchy, so the fourth would take it past
+        # its 16 MiB cap and is refused before any of its text is copied
+        self.wda_knobs({"hugeLabel": 500000})
+        sc = self.tool_fails(s, "qa_snapshot", sid, "WDA_HIERARCHY_TOO_LARGE")
+        self.assertIn("16 MiB", sc["what"])
+        with open("/proc/%d/status" % s.proc.pid) as f:
+            hwm = [int(l.split()[1]) for l in f if l.startswith("VmHWM:")][0]
+        # the answer is ~36 MB of JSON: the body, the decoded XML in the same buffer, the hierarchy under
+        # 16 MiB and one element's values
+        self.assertLess(hwm, 160 * 1024, "peak RSS %d kB" % hwm)
+        self.wda_knobs({})
+        self.check_login_lines(self.snap(s, sid)["elements"])
         self.assertEqual(s.close(), 0)
 
 
