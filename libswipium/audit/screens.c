@@ -11,7 +11,8 @@
 
 static void not_available(json_t *out, const char *name, const char *why)
 {
-	json_object_set_new(out, "notAvailable", json_integer(json_integer_value(json_object_get(out, "notAvailable")) + 1));
+	json_object_set_new(out, "notAvailable",
+	                    json_integer(json_integer_value(json_object_get(out, "notAvailable")) + 1));
 	json_t *reasons = json_object_get(out, "notAvailableReasons");
 	if (json_array_size(reasons) < 20) {
 		char *t = sw__asprintf("%s: %s", name ? name : "?", why ? why : "not readable");
@@ -22,7 +23,8 @@ static void not_available(json_t *out, const char *name, const char *why)
 
 static void add_screen(json_t *out, const char *source, const char *uri, const char *name, json_t *nodes)
 {
-	json_t *sc = json_pack("{s:s,s:s,s:s*,s:o}", "source", source, "name", name ? name : "", "uri", uri, "nodes", nodes);
+	json_t *sc =
+	    json_pack("{s:s,s:s,s:s*,s:o}", "source", source, "name", name ? name : "", "uri", uri, "nodes", nodes);
 	json_array_append_new(json_object_get(out, "screens"), sc);
 }
 
@@ -107,15 +109,15 @@ static void read_graph(sw_session *s, json_t *out, const char *uri, const char *
 			if (!l || !*l)
 				continue;
 			char *f = folded(l), *t = sw__cap(l, 200);
-			json_array_append_new(nodes, json_pack("{s:s,s:s,s:b}", "label", f ? f : "", "text", t ? t : "",
-			                                       "clickable", 1));
+			json_array_append_new(
+			    nodes, json_pack("{s:s,s:s,s:b}", "label", f ? f : "", "text", t ? t : "", "clickable", 1));
 			free(f);
 			free(t);
 		}
 		if (title && *title) {
 			char *f = folded(title), *t = sw__cap(title, 200);
-			json_array_append_new(nodes, json_pack("{s:s,s:s,s:b}", "label", f ? f : "", "text", t ? t : "",
-			                                       "clickable", 0));
+			json_array_append_new(
+			    nodes, json_pack("{s:s,s:s,s:b}", "label", f ? f : "", "text", t ? t : "", "clickable", 0));
 			free(f);
 			free(t);
 		}

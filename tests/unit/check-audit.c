@@ -10,6 +10,7 @@
 #include <zip.h>
 
 #include "../../libswipium/audit/audit-internal.h"
+#include <swipium/session.h>
 
 static char dir[256];
 static char apk[300];
@@ -162,6 +163,86 @@ START_TEST(test_byte_flips)
 }
 END_TEST
 
+/* ---- the screens a session has seen (screens.c) ------------------------------------------------------- */
+
+static void save_art(sw_session *ss, const char *kind, const char *name, const char *mime, const char *text,
+                     char *uri_out, size_t uri_size)
+{
+	char *meta = NULL;
+	ck_assert_int_eq(sw_artifact_save(ss, kind, name, mime, text, strlen(text), "check-audit", &meta, NULL), SW_OK);
+	json_t *m = json_loads(meta, 0, NULL);
+	snprintf(uri_out, uri_size, "%s", json_string_value(json_object_get(m, "uri")));
+	json_decref(m);
+	sw_free(meta);
+}
+
+START_TEST(test_seen_screens)
+{
+	char home[300], root[320];
+	snprintf(home, sizeof(home), "%s/home", dir);
+	snprintf(root, sizeof(root), "%s/app", dir);
+	ck_assert_int_eq(sw__mkdirs(home, 0755, NULL), SW_OK);
+	ck_assert_int_eq(sw__mkdirs(root, 0755, NULL), SW_OK);
+	sw_ctx *ctx = NULL;
+	sw_store *store = NULL;
+	sw_session *ss = NULL;
+	ck_assert_int_eq(sw_ctx_new(&ctx, NULL), SW_OK);
+	ck_assert_int_eq(sw_ctx_set_home(ctx, home, NULL), SW_OK);
+	ck_assert_int_eq(sw_store_open(ctx, &store, NULL), SW_OK);
+	ck_assert_int_eq(sw_session_create(store, root, NULL, NULL, &ss, NULL), SW_OK);
+	char u_profile[400], u_broken[400], u_gone[400], u_graph[400], u_skip[400], u_md[400];
+	save_art(ss, "dump", "audit-profile-001.xml", "application/xml",
+	         "<hierarchy><node text=\"Delete account\" clickable=\"true\" bounds=\"[0,0][10,10]\"/>"
+	         "<node content-desc=\"Privacy Policy\" bounds=\"[0,10][10,20]\"/></hierarchy>",
+	         u_profile, sizeof(u_profile));
+	save_art(ss, "dump", "audit-broken-001.xml", "application/xml", "<hierarchy><node text=", u_broken,
+	         sizeof(u_broken));
+	save_art(ss, "dump", "audit-gone-001.xml", "application/xml", "<hierarchy><node text=\"Terms\"/></hierarchy>",
+	         u_gone, sizeof(u_gone));
+	save_art(ss, "explore", "graph-job1.json", "application/json",
+	         "{\"nodes\":[{\"title\":\"Settings\",\"elements\":[{\"label\":\"Manage Subscription\"},{\"label\":\"\"}]},"
+	         "{\"title\":\"\",\"elements\":[]}]}",
+	         u_graph, sizeof(u_graph));
+	save_art(ss, "explore", "graph-job1.md", "text/markdown", "# not a graph", u_md, sizeof(u_md));
+	save_art(ss, "dump", "audit-store-001.xml", "application/xml", "<hierarchy><node text=\"Skipped\"/></hierarchy>",
+	         u_skip, sizeof(u_skip));
+	/* a recorded screen whose file is gone */
+	char *path = NULL;
+	ck_assert_int_eq(sw_artifact_path(ss, "dump", "audit-gone-001.xml", &path, NULL), SW_OK);
+	ck_assert_int_eq(unlink(path), 0);
+	sw_free(path);
+
+	json_t *seen = sw__audit_seen_screens(ss, u_skip);
+	json_t *screens = json_object_get(seen, "screens");
+	/* newest first: the graph's two screens (one without labels still counts as a screen), then the profile dump */
+	ck_assert_int_eq(json_array_size(screens), 3);
+	json_t *g0 = json_array_get(screens, 0), *g1 = json_array_get(screens, 1), *d = json_array_get(screens, 2);
+	ck_assert_str_eq(json_string_value(json_object_get(g0, "source")), "explore");
+	ck_assert_str_eq(json_string_value(json_object_get(g0, "uri")), u_graph);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(g0, "name")), "Settings"));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(g0, "nodes"), 0), "label")),
+	                 "manage subscription");
+	ck_assert_int_eq(json_array_size(json_object_get(g0, "nodes")), 2); /* the element and the title */
+	ck_assert_int_eq(json_array_size(json_object_get(g1, "nodes")), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(d, "uri")), u_profile);
+	ck_assert_str_eq(json_string_value(json_object_get(d, "source")), "ui_dump");
+	ck_assert_int_eq(json_array_size(json_object_get(d, "nodes")), 2);
+	/* the broken dump and the missing one are counted and named, the skipped one is not read at all */
+	ck_assert_int_eq(json_integer_value(json_object_get(seen, "notAvailable")), 2);
+	char *reasons = json_dumps(json_object_get(seen, "notAvailableReasons"), 0);
+	ck_assert_ptr_nonnull(strstr(reasons, "audit-broken-001.xml"));
+	ck_assert_ptr_nonnull(strstr(reasons, "audit-gone-001.xml"));
+	ck_assert_ptr_null(strstr(reasons, "audit-store-001.xml"));
+	free(reasons);
+	json_decref(seen);
+	sw_store_free(store);
+	sw_ctx_free(ctx);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/home' '%s/app'", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(test_options_and_verdict)
 {
 	sw__audit_opts o;
@@ -221,6 +302,7 @@ int main(void)
 	tcase_add_test(tc, test_not_an_apk);
 	tcase_add_test(tc, test_every_truncation);
 	tcase_add_test(tc, test_byte_flips);
+	tcase_add_test(tc, test_seen_screens);
 	suite_add_tcase(s, tc);
 	TCase *t2 = tcase_create("options");
 	tcase_add_test(t2, test_options_and_verdict);

@@ -659,6 +659,23 @@ class SuiteResource(SuiteCase):
         # an app-map entry URI of another id is still the app map's (no map here: not found)
         e = self.read(s, uri.replace("/canonical", "/smoke"))["error"]
         self.assertEqual(e["code"], -32602, e)
+        # an unknown project id, and a percent-encoded kind that decodes to the same URI
+        e = self.read(s, "swipium://project/0000000000000000/app-map/test-suite/canonical")["error"]
+        self.assertEqual(e["code"], -32602, e)
+        with open(self.suite_file(), "w") as f:
+            json.dump({"cases": [{"id": "TC-A-001", "title": "t"}]}, f)
+        got = self.read(s, uri.replace("/test-suite/", "/test%2Dsuite/"))
+        self.assertEqual(json.loads(got["result"]["contents"][0]["text"])["cases"][0]["id"], "TC-A-001")
+        # test-suite.json linked out of the project: refused, the outside file never shown
+        outside = os.path.join(self.home, "elsewhere.json")
+        with open(outside, "w") as f:
+            json.dump({"cases": [{"id": "TC-OUT-001", "title": "outside-marker"}]}, f)
+        os.remove(self.suite_file())
+        os.symlink(outside, self.suite_file())
+        got = self.read(s, uri)
+        self.assertNotIn("result", got, got)
+        self.assertEqual(got["error"]["code"], -32602, got)
+        self.assertNotIn("outside-marker", json.dumps(got))
 
     def test_secret_redacted_and_big_suite_capped(self):
         s = self.server()
