@@ -25,7 +25,7 @@ meson test -C "$BUILD" --print-errorlogs --num-processes 2 "$@" </dev/null || st
 # client makes sure of (it echoes a server's sanitizer lines): scripts/sanitizer-reports.py counts both. SWIPIUM_ASAN=0 skips the stage;
 # so does a compiler without the sanitizer runtimes (said on the log, never a failure).
 ASAN_BUILD=${SWIPIUM_ASAN_BUILD_DIR:-build-asan}
-ASAN_TESTS=(mcp-protocol mcp-consent mcp-hostile-text mcp-result-redaction mcp-suite mcp-generate)
+ASAN_TESTS=(mcp-protocol mcp-consent mcp-hostile-text mcp-result-redaction mcp-suite mcp-generate mcp-ios-source mcp-ios-paths)
 logs=("$BUILD/meson-logs/testlog.json")
 sanitizer_reports=0
 if [ "${SWIPIUM_ASAN:-1}" = 0 ]; then

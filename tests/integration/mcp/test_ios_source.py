@@ -134,7 +134,10 @@ class TestHugeText(SourceCase):
             hwm = [int(l.split()[1]) for l in f if l.startswith("VmHWM:")][0]
         # the answer is ~36 MB of JSON: the body, the decoded XML in the same buffer, the hierarchy under
         # 16 MiB and one element's values
-        self.assertLess(hwm, 160 * 1024, "peak RSS %d kB" % hwm)
+        # (not under ASan, scripts/test.sh sets SWIPIUM_SANITIZERS: its quarantine keeps freed buffers and its
+        # shadow memory adds to every page, so the same run peaks near 250 MB there)
+        if not os.environ.get("SWIPIUM_SANITIZERS"):
+            self.assertLess(hwm, 160 * 1024, "peak RSS %d kB" % hwm)
         self.wda_knobs({})
         self.check_login_lines(self.snap(s, sid)["elements"])
         self.assertEqual(s.close(), 0)
