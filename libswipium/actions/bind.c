@@ -102,6 +102,12 @@ static void ios_bind_options(sw_session *s, json_t *dopts)
 	v = NULL;
 	if (sw__session_get(s, "wdaUrl", &v, NULL) == SW_OK && json_is_string(v)) {
 		json_t *w = json_pack("{s:O}", "url", v);
+		/* ios.wda.capabilities (.swipium/config.json), as attach asked for them: the driver's own WDA session and
+		 * its recreation after "invalid session id" ask for the same */
+		json_t *caps = w ? sw__wda_setting(s, "capabilities") : NULL;
+		if (json_is_object(caps))
+			json_object_set(w, "capabilities", caps);
+		json_decref(caps);
 		if (w)
 			json_object_set_new(dopts, "wda", w);
 	}

@@ -99,6 +99,8 @@ static int probe(sw_ctx *ctx, const char *options_json, void **state, sw_error *
 			d->wda = sw__wda_new(url, json_string_value(json_object_get(wda, "sessionId")), d->app_id);
 			if (!d->wda)
 				rc = sw__error_nomem(err);
+			else if (json_is_object(json_object_get(wda, "capabilities")))
+				d->wda->extra_caps = json_incref(json_object_get(wda, "capabilities"));
 		}
 		if (rc == SW_OK && (!d->udid || !d->name))
 			rc = sw__error_nomem(err);

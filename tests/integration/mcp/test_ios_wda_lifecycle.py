@@ -379,6 +379,24 @@ class TestWdaSettings(test_ios_drive.WdaCase):
         self.assertEqual(always.get("bundleId"), "com.example.shop", always)
         self.assertEqual(s.close(), 0)
 
+    def test_a_recreated_session_asks_for_the_same_capabilities(self):
+        # the driver's own WDA session (qa_snapshot, qa_act) and its recreation after "invalid session id" ask
+        # for what attach asked: ios.wda.capabilities, then forceAppLaunch:false on the recreation
+        self.config({"url": self.url, "capabilities": {"snapshotMaxDepth": 62}})
+        s, sid = self.ready()
+        self.tool_ok(s, "qa_wda", sid, action="attach")
+        self.tool_ok(s, "qa_snapshot", sid)
+        before = len([r for r in self.requests() if r["method"] == "POST" and r["path"] == "/session"])
+        self.wda_knobs({"invalidateOn": {"route": "/wda/tap", "n": 1}})
+        act = self.tool_ok(s, "qa_act", sid, action="tap", target={"text": "Sign in"})
+        self.assertTrue(any("recreated without relaunching" in w for w in act.get("warnings", [])), act)
+        posts = [r for r in self.requests() if r["method"] == "POST" and r["path"] == "/session"][before:]
+        self.assertEqual(len(posts), 1, posts)
+        always = posts[0]["body"]["capabilities"]["alwaysMatch"]
+        self.assertEqual(always.get("snapshotMaxDepth"), 62, always)
+        self.assertIs(always.get("forceAppLaunch"), False, always)
+        self.assertEqual(s.close(), 0)
+
     def test_allow_non_loopback_urls_setting_approves_nothing(self):
         port = self.url.rsplit(":", 1)[1]
         remote = "http://0.0.0.0:%s" % port
