@@ -705,6 +705,8 @@ static bool log_line(sw_buf *out, const char *l, size_t n, json_t *apps, char pr
 		snprintf(tag, sizeof(tag), "%s", bid);
 	else {
 		size_t k = pn < sizeof(tag) - 1 ? pn : sizeof(tag) - 1;
+		while (k > 0 && k < pn && ((unsigned char)proc[k] & 0xC0) == 0x80)
+			k--; /* a long process name is cut between two characters, never inside one */
 		memcpy(tag, proc, k);
 		tag[k] = '\0';
 		for (char *c = tag; *c; c++)
