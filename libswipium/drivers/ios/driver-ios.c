@@ -678,6 +678,8 @@ static bool log_line(sw_buf *out, const char *l, size_t n, json_t *apps, char pr
 	const char *lb = n > 29 ? memchr(l + 27, '[', n - 27) : NULL;
 	bool shaped = n > 29 && isdigit((unsigned char)l[0]) && l[4] == '-' && l[10] == ' ' && l[13] == ':' && l[19] == '.' &&
 	              l[23] == ' ' && l[26] == ' ' && lb;
+	for (size_t i = 0; shaped && i < 23; i++)
+		shaped = (unsigned char)l[i] < 0x80; /* the date and time are ASCII: copied below as whole fields */
 	const char *close = shaped ? memchr(lb, ']', n - (size_t)(lb - l)) : NULL;
 	const char *colon = close ? memchr(lb, ':', (size_t)(close - lb)) : NULL;
 	if (!shaped || !close || !colon) {
@@ -713,7 +715,12 @@ static bool log_line(sw_buf *out, const char *l, size_t n, json_t *apps, char pr
 			if (*c == ':' || (unsigned char)*c < 0x20)
 				*c = '_';
 	}
-	snprintf(prefix, 256, "%.5s %.12s %5ld %5lu %c %s: ", l + 5, l + 11, pid, tid, lvl, tag);
+	char day[6], hms[13]; /* "MM-DD" and "HH:MM:SS.mmm" of the ASCII date checked above */
+	memcpy(day, l + 5, 5);
+	day[5] = '\0';
+	memcpy(hms, l + 11, 12);
+	hms[12] = '\0';
+	snprintf(prefix, 256, "%s %s %5ld %5lu %c %s: ", day, hms, pid, tid, lvl, tag);
 	const char *msg = close + 1;
 	while (msg < l + n && *msg == ' ')
 		msg++;
