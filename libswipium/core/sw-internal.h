@@ -166,6 +166,23 @@ int sw__confine_open(const char *root, const char *path, int oflags, mode_t mode
 /* Creates @dir (and its parents) inside @root with @mode, every step confined and without following links. */
 int sw__confine_mkdirs(const char *root, const char *dir, mode_t mode, char **real_out, sw_error **err);
 
+/* ---- a set of project files written together (core/writeset.c) ------------ */
+
+/*
+ * Many files of one operation written as a set: sw__writeset_add() each (the data is borrowed until the commit),
+ * then sw__writeset_commit(): every path confined under @root first (nothing is created when one is refused), each
+ * file written to a temporary name in its folder (folders opened from "/" without following links, created with
+ * SW_WRITE_MKDIRS), the whole set flushed once (syncfs, else one fsync per file), renamed over the final names,
+ * and each folder flushed once. A failure before the renames removes every temporary: none of the set is there.
+ * @flags: SW_WRITE_MKDIRS, SW_WRITE_SHARED (files 0644 and folders 0755 less the umask, else 0600/0700).
+ */
+typedef struct sw__writeset sw__writeset;
+sw__writeset *sw__writeset_new(const char *root, unsigned flags);
+int sw__writeset_add(sw__writeset *ws, const char *path, const void *data, size_t len, sw_error **err);
+size_t sw__writeset_count(const sw__writeset *ws);
+int sw__writeset_commit(sw__writeset *ws, sw_error **err);
+void sw__writeset_free(sw__writeset *ws);
+
 /* ---- JSON -------------------------------------------------------------- */
 
 /* Pretty JSON the way JavaScript's JSON.stringify(v, null, 2) writes it. */

@@ -143,19 +143,25 @@ static int write_all(const char *root, json_t *files, bool keep_existing, json_t
 		if (rc < 0)
 			return rc;
 	}
+	/* one set: written to temporary names, flushed once, renamed; a failure leaves none of it */
+	sw__writeset *ws = sw__writeset_new(root, SW_WRITE_MKDIRS | SW_WRITE_SHARED);
+	if (!ws)
+		return sw__error_nomem(err);
+	int rc = SW_OK;
 	json_array_foreach(files, i, f)
 	{
 		if (json_is_true(json_object_get(f, "keep"))) {
 			json_array_append(kept, json_object_get(f, "path"));
 			continue;
 		}
-		const char *c = sget(f, "content");
-		int rc =
-		    sw_project_write_file(root, sget(f, "path"), c, strlen(c), SW_WRITE_MKDIRS | SW_WRITE_SHARED, err);
-		if (rc < 0)
-			return rc;
+		json_t *c = json_object_get(f, "content");
+		if ((rc = sw__writeset_add(ws, sget(f, "path"), json_string_value(c), json_string_length(c), err)) < 0)
+			break;
 	}
-	return SW_OK;
+	if (rc == SW_OK)
+		rc = sw__writeset_commit(ws, err);
+	sw__writeset_free(ws);
+	return rc;
 }
 
 /* ---- flow checks and replay ------------------------------------------------------------- */
