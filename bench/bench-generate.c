@@ -3,9 +3,9 @@
  * against the same target on 200 actions, in the same run on the same kind of data. The output is written (save:
  * true) into a temporary project, through the final secret guard with 20 registered secrets, as qa_generate does.
  * The two sizes run interleaved RUNS times (7); the minimum and the median of each are printed with their ratios;
- * linear work is 10x. With valgrind on PATH each target also runs once per size under callgrind, counting only the
- * instructions inside the measured call: that ratio decides (exit 1 over 12x); without valgrind the minimum
- * wall-clock ratio does.
+ * linear work is 10x. The issue's rule decides: exit 1 when the minimum wall-clock ratio of any target is over
+ * 12x. With valgrind on PATH each target also runs once per size under callgrind, counting only the instructions
+ * inside the measured call; that ratio is printed as evidence (work per action, free of load), it does not decide.
  *
  * Usage: bench-generate [RUNS] [--no-valgrind]
  */
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 	sw_redactor *red = redactor();
 	json_t *small = recording(200), *big = recording(2000);
 	static const char *const targets[] = {"flow", "pom", "suite", "testcases", "appium"};
-	int bad = 0, wall_only = 0;
+	int bad = 0, instr_over = 0;
 	printf("bench-generate: %d runs interleaved, 2,000 vs 200 actions (linear = 10x, bound 12x)\n", runs);
 	printf("%-10s %9s %9s %9s %9s %9s %9s %11s\n", "target", "small min", "large min", "min ratio", "small med",
 	       "large med", "med ratio", "instr ratio");
@@ -249,18 +249,17 @@ int main(int argc, char **argv)
 		       tb[runs / 2], rmed, ir);
 		if (is > 0 && il > 0) {
 			printf("%-10s instructions: %.0f (200) %.0f (2,000)\n", "", is, il);
-			/* the instruction count is the work done, free of load and cache noise: it decides */
 			if (il / is > 12.0)
-				bad = 1;
-			else if (ratio > 12.0)
-				wall_only = 1;
-		} else if (ratio > 12.0) {
+				instr_over = 1;
+		}
+		/* the bound is on wall clock: the minimum of RUNS interleaved runs decides */
+		if (ratio > 12.0) {
+			printf("%-10s OVER: the minimum wall-clock ratio %.2fx is over 12x\n", targets[t], ratio);
 			bad = 1;
 		}
 	}
-	if (wall_only)
-		printf("note: a wall-clock ratio is over 12x while the instruction count is linear: load or cache "
-		       "effects on this machine, not more work per action\n");
+	if (instr_over)
+		printf("note: an instruction ratio is over 12x: more work per action at 2,000 (evidence only)\n");
 	json_decref(small);
 	json_decref(big);
 	sw_redactor_free(red);

@@ -174,7 +174,8 @@ int sw__confine_mkdirs(const char *root, const char *dir, mode_t mode, char **re
  * file written to a temporary name in its folder (folders opened from "/" without following links, created with
  * SW_WRITE_MKDIRS), the whole set flushed once (syncfs, else one fsync per file), renamed over the final names,
  * and each folder flushed once. A failure before the renames removes every temporary: none of the set is there.
- * @flags: SW_WRITE_MKDIRS, SW_WRITE_SHARED (files 0644 and folders 0755 less the umask, else 0600/0700).
+ * @flags: SW_WRITE_MKDIRS, SW_WRITE_SHARED (files 0644 and folders 0755 less the umask, else 0600/0700),
+ * SW__WRITE_NO_SYNC (no flush: a private staging folder that is removed afterwards).
  */
 typedef struct sw__writeset sw__writeset;
 sw__writeset *sw__writeset_new(const char *root, unsigned flags);

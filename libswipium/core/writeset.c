@@ -221,7 +221,7 @@ static int write_temp(sw__writeset *ws, ws_file *f, mode_t mode, sw_error **err)
  * one project), else one fsync per file. */
 static int flush_temps(sw__writeset *ws, sw_error **err)
 {
-	if (ws->nd == 0)
+	if (ws->nd == 0 || (ws->flags & SW__WRITE_NO_SYNC))
 		return SW_OK;
 	bool one_fs = true;
 	struct stat st0, st;
@@ -282,7 +282,7 @@ int sw__writeset_commit(sw__writeset *ws, sw_error **err)
 		f->renamed = true;
 	}
 	/* 5. each folder's new names on the disk, once per folder */
-	if (rc == SW_OK)
+	if (rc == SW_OK && !(ws->flags & SW__WRITE_NO_SYNC))
 		for (size_t k = 0; k < ws->nd; k++)
 			(void)fsync(ws->dirs[k].fd);
 	/* a failure: every temporary still there is removed */

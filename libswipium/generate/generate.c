@@ -275,15 +275,26 @@ static int compile_staged(gen_run *g, json_t **result, char **text, sw_error **e
 	}
 	size_t i;
 	json_t *f;
+	/* a private folder removed afterwards: one set, no flush to the disk */
+	sw__writeset *ws = sw__writeset_new(dir, SW_WRITE_MKDIRS | SW__WRITE_NO_SYNC);
+	if (!ws) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
 	json_array_foreach(g->files, i, f)
 	{
 		const char *kind = sget(f, "kind");
 		if (strcmp(kind, "page") != 0 && strcmp(kind, "test") != 0 && strcmp(kind, "suite") != 0)
 			continue;
-		const char *c = sget(f, "content");
-		if ((rc = sw_project_write_file(dir, sget(f, "path"), c, strlen(c), SW_WRITE_MKDIRS, err)) < 0)
-			goto out;
+		json_t *c = json_object_get(f, "content");
+		if ((rc = sw__writeset_add(ws, sget(f, "path"), json_string_value(c), json_string_length(c), err)) < 0)
+			break;
 	}
+	if (rc == SW_OK)
+		rc = sw__writeset_commit(ws, err);
+	sw__writeset_free(ws);
+	if (rc < 0)
+		goto out;
 	char *out = NULL;
 	rc = sw_suite_compile(dir, "{\"suite\":\"suites/smoke.yaml\"}", &out, err);
 	if (rc < 0)
