@@ -30,6 +30,7 @@ typedef struct ws_file {
 	size_t dir;  /* index into dirs */
 	char *tmp;   /* the temporary name in its folder, while it exists */
 	bool renamed;
+	bool unchanged; /* the final file holds this content already: left as it is */
 } ws_file;
 
 typedef struct ws_dir {
@@ -172,16 +173,45 @@ static int dir_of(sw__writeset *ws, ws_file *f, sw_error **err)
 	return SW_OK;
 }
 
+/* Non-zero when the plain file @base in @dfd holds exactly @len bytes @data. */
+static bool same_content(int dfd, const char *base, const void *data, size_t len)
+{
+	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+	char buf[16384];
+	size_t off = 0;
+	while (same && off < len) {
+		ssize_t r = read(fd, buf, len - off < sizeof(buf) ? len - off : sizeof(buf));
+		if (r <= 0 || memcmp(buf, (const char *)data + off, (size_t)r) != 0)
+			same = false;
+		else
+			off += (size_t)r;
+	}
+	if (same && read(fd, buf, 1) != 0)
+		same = false;
+	close(fd);
+	return same;
+}
+
 /* Creates @f's temporary file (O_EXCL, a random name) in its folder and writes the data; no flush yet. */
 static int write_temp(sw__writeset *ws, ws_file *f, mode_t mode, sw_error **err)
 {
 	int dfd = ws->dirs[f->dir].fd;
 	const char *base = strrchr(f->real, '/') + 1;
 	struct stat st;
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+	bool there = fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (there && !S_ISREG(st.st_mode))
 		return sw__error_set(err, SW_EDENIED, "UNSAFE_ACTION_REFUSED",
 		                     "Keep project files as plain files (not links, devices or folders).",
 		                     "%s is not a plain file, so Swipium will not replace it", f->real);
+	if (there && (size_t)st.st_size == f->len && (st.st_mode & 07777) == mode && st.st_nlink == 1 &&
+	    same_content(dfd, base, f->data, f->len)) {
+		f->unchanged = true; /* the file holds this content already: no new file, no rename */
+		return SW_OK;
+	}
 	int fd = -1;
 	for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
 		unsigned char rnd[6] = {0};
@@ -234,6 +264,8 @@ static int flush_temps(sw__writeset *ws, sw_error **err)
 		return SW_OK;
 	for (size_t i = 0; i < ws->n; i++) {
 		ws_file *f = &ws->files[i];
+		if (f->unchanged)
+			continue;
 		int fd = openat(ws->dirs[f->dir].fd, f->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fsync(fd) != 0) {
 			int e = errno;
@@ -272,6 +304,8 @@ int sw__writeset_commit(sw__writeset *ws, sw_error **err)
 	/* 4. the renames (renameat replaces the name: a link put there meanwhile is replaced, never followed) */
 	for (size_t i = 0; i < ws->n && rc == SW_OK; i++) {
 		ws_file *f = &ws->files[i];
+		if (f->unchanged)
+			continue;
 		int dfd = ws->dirs[f->dir].fd;
 		if (renameat(dfd, f->tmp, dfd, strrchr(f->real, '/') + 1) != 0) {
 			rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot replace %s: %s", f->real, strerror(errno));

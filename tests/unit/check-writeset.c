@@ -68,7 +68,26 @@ START_TEST(test_set_written)
 	char *pages = sw__path_join(dir, ".swipium/pages");
 	ck_assert_int_eq(entries(pages), 2); /* no temporary left */
 	free(pages);
-	/* replaced as a whole on a second set */
+	/* the same content again: the file is left as it is (same inode), a changed one is replaced */
+	struct stat st1, st2, st3;
+	char *pa = sw__path_join(dir, ".swipium/pages/a.yaml"), *pb = sw__path_join(dir, ".swipium/pages/b.yaml");
+	ck_assert_int_eq(stat(pa, &st1), 0);
+	ck_assert_int_eq(stat(pb, &st3), 0);
+	ws = sw__writeset_new(dir, SW_WRITE_MKDIRS | SW_WRITE_SHARED);
+	ck_assert_int_eq(sw__writeset_add(ws, ".swipium/pages/a.yaml", "a: 1\n", 5, NULL), SW_OK);
+	ck_assert_int_eq(sw__writeset_add(ws, ".swipium/pages/b.yaml", "b: 3\n", 5, NULL), SW_OK);
+	ck_assert_int_eq(sw__writeset_commit(ws, NULL), SW_OK);
+	sw__writeset_free(ws);
+	ck_assert_int_eq(stat(pa, &st2), 0);
+	ck_assert_uint_eq(st1.st_ino, st2.st_ino);
+	ck_assert_int_eq(stat(pb, &st2), 0);
+	ck_assert_uint_ne(st3.st_ino, st2.st_ino);
+	char *b = read_all(dir, ".swipium/pages/b.yaml");
+	ck_assert_str_eq(b, "b: 3\n");
+	free(b);
+	free(pa);
+	free(pb);
+	/* replaced as a whole on a second set (other flags: mode 0600 differs, so it is rewritten) */
 	ws = sw__writeset_new(dir, SW_WRITE_MKDIRS);
 	ck_assert_int_eq(sw__writeset_add(ws, ".swipium/pages/a.yaml", "new\n", 4, NULL), SW_OK);
 	ck_assert_int_eq(sw__writeset_commit(ws, NULL), SW_OK);
