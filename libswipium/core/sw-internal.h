@@ -172,8 +172,9 @@ int sw__confine_mkdirs(const char *root, const char *dir, mode_t mode, char **re
  * Many files of one operation written as a set: sw__writeset_add() each (the data is borrowed until the commit),
  * then sw__writeset_commit(): every path confined under @root first (nothing is created when one is refused), each
  * file written to a temporary name in its folder (folders opened from "/" without following links, created with
- * SW_WRITE_MKDIRS), the whole set flushed once (syncfs, else one fsync per file), renamed over the final names,
- * and each folder flushed once. A failure before the renames removes every temporary: none of the set is there.
+ * SW_WRITE_MKDIRS), the whole set flushed after it is all written (one fsync per file, never syncfs), renamed
+ * over the final names, and each folder flushed once. A failure before the renames removes every temporary:
+ * none of the set is there.
  * @flags: SW_WRITE_MKDIRS, SW_WRITE_SHARED (files 0644 and folders 0755 less the umask, else 0600/0700),
  * SW__WRITE_NO_SYNC (no flush: a private staging folder that is removed afterwards).
  */

@@ -1,7 +1,7 @@
 /*
  * writeset.c: many project files written as one set. Every path is confined first (nothing is created when one
- * is refused), then each file goes to a temporary name next to its final one, the data of the whole set reaches
- * the disk in one flush, the temporaries are renamed over the final names, and each folder of the set is flushed
+ * is refused), then each file goes to a temporary name next to its final one, the data of the whole set is flushed
+ * after all of it is written, the temporaries are renamed over the final names, and each folder of the set is flushed
  * once. A file is never seen half-written; a failure before the renames leaves none of the set behind.
  */
 #include <errno.h>
@@ -26,9 +26,9 @@ typedef struct ws_file {
 	char *path;       /* as given (relative to the root, or absolute) */
 	const void *data; /* borrowed until the commit */
 	size_t len;
-	char *real;  /* the confined real path */
-	size_t dir;  /* index into dirs */
-	char *tmp;   /* the temporary name in its folder, while it exists */
+	char *real; /* the confined real path */
+	size_t dir; /* index into dirs */
+	char *tmp;  /* the temporary name in its folder, while it exists */
 	bool renamed;
 	bool unchanged; /* the final file holds this content already: left as it is */
 } ws_file;
@@ -104,8 +104,9 @@ static int walk_dir(const char *dir, bool mkdirs, mode_t mode, const char *real,
 				int e = errno;
 				close(fd);
 				free(copy);
-				return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot create the folder %s on the way to %s: %s",
-				                     part, real, strerror(e));
+				return sw__error_set(err, SW_EIO, "UNKNOWN", NULL,
+				                     "cannot create the folder %s on the way to %s: %s", part, real,
+				                     strerror(e));
 			}
 			next = openat(fd, part, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
@@ -115,11 +116,13 @@ static int walk_dir(const char *dir, bool mkdirs, mode_t mode, const char *real,
 		if (fd < 0) {
 			free(copy);
 			if (e == ENOTDIR || e == ELOOP)
-				return sw__error_set(err, SW_EDENIED, "UNSAFE_ACTION_REFUSED",
-				                     "Keep the file inside the project and remove any symbolic link that leads out of it.",
-				                     "a folder on the way to %s is a symbolic link or a file, so Swipium will not "
-				                     "write there",
-				                     real);
+				return sw__error_set(
+				    err, SW_EDENIED, "UNSAFE_ACTION_REFUSED",
+				    "Keep the file inside the project and remove any symbolic link that leads out of "
+				    "it.",
+				    "a folder on the way to %s is a symbolic link or a file, so Swipium will not "
+				    "write there",
+				    real);
 			return sw__error_set(err, e == ENOENT ? SW_ENOTFOUND : SW_EIO, "UNKNOWN", NULL,
 			                     "cannot open the folder of %s: %s", real, strerror(e));
 		}
@@ -135,7 +138,8 @@ static int dir_of(sw__writeset *ws, ws_file *f, sw_error **err)
 {
 	const char *slash = strrchr(f->real, '/');
 	if (!slash || !slash[1])
-		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s names a folder, not a file", f->real);
+		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s names a folder, not a file",
+		                     f->real);
 	size_t dl = (size_t)(slash - f->real);
 	/* the files of one generation share a few folders: the last one used is tried first */
 	for (size_t k = ws->nd; k-- > 0;)
@@ -165,7 +169,8 @@ static int dir_of(sw__writeset *ws, ws_file *f, sw_error **err)
 	if (rfd < 0) {
 		int e = errno;
 		free(dir);
-		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot open the folder of %s: %s", f->real, strerror(e));
+		return sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot open the folder of %s: %s", f->real,
+		                     strerror(e));
 	}
 	ws->dirs[ws->nd].path = dir;
 	ws->dirs[ws->nd].fd = rfd;
@@ -218,7 +223,8 @@ static int write_temp(sw__writeset *ws, ws_file *f, mode_t mode, sw_error **err)
 		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
 			struct timespec ts;
 			clock_gettime(CLOCK_MONOTONIC, &ts);
-			unsigned long v = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 12) ^ (unsigned long)attempt;
+			unsigned long v =
+			    (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 12) ^ (unsigned long)attempt;
 			memcpy(rnd, &v, sizeof(rnd));
 		}
 		free(f->tmp);
@@ -247,20 +253,11 @@ static int write_temp(sw__writeset *ws, ws_file *f, mode_t mode, sw_error **err)
 	return SW_OK;
 }
 
-/* The data of every temporary on the disk: one syncfs() of the file system that holds them (the set lies in
- * one project), else one fsync per file. */
+/* The data of every temporary on the disk: one fsync per file, after all of them are written (the kernel writes
+ * them back together). Never syncfs(): that would flush every other program's data on the file system too. */
 static int flush_temps(sw__writeset *ws, sw_error **err)
 {
 	if (ws->nd == 0 || (ws->flags & SW__WRITE_NO_SYNC))
-		return SW_OK;
-	bool one_fs = true;
-	struct stat st0, st;
-	if (fstat(ws->dirs[0].fd, &st0) != 0)
-		one_fs = false;
-	for (size_t k = 1; one_fs && k < ws->nd; k++)
-		if (fstat(ws->dirs[k].fd, &st) != 0 || st.st_dev != st0.st_dev)
-			one_fs = false;
-	if (one_fs && syncfs(ws->dirs[0].fd) == 0)
 		return SW_OK;
 	for (size_t i = 0; i < ws->n; i++) {
 		ws_file *f = &ws->files[i];
@@ -308,7 +305,8 @@ int sw__writeset_commit(sw__writeset *ws, sw_error **err)
 			continue;
 		int dfd = ws->dirs[f->dir].fd;
 		if (renameat(dfd, f->tmp, dfd, strrchr(f->real, '/') + 1) != 0) {
-			rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot replace %s: %s", f->real, strerror(errno));
+			rc = sw__error_set(err, SW_EIO, "UNKNOWN", NULL, "cannot replace %s: %s", f->real,
+			                   strerror(errno));
 			break;
 		}
 		free(f->tmp);
