@@ -71,7 +71,6 @@ static const char *sget(const json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
-
 static int invalid(sw_error **err, const char *msg)
 {
 	return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "%s", msg);
@@ -125,7 +124,41 @@ static int guard(sw_redactor *red, const char *name, const json_t *files, sw_err
 }
 
 /*
- * Confines every path first (nothing is written when one is refused), then writes each atomically. With
+ * Writes @files (each {path, content, kind, keep}) under @root as one set (core/writeset.c): temporary names,
+ * flushed, renamed; a failure leaves none of it. A file marked "keep" is listed in @kept instead; with
+ * @compile_only only the page, test and suite files (what qa_flow_compile reads) are written.
+ */
+static int write_set(const char *root, unsigned flags, json_t *files, bool compile_only, json_t *kept, sw_error **err)
+{
+	sw__writeset *ws = sw__writeset_new(root, flags);
+	if (!ws)
+		return sw__error_nomem(err);
+	int rc = SW_OK;
+	size_t i;
+	json_t *f;
+	json_array_foreach(files, i, f)
+	{
+		const char *kind = sget(f, "kind");
+		if (compile_only && strcmp(kind, "page") != 0 && strcmp(kind, "test") != 0 &&
+		    strcmp(kind, "suite") != 0)
+			continue;
+		if (json_is_true(json_object_get(f, "keep"))) {
+			if (kept)
+				json_array_append(kept, json_object_get(f, "path"));
+			continue;
+		}
+		json_t *c = json_object_get(f, "content");
+		if ((rc = sw__writeset_add(ws, sget(f, "path"), json_string_value(c), json_string_length(c), err)) < 0)
+			break;
+	}
+	if (rc == SW_OK)
+		rc = sw__writeset_commit(ws, err);
+	sw__writeset_free(ws);
+	return rc;
+}
+
+/*
+ * Confines every path first (nothing is written when one is refused), then writes them as one set. With
  * @keep_existing (appium integrateIntoProject) a file that exists already is left as it is and listed in
  * @kept instead.
  */
@@ -143,25 +176,7 @@ static int write_all(const char *root, json_t *files, bool keep_existing, json_t
 		if (rc < 0)
 			return rc;
 	}
-	/* one set: written to temporary names, flushed once, renamed; a failure leaves none of it */
-	sw__writeset *ws = sw__writeset_new(root, SW_WRITE_MKDIRS | SW_WRITE_SHARED);
-	if (!ws)
-		return sw__error_nomem(err);
-	int rc = SW_OK;
-	json_array_foreach(files, i, f)
-	{
-		if (json_is_true(json_object_get(f, "keep"))) {
-			json_array_append(kept, json_object_get(f, "path"));
-			continue;
-		}
-		json_t *c = json_object_get(f, "content");
-		if ((rc = sw__writeset_add(ws, sget(f, "path"), json_string_value(c), json_string_length(c), err)) < 0)
-			break;
-	}
-	if (rc == SW_OK)
-		rc = sw__writeset_commit(ws, err);
-	sw__writeset_free(ws);
-	return rc;
+	return write_set(root, SW_WRITE_MKDIRS | SW_WRITE_SHARED, files, false, kept, err);
 }
 
 /* ---- flow checks and replay ------------------------------------------------------------- */
@@ -273,26 +288,8 @@ static int compile_staged(gen_run *g, json_t **result, char **text, sw_error **e
 		free(dir);
 		return rc;
 	}
-	size_t i;
-	json_t *f;
 	/* a private folder removed afterwards: one set, no flush to the disk */
-	sw__writeset *ws = sw__writeset_new(dir, SW_WRITE_MKDIRS | SW__WRITE_NO_SYNC);
-	if (!ws) {
-		rc = sw__error_nomem(err);
-		goto out;
-	}
-	json_array_foreach(g->files, i, f)
-	{
-		const char *kind = sget(f, "kind");
-		if (strcmp(kind, "page") != 0 && strcmp(kind, "test") != 0 && strcmp(kind, "suite") != 0)
-			continue;
-		json_t *c = json_object_get(f, "content");
-		if ((rc = sw__writeset_add(ws, sget(f, "path"), json_string_value(c), json_string_length(c), err)) < 0)
-			break;
-	}
-	if (rc == SW_OK)
-		rc = sw__writeset_commit(ws, err);
-	sw__writeset_free(ws);
+	rc = write_set(dir, SW_WRITE_MKDIRS | SW__WRITE_NO_SYNC, g->files, true, NULL, err);
 	if (rc < 0)
 		goto out;
 	char *out = NULL;
