@@ -28,18 +28,34 @@ static void add_screen(json_t *out, const char *source, const char *uri, const c
 	json_array_append_new(json_object_get(out, "screens"), sc);
 }
 
+/* Reads the artifact @uri through the store (redacted, capped) with its parsed metadata; false (and the screen
+ * @name listed as not available) when the store cannot read it. */
+static bool read_artifact(sw_session *s, json_t *out, const char *uri, const char *name, char **data, size_t *len,
+                          json_t **m)
+{
+	char *meta = NULL;
+	sw_error *e = NULL;
+	*data = NULL;
+	*len = 0;
+	*m = NULL;
+	if (sw_artifact_read(sw_session_store(s), uri, 0, data, len, &meta, &e) != SW_OK) {
+		not_available(out, name, e ? sw_error_message(e) : "not readable");
+		sw_error_free(e);
+		return false;
+	}
+	*m = meta ? json_loads(meta, 0, NULL) : NULL;
+	sw_free(meta);
+	return true;
+}
+
 /* A dump artifact: its labelled nodes, read back through the store (redacted, capped). */
 static void read_dump(sw_session *s, json_t *out, const char *uri, const char *name)
 {
-	char *data = NULL, *meta = NULL;
-	size_t len = 0;
-	sw_error *e = NULL;
-	if (sw_artifact_read(sw_session_store(s), uri, 0, &data, &len, &meta, &e) != SW_OK) {
-		not_available(out, name, e ? sw_error_message(e) : "not readable");
-		sw_error_free(e);
+	char *data;
+	size_t len;
+	json_t *m;
+	if (!read_artifact(s, out, uri, name, &data, &len, &m))
 		return;
-	}
-	json_t *m = meta ? json_loads(meta, 0, NULL) : NULL;
 	if (!data) {
 		not_available(out, name, "not inlined");
 	} else if (json_is_true(json_object_get(m, "truncated"))) {
@@ -55,7 +71,6 @@ static void read_dump(sw_session *s, json_t *out, const char *uri, const char *n
 	}
 	json_decref(m);
 	sw_free(data);
-	sw_free(meta);
 }
 
 static char *folded(const char *s)
@@ -69,19 +84,14 @@ static char *folded(const char *s)
 /* An explore graph artifact: each node is a screen, its elements' labels (and title) its labels. */
 static void read_graph(sw_session *s, json_t *out, const char *uri, const char *name, size_t *budget)
 {
-	char *data = NULL, *meta = NULL;
-	size_t len = 0;
-	sw_error *e = NULL;
-	if (sw_artifact_read(sw_session_store(s), uri, 0, &data, &len, &meta, &e) != SW_OK) {
-		not_available(out, name, e ? sw_error_message(e) : "not readable");
-		sw_error_free(e);
+	char *data;
+	size_t len;
+	json_t *m;
+	if (!read_artifact(s, out, uri, name, &data, &len, &m))
 		return;
-	}
-	json_t *m = meta ? json_loads(meta, 0, NULL) : NULL;
 	json_t *g = data && !json_is_true(json_object_get(m, "truncated")) ? json_loadb(data, len, 0, NULL) : NULL;
 	json_decref(m);
 	sw_free(data);
-	sw_free(meta);
 	if (!json_is_array(json_object_get(g, "nodes"))) {
 		not_available(out, name, "the screen graph is truncated or not readable");
 		json_decref(g);
