@@ -29,6 +29,27 @@ static json_t *load_json_text(char *text)
 	return v;
 }
 
+/* Sends a resources/list or resources/read @result; in the stateless era it says the answer is complete, not
+ * cacheable and private to the caller. */
+static void send_resource_result(struct mcp_server *s, const json_t *id, json_t *result)
+{
+	if (s->era == MCP_ERA_STATELESS) {
+		json_object_set_new(result, "resultType", json_string("complete"));
+		json_object_set_new(result, "ttlMs", json_integer(0));
+		json_object_set_new(result, "cacheScope", json_string("private"));
+	}
+	mcp_send_result(s, id, result);
+}
+
+/* One JSON text content of a resources/read answer. */
+static json_t *json_contents(const char *uri, const char *text, size_t len)
+{
+	json_t *content = json_pack("{s:s,s:s}", "uri", uri, "mimeType", "application/json");
+	json_t *t = json_stringn(text, len);
+	json_object_set_new(content, "text", t ? t : json_string("[swipium: not valid UTF-8]"));
+	return json_pack("{s:[o]}", "contents", content);
+}
+
 /* Runs on the worker: every session used in this process, newest first, sensitive ones never. */
 void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 {
@@ -146,12 +167,7 @@ void mcp_resources_list(struct mcp_server *s, struct mcp_inflight *req)
 		return;
 	}
 	json_t *result = json_pack("{s:o}", "resources", resources);
-	if (s->era == MCP_ERA_STATELESS) {
-		json_object_set_new(result, "resultType", json_string("complete"));
-		json_object_set_new(result, "ttlMs", json_integer(0));
-		json_object_set_new(result, "cacheScope", json_string("private"));
-	}
-	mcp_send_result(s, req->id, result);
+	send_resource_result(s, req->id, result);
 }
 
 static void not_found(struct mcp_server *s, const json_t *id, const char *uri, const char *why)
@@ -305,18 +321,10 @@ static void read_suite(struct mcp_server *s, struct mcp_inflight *req, const cha
 		sw_error_free(err);
 		return;
 	}
-	json_t *content = json_pack("{s:s,s:s}", "uri", uri, "mimeType", "application/json");
-	json_t *t = json_stringn(text, len);
-	json_object_set_new(content, "text", t ? t : json_string("[swipium: not valid UTF-8]"));
+	json_t *result = json_contents(uri, text, len);
 	sw_free(text);
-	json_t *result = json_pack("{s:[o]}", "contents", content);
-	if (s->era == MCP_ERA_STATELESS) {
-		json_object_set_new(result, "resultType", json_string("complete"));
-		json_object_set_new(result, "ttlMs", json_integer(0));
-		json_object_set_new(result, "cacheScope", json_string("private"));
-	}
 	(void)truncated;
-	mcp_send_result(s, req->id, result);
+	send_resource_result(s, req->id, result);
 }
 
 static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const char *uri)
@@ -365,17 +373,9 @@ static void read_app_map(struct mcp_server *s, struct mcp_inflight *req, const c
 		sw_error_free(err);
 		return;
 	}
-	json_t *content = json_pack("{s:s,s:s}", "uri", uri, "mimeType", "application/json");
-	json_t *t = json_string(text);
-	json_object_set_new(content, "text", t ? t : json_string("[swipium: not valid UTF-8]"));
+	json_t *result = json_contents(uri, text, text ? strlen(text) : 0);
 	sw_free(text);
-	json_t *result = json_pack("{s:[o]}", "contents", content);
-	if (s->era == MCP_ERA_STATELESS) {
-		json_object_set_new(result, "resultType", json_string("complete"));
-		json_object_set_new(result, "ttlMs", json_integer(0));
-		json_object_set_new(result, "cacheScope", json_string("private"));
-	}
-	mcp_send_result(s, req->id, result);
+	send_resource_result(s, req->id, result);
 }
 
 void mcp_resources_read(struct mcp_server *s, struct mcp_inflight *req)
@@ -426,10 +426,5 @@ void mcp_resources_read(struct mcp_server *s, struct mcp_inflight *req)
 	sw_free(data);
 	json_decref(meta);
 	json_t *result = json_pack("{s:[o]}", "contents", content);
-	if (s->era == MCP_ERA_STATELESS) {
-		json_object_set_new(result, "resultType", json_string("complete"));
-		json_object_set_new(result, "ttlMs", json_integer(0));
-		json_object_set_new(result, "cacheScope", json_string("private"));
-	}
-	mcp_send_result(s, req->id, result);
+	send_resource_result(s, req->id, result);
 }
