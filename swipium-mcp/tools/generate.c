@@ -124,6 +124,30 @@ static int bootstrap(mcp_call *call, json_t *args, json_t *o, bool plan, const c
 	return 0;
 }
 
+/*
+ * Asks the consent @action (the whole @cmd shown, @affects stolen). True when the call is answered already (a
+ * prompt, a refusal or an error was sent: the caller returns); false when it was approved, and then @flag is set
+ * true in the library options @o.
+ */
+static bool ask(mcp_call *call, json_t *args, sw_session *s, const char *action, const char *risk, const char *explain,
+                const char *cmd, json_t *affects, json_t *o, const char *flag)
+{
+	struct mcp_consent_request req = {
+	    .action = action,
+	    .risk = risk,
+	    .explain = explain,
+	    .exact_command = cmd,
+	    .affects = affects,
+	    .session = s,
+	};
+	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+	json_decref(affects);
+	if (oc == MCP_CONSENT_ANSWERED)
+		return true;
+	json_object_set_new(o, flag, json_true());
+	return false;
+}
+
 static void qa_generate(mcp_call *call, json_t *args)
 {
 	const char *target = str(args, "target");
@@ -173,25 +197,17 @@ static void qa_generate(mcp_call *call, json_t *args)
 		if (asprintf(&cmd, "write the generated Appium suite into %s (existing files are never overwritten)",
 		             where) < 0)
 			cmd = NULL;
-		json_t *affects = json_pack("[s]", where);
-		struct mcp_consent_request req = {
-		    .action = "automation_project_write",
-		    .risk = "medium",
-		    .explain =
-		        "qa_generate adds a generated Appium suite to the app's project; it never overwrites a file.",
-		    .exact_command = cmd,
-		    .affects = affects,
-		    .session = s,
-		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
+		bool answered =
+		    ask(call, args, s, "automation_project_write", "medium",
+		        "qa_generate adds a generated Appium suite to the app's project; it never overwrites "
+		        "a file.",
+		        cmd, json_pack("[s]", where), o, "automationWriteApproved");
 		free(cmd);
-		json_decref(affects);
-		if (oc == MCP_CONSENT_ANSWERED) {
+		if (answered) {
 			json_decref(o);
 			sw_free(root);
 			return;
 		}
-		json_object_set_new(o, "automationWriteApproved", json_true());
 	}
 	/* a fresh_state replay with a state profile: the profile's every step in the suite_fresh_state_replay prompt */
 	const char *replay = str(args, "replay");
@@ -217,25 +233,18 @@ static void qa_generate(mcp_call *call, json_t *args)
 		}
 		json_t *prof = json_loads(pout, 0, NULL);
 		sw_free(pout);
-		json_t *affects = json_pack("[O]", json_object_get(prof, "path"));
-		struct mcp_consent_request req = {
-		    .action = "suite_fresh_state_replay",
-		    .risk = str(prof, "risk") ? str(prof, "risk") : "high",
-		    .explain = "qa_generate runs the state profile's prepare steps (from the repository, unreviewed), "
-		               "then the generated suite, then its teardown steps, on the session's device.",
-		    .exact_command = str(prof, "exactCommand"),
-		    .affects = affects,
-		    .session = s,
-		};
-		enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-		json_decref(affects);
+		bool answered =
+		    ask(call, args, s, "suite_fresh_state_replay", str(prof, "risk") ? str(prof, "risk") : "high",
+		        "qa_generate runs the state profile's prepare steps (from the repository, unreviewed), "
+		        "then the generated suite, then its teardown steps, on the session's device.",
+		        str(prof, "exactCommand"), json_pack("[O]", json_object_get(prof, "path")), o,
+		        "freshStateApproved");
 		json_decref(prof);
-		if (oc == MCP_CONSENT_ANSWERED) {
+		if (answered) {
 			json_decref(o);
 			sw_free(root);
 			return;
 		}
-		json_object_set_new(o, "freshStateApproved", json_true());
 	}
 	/* a same-session or fresh-state replay runs the compiled flows on the session's device now */
 	sw_drive *d = NULL;
