@@ -132,17 +132,9 @@ static int bootstrap(mcp_call *call, json_t *args, json_t *o, bool plan, const c
 static bool ask(mcp_call *call, json_t *args, sw_session *s, const char *action, const char *risk, const char *explain,
                 const char *cmd, json_t *affects, json_t *o, const char *flag)
 {
-	struct mcp_consent_request req = {
-	    .action = action,
-	    .risk = risk,
-	    .explain = explain,
-	    .exact_command = cmd,
-	    .affects = affects,
-	    .session = s,
-	};
-	enum mcp_consent_outcome oc = mcp_call_consent(call, args, &req);
-	json_decref(affects);
-	if (oc == MCP_CONSENT_ANSWERED)
+	const struct mcp_consent_request req = {
+	    .action = action, .risk = risk, .explain = explain, .exact_command = cmd, .affects = affects, .session = s};
+	if (mcp_call_consent_take(call, args, &req) == MCP_CONSENT_ANSWERED) /* releases @affects */
 		return true;
 	json_object_set_new(o, flag, json_true());
 	return false;
