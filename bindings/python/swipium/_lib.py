@@ -46,10 +46,34 @@ def _candidates():
         yield found, False
 
 
+_SANITIZER_RUNTIMES = (b"libasan.so.", b"libtsan.so.", b"libubsan.so.", b"libhwasan.so.")
+
+
+def _missing_sanitizer(path):
+    """The sanitizer runtime @path was linked against when this process has not loaded it first, else None.
+
+    Loading such a library does not raise: the runtime prints an error and ends the whole process, so a
+    sanitizer build found next to this checkout is passed over before ctypes ever sees it."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    preload = os.environ.get("LD_PRELOAD", "")
+    for runtime in _SANITIZER_RUNTIMES:
+        if runtime in data and runtime.decode()[:-1] not in preload:
+            return runtime.decode().rstrip(".")
+    return None
+
+
 def load():
     """Loads libswipium and returns the declared ctypes.CDLL."""
     tried = []
     for path, explicit in _candidates():
+        runtime = None if explicit else _missing_sanitizer(path)
+        if runtime:
+            tried.append(f"{path} (built with a sanitizer: it needs {runtime} preloaded)")
+            continue
         try:
             lib = ctypes.CDLL(path)
         except OSError as e:

@@ -92,6 +92,31 @@ class CoreTest(unittest.TestCase):
             out = self.probe(None)
             self.assertTrue(out.startswith(SOURCE_ROOT + os.sep) and out.endswith("/libswipium/libswipium.so.0"), out)
 
+    def test_a_sanitizer_build_is_passed_over(self):
+        # A checkout with two build trees: the newer one was built with ASan (here: the same library with the
+        # runtime's name in it, which is what the loader reads). Loading it would end the process, so the
+        # lookup must take the older, plain one and say why it passed over the newer.
+        real = swipium.library_path()
+        with tempfile.TemporaryDirectory() as tmp:
+            pkg = os.path.join(tmp, "bindings", "python")
+            os.makedirs(pkg)
+            subprocess.run(["cp", "-r", os.path.join(os.path.dirname(HERE), "swipium"), pkg], check=True)
+            plain = os.path.join(tmp, "build-a", "libswipium", "libswipium.so.0")
+            asan = os.path.join(tmp, "build-b", "libswipium", "libswipium.so.0")
+            for path in (plain, asan):
+                os.makedirs(os.path.dirname(path))
+                with open(real, "rb") as src, open(path, "wb") as dst:
+                    dst.write(src.read())
+            with open(asan, "ab") as f:
+                f.write(b"\0libasan.so.8\0")
+            os.utime(plain, (1_000_000, 1_000_000))
+            env = {k: v for k, v in os.environ.items() if k not in ("SWIPIUM_LIBRARY", "LD_PRELOAD")}
+            code = ("import sys; sys.path.insert(0, sys.argv[1]); import swipium, swipium._lib as l\n"
+                    "print(swipium.library_path()); print(l._missing_sanitizer(sys.argv[2]))\n")
+            p = subprocess.run([sys.executable, "-c", code, pkg, asan], env=env, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.split(), [plain, "libasan.so"])
+
     def test_versions(self):
         self.assertRegex(swipium.version(), r"^\d+\.\d+\.\d+$")
         self.assertEqual(swipium.compatible_with(), "2.2.0")
