@@ -8,6 +8,7 @@ SECRET_IN_GENERATED_OUTPUT and nothing written. Run with /usr/bin/python3 via me
 import glob
 import json
 import os
+import re
 import py_compile
 import shutil
 import subprocess
@@ -29,6 +30,34 @@ STANDIN = os.path.join(HERE, "appium", "standin")
 
 
 from gen_common import RecordedRun, code_of, is_error, sc  # noqa: E402
+
+
+
+def text_matches(selector):
+    """The pattern of a `new UiSelector().textMatches("...")` selector, its string literal unescaped as
+    UiAutomator's selector parser does (backslash-quote, backslash-backslash)."""
+    body = selector[len('new UiSelector().textMatches("'):-len('")')]
+    out, i = [], 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            out.append(body[i + 1])
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+def java_matches(pairs):
+    """For each (pattern, text): whether UiSelector.textMatches(pattern) takes an element showing text, by
+    java.util.regex (the engine UiAutomator uses) when a JDK is here; else by Python's re, which reads these
+    patterns the same way ((?is), .*, ASCII punctuation escaped with a backslash)."""
+    if shutil.which("java"):
+        p = subprocess.run(["java", os.path.join(HERE, "appium", "TextMatches.java")] + [x for pt in pairs for x in pt],
+                           capture_output=True, text=True, timeout=180)
+        assert p.returncode == 0, p.stderr
+        return [line == "1" for line in p.stdout.split()]
+    return [re.fullmatch(pat, text) is not None for pat, text in pairs]
 
 
 class GenerateAppium(RecordedRun, unittest.TestCase):
@@ -192,12 +221,22 @@ class GenerateAppium(RecordedRun, unittest.TestCase):
         self.assertEqual([b.get("text") for b in fake.sent("/value")], ["Ann", PASSWORD])
         finds = [b["value"] for b in fake.sent("/element")]
         self.assertIn(name_field, finds)
-        # the text assertion looks for an element whose text contains the asserted text (quoted intact)
+        # the text assertion looks for an element whose text contains the asserted text, case ignored as the flow
+        # runner does: the UiSelector literal is read back as UiAutomator reads it and its regex run on texts
         title = "He said \"hi\" & it's 'fine' \\ back"
-        self.assertIn('new UiSelector().textContains("%s")' % title.replace("\\", "\\\\").replace('"', '\\"'),
-                      finds)
+        patterns = [text_matches(f) for f in finds if f.startswith("new UiSelector().textMatches(")]
+        self.assertTrue(patterns, finds)
+        texts = [title, "Title: " + title.upper() + "!", title.replace("\\", "/"), "PAY THE BILL now", "Pay the bil"]
+        m = java_matches([(p, t) for p in patterns for t in texts])
+        rows = [dict(zip(texts, m[i * len(texts):(i + 1) * len(texts)])) for i in range(len(patterns))]
+        own = [r for r in rows if r[title]]
+        self.assertTrue(own, patterns)
+        for r in own:
+            self.assertTrue(r["Title: " + title.upper() + "!"], patterns)
+            self.assertFalse(r[title.replace("\\", "/")], patterns)  # the backslash is literal, not regex
         # a part of a label on an element without an id: contained, as the flow runner matches it
-        self.assertIn('new UiSelector().textContains("Pay the bill")', finds)
+        self.assertTrue(any(r["PAY THE BILL now"] for r in rows), patterns)
+        self.assertFalse(any(r["Pay the bil"] for r in rows), patterns)
         self.assertGreaterEqual(len(fake.sent("/actions")), 2)  # the coordinate tap and the swipe
 
     def test_50_secret_in_name_is_refused(self):

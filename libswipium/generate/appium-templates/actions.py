@@ -1,5 +1,6 @@
 # actions.py: what a recorded step does, in Appium and Selenium calls (written by swipium qa_generate; edit freely).
 import os
+import re
 import time
 
 from appium.webdriver.common.appiumby import AppiumBy
@@ -185,12 +186,19 @@ def pause(ms):
     time.sleep(ms / 1000.0)
 
 
+def _literal_regex(text):
+    """`text` as a Java regular expression that matches it literally (every ASCII punctuation escaped)."""
+    return re.sub(r"[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]", lambda m: "\\" + m.group(0), text)
+
+
 def _text_contains(text):
-    """The (strategy, selector) pair of an element whose text contains `text`, as the flow runner matches it."""
-    q = _quoted(text)
+    """The (strategy, selector) pair of an element whose text contains `text`, ignoring case as the flow runner does."""
     if platform() == "ios":
-        return (AppiumBy.IOS_PREDICATE, "label CONTAINS %s OR name CONTAINS %s OR value CONTAINS %s" % (q, q, q))
-    return (AppiumBy.ANDROID_UIAUTOMATOR, "new UiSelector().textContains(%s)" % q)
+        q = _quoted(text)
+        return (AppiumBy.IOS_PREDICATE,
+                "label CONTAINS[c] %s OR name CONTAINS[c] %s OR value CONTAINS[c] %s" % (q, q, q))
+    return (AppiumBy.ANDROID_UIAUTOMATOR,
+            "new UiSelector().textMatches(%s)" % _quoted("(?is).*" + _literal_regex(text) + ".*"))
 
 
 def assert_text_visible(driver, expected):
@@ -205,7 +213,7 @@ def assert_text_visible(driver, expected):
 
 
 def assert_element_text(driver, loc, expected):
-    """Fails unless `loc`'s element shows a text containing `expected`."""
+    """Fails unless `loc`'s element shows a text containing `expected` (case ignored, as the flow runner does)."""
     text = find(driver, loc).text or ""
-    if expected not in text:
+    if expected.lower() not in text.lower():
         raise AssertionError("expected %r in %r" % (expected, text))

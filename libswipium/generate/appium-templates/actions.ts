@@ -172,12 +172,17 @@ export async function pause(ms: number): Promise<void> {
   await browser.pause(ms);
 }
 
-/** The selector of an element whose text contains @text, as the flow runner matches it. */
+/** @text as a Java regular expression that matches it literally (every ASCII punctuation escaped). */
+function literalRegex(text: string): string {
+  return text.replace(/[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]/g, '\\$&');
+}
+
+/** The selector of an element whose text contains @text, ignoring case as the flow runner does. */
 function textContains(text: string): string {
   return platform() === 'ios'
-    ? '-ios predicate string:label CONTAINS ' + quoted(text) + ' OR name CONTAINS ' + quoted(text) +
-        ' OR value CONTAINS ' + quoted(text)
-    : 'android=new UiSelector().textContains(' + quoted(text) + ')';
+    ? '-ios predicate string:label CONTAINS[c] ' + quoted(text) + ' OR name CONTAINS[c] ' + quoted(text) +
+        ' OR value CONTAINS[c] ' + quoted(text)
+    : 'android=new UiSelector().textMatches(' + quoted('(?is).*' + literalRegex(text) + '.*') + ')';
 }
 
 /** Fails unless an element whose text contains @expected is displayed. */
@@ -193,10 +198,10 @@ export async function assertTextVisible(expected: string): Promise<void> {
   }
 }
 
-/** Fails unless @loc's element shows a text containing @expected. */
+/** Fails unless @loc's element shows a text containing @expected (case ignored, as the flow runner does). */
 export async function assertElementText(loc: Locator, expected: string): Promise<void> {
   const text = await (await find(loc)).getText();
-  if (!text.includes(expected)) {
+  if (!text.toLowerCase().includes(expected.toLowerCase())) {
     throw new Error(`expected ${JSON.stringify(expected)} in ${JSON.stringify(text)}`);
   }
 }
