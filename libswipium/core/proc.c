@@ -212,6 +212,8 @@ int sw__proc_run(const char *const argv[], const sw__proc_opts *opts, sw__proc_r
 		                   strerror(exec_errno));
 		goto out;
 	}
+	if (opts && opts->on_start)
+		opts->on_start(opts->start_ud, pid);
 	close(out_p[1]);
 	close(err_p[1]);
 	out_p[1] = err_p[1] = -1;

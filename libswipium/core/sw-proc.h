@@ -55,6 +55,9 @@ typedef struct sw__proc_opts {
 	/* the run ends when the child exits: what is still queued is read for up to 200 ms, then the pipes
 	 * are closed and the group killed, so a grandchild holding stdout cannot keep the run going */
 	bool exit_ends;
+	/* nullable: called with the child's pid as soon as it runs, before anything is read (to record it) */
+	void (*on_start)(void *ud, pid_t pid);
+	void *start_ud;
 } sw__proc_opts;
 
 typedef struct sw__proc_result {

@@ -190,7 +190,43 @@ struct build_sink {
 	bool dirty; /* output arrived since the progress was last set */
 	int (*abort_fn)(void *);
 	void *abort_ud;
+	sw_session *s;
+	pid_t pid;     /* xcodebuild's, once it runs */
+	bool recorded; /* its processes.json entry is there (from its first output until it ends) */
 };
+
+/* The builds this server runs now (their processes.json entries are this server's, with no endpoint). */
+static pthread_mutex_t builds_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t builds[8];
+
+static void builds_set(pid_t pid, pid_t with)
+{
+	pthread_mutex_lock(&builds_lock);
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]); i++)
+		if (builds[i] == pid) {
+			builds[i] = with;
+			break;
+		}
+	pthread_mutex_unlock(&builds_lock);
+}
+
+static bool build_running(pid_t pid)
+{
+	bool found = false;
+	pthread_mutex_lock(&builds_lock);
+	for (size_t i = 0; i < sizeof(builds) / sizeof(builds[0]) && !found; i++)
+		found = builds[i] == pid;
+	pthread_mutex_unlock(&builds_lock);
+	return found;
+}
+
+/* xcodebuild runs: its pid is kept; it is recorded by build_sink_fn at its first output. */
+static void build_started(void *ud, pid_t pid)
+{
+	struct build_sink *b = ud;
+	b->pid = pid;
+	builds_set(0, pid);
+}
 
 static void build_progress(struct build_sink *b, bool force)
 {
@@ -225,6 +261,13 @@ static void build_progress(struct build_sink *b, bool force)
 static void build_sink_fn(void *ud, const char *data, size_t len)
 {
 	struct build_sink *b = ud;
+	/* At its first output xcodebuild goes into processes.json (kind wda, no endpoint), so that when this server
+	 * dies before the build ends, the next server's sweep stops its process group (a build has no /status to be
+	 * adopted by). Not at spawn: a launcher (/usr/bin/xcodebuild's trampoline, env) may still be replacing
+	 * itself then, and the command line in the fingerprint would not be the one that runs. */
+	if (b->pid > 0 && !b->recorded)
+		b->recorded = sw_store_process_add(sw_session_store(b->s), (int)b->pid, "wda", sw_session_id(b->s),
+		                                   NULL, NULL) == SW_OK;
 	for (size_t i = 0; i < len; i++)
 		b->lines += data[i] == '\n';
 	size_t room = b->buf.len < BUILD_LOG_CAP ? BUILD_LOG_CAP - b->buf.len : 0;
@@ -260,18 +303,26 @@ static int build_exec(sw_session *s, json_t *argv, int (*abort_fn)(void *), void
 	                          .job = job,
 	                          .timeout_ms = build_timeout_ms(),
 	                          .abort_fn = abort_fn,
-	                          .abort_ud = abort_ud};
+	                          .abort_ud = abort_ud,
+	                          .s = s};
 	sw__proc_opts po = {.timeout_ms = sink.timeout_ms,
 	                    .search_path = true,
 	                    .abort_fn = build_abort,
 	                    .abort_ud = &sink,
 	                    .term_grace_ms = 5000,
 	                    .sink = build_sink_fn,
-	                    .sink_ud = &sink};
+	                    .sink_ud = &sink,
+	                    .on_start = build_started,
+	                    .start_ud = &sink};
 	build_progress(&sink, true);
 	int64_t t0 = sw_monotonic_ms();
 	rc = av ? sw__proc_run(av, &po, &res, err) : SW_ENOMEM;
 	sw__argv_free(&v);
+	if (sink.pid > 0) { /* ended (its group stopped on a timeout or cancel): its entry goes */
+		if (sink.recorded)
+			sw_store_process_remove(sw_session_store(s), (int)sink.pid, NULL);
+		builds_set(sink.pid, 0);
+	}
 	if (rc != SW_OK && res.exec_errno) {
 		sw_error_free(*err);
 		*err = NULL;
@@ -870,8 +921,8 @@ void sw__wda_adopt(sw_ctx *ctx, sw_session *s)
 		    json_integer_value(sp) != (json_int_t)getpid())
 			continue;
 		pid_t pid = (pid_t)json_integer_value(jp);
-		if (pid <= 1 || sw__managed_has_pid(&runners, pid))
-			continue; /* one this server started itself */
+		if (pid <= 1 || sw__managed_has_pid(&runners, pid) || (!ep && build_running(pid)))
+			continue; /* one this server started itself (a runner, or a build running now) */
 		if (!ep || !status_ready(ep)) {
 			if (json_is_true(json_object_get(e, "groupLeader")))
 				kill(-pid, SIGTERM);

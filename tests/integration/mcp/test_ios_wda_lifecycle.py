@@ -144,6 +144,36 @@ class TestBuildJob(WdaCase):
         self.assertTrue(self.wait_gone(xb) and self.wait_gone(child), "the timed-out build's group still runs")
         self.assertEqual(s.close(), 0)
 
+    def test_server_killed_mid_build_the_next_server_stops_the_build(self):
+        s, sid = self.ready()
+        self.xb_knobs({"mode": "hang"})
+        self.start_build(s, sid)
+        xb, child = self.hang_pids()
+        # while it runs the build is in processes.json (from its first output): a WDA entry of this server, with
+        # no endpoint, whose command is the one that runs (the stand-in starts through /usr/bin/env)
+        for _ in range(100):
+            entries = [p for p in self.processes() if p.get("kind") == "wda"]
+            if entries:
+                break
+            time.sleep(0.1)
+        self.assertEqual([(p["pid"], p.get("endpoint"), p["serverPid"]) for p in entries], [(xb, None, s.proc.pid)])
+        self.assertFalse(entries[0]["command"].startswith("/usr/bin/env"), entries[0])
+        s.proc.kill()
+        s.proc.wait()
+        self.assertTrue(self.alive(xb) and self.alive(child), "kill -9 of the server already ended the build")
+        s2 = self.server()
+        s2.initialize()
+        # the first iOS call's sweep: a build has no /status to be adopted by, so its whole group is stopped
+        self.tool(s2, "qa_wda", sid, action="status")
+        self.assertTrue(self.wait_gone(xb) and self.wait_gone(child), "the orphaned build's group still runs")
+        self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        # and the new server builds as usual; the finished build leaves no entry behind
+        self.xb_knobs({})
+        j = self.build(s2, sid)
+        self.assertEqual(j["status"], "done", j)
+        self.assertEqual([p for p in self.processes() if p.get("kind") == "wda"], [])
+        self.assertEqual(s2.close(), 0)
+
     def test_xcodebuild_that_cannot_start_still_leaves_a_log(self):
         # an xcodebuild on PATH whose interpreter is missing: found by the plan, exec fails in the job
         bad = os.path.join(self.home, "badbin")
