@@ -49,6 +49,26 @@ static bool tagged(const json_t *c, const char *tag)
 	return false;
 }
 
+/* The first pass over the cases: how many cases use each id. */
+static int count_id(void *ud, size_t i, const json_t *c, sw_error **err)
+{
+	sw__sindex *ids = ud;
+	(void)i;
+	if (!c) { /* start again */
+		sw__sindex_free(ids);
+		sw__sindex_init(ids);
+		return SW_OK;
+	}
+	const char *id = json_string_value(json_object_get(c, "id"));
+	if (!id)
+		return SW_OK;
+	long *n = sw__sindex_put(ids, id, 0, NULL);
+	if (!n)
+		return sw__error_nomem(err);
+	(*n)++;
+	return SW_OK;
+}
+
 static const sw__opt LINT_OPTS[] = {{"brittleThreshold", SW__OPT_STRING, true},
                                     {"liveFeatureIds", SW__OPT_STRING_ARRAY, true},
                                     {"sessionId", SW__OPT_STRING, true},
@@ -58,9 +78,11 @@ SW_API int sw_suite_lint(const char *project_root, const char *request_json, cha
 {
 	if (!project_root || !result_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_lint: root and result are required");
-	json_t *req = NULL, *live = NULL, *ids = json_object(), *pages = json_object(), *items = json_array();
+	json_t *req = NULL, *live = NULL, *pages = json_object(), *items = json_array(), *c = NULL;
 	lint l = {json_array(), json_array(), 0, 0};
-	sw__suite_doc d = {.lock_fd = -1};
+	sw__suite_file d = {.lock_fd = -1};
+	sw__sindex ids;
+	sw__sindex_init(&ids);
 	int rc = sw__options_load(request_json, LINT_OPTS, "qa_suite_lint", &req, err);
 	if (rc < 0)
 		goto out;
@@ -78,20 +100,16 @@ SW_API int sw_suite_lint(const char *project_root, const char *request_json, cha
 		json_t *x;
 		json_array_foreach(live_ids, i, x) json_object_set_new(live, json_string_value(x), json_true());
 	}
-	if ((rc = sw__suite_open(project_root, false, false, &d, NULL, err)) < 0)
+	/* one pass (while reading) to count ids, one to report, a case at a time: linear */
+	if ((rc = sw__suite_file_open(project_root, false, false, &d, NULL, count_id, &ids, err)) < 0)
 		goto out;
-	json_t *cases = sw__suite_cases(d.doc);
 	size_t i;
-	json_t *c;
-	/* one pass to count ids, one to report: linear */
-	json_array_foreach(cases, i, c)
-	{
-		const char *id = json_string_value(json_object_get(c, "id"));
-		if (id)
-			json_object_set_new(ids, id, json_integer(json_integer_value(json_object_get(ids, id)) + 1));
-	}
-	json_array_foreach(cases, i, c)
-	{
+	for (i = 0; i < d.n; i++) {
+		json_decref(c);
+		if (!(c = sw__suite_file_case(&d, i))) {
+			rc = sw__error_nomem(err);
+			goto out;
+		}
 		const char *id = json_string_value(json_object_get(c, "id"));
 		const char *status = json_string_value(json_object_get(c, "status"));
 		const char *res = json_string_value(json_object_get(c, "lastResult"));
@@ -102,7 +120,8 @@ SW_API int sw_suite_lint(const char *project_root, const char *request_json, cha
 			add(&l, true, "MISSING_ID", NULL, "%s has no id; give it one (TC-<FEATURE>-NNN) or let qa_suite_update add it",
 			    idx);
 		} else {
-			json_int_t n = json_integer_value(json_object_get(ids, id));
+			long n = 0;
+			sw__sindex_get(&ids, id, &n);
 			if (n > 1) {
 				add(&l, true, "DUPLICATE_ID", id, "%s is used by %lld cases (%s is one); give each its own id", id,
 				    (long long)n, idx);
@@ -154,7 +173,7 @@ SW_API int sw_suite_lint(const char *project_root, const char *request_json, cha
 			json_array_append(e ? l.errors : l.warnings, it);
 	}
 	json_t *res = json_pack("{s:b, s:o, s:o, s:{s:I, s:I, s:I}, s:s, s:b}", "ok", l.n_errors == 0, "errors", l.errors,
-	                        "warnings", l.warnings, "counts", "cases", (json_int_t)json_array_size(cases), "errors",
+	                        "warnings", l.warnings, "counts", "cases", (json_int_t)d.n, "errors",
 	                        (json_int_t)l.n_errors, "warnings", (json_int_t)l.n_warnings, "brittleThreshold", th,
 	                        "suiteExists", d.existed);
 	l.errors = l.warnings = NULL;
@@ -169,10 +188,11 @@ SW_API int sw_suite_lint(const char *project_root, const char *request_json, cha
 	json_decref(res);
 	rc = *result_json ? SW_OK : sw__error_nomem(err);
 out:
-	sw__suite_close(&d);
+	json_decref(c);
+	sw__suite_file_close(&d);
+	sw__sindex_free(&ids);
 	json_decref(req);
 	json_decref(live);
-	json_decref(ids);
 	json_decref(pages);
 	json_decref(items);
 	json_decref(l.errors);

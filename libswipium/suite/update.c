@@ -211,85 +211,144 @@ typedef struct result {
 	json_t *created, *updated, *unchanged, *deprecated, *conflicts;
 } result;
 
-/* Merges @incoming (normalized cases, stolen) into @d. Linear: one hash index by id and one by dedupe key. */
-static int merge_cases(sw__suite_doc *d, json_t *incoming, const json_t *given_ids, const char *mode,
+/* What the read of the suite gathers, a case at a time: the indexes the merge looks cases up in. */
+typedef struct gather {
+	sw__sindex by_id, by_key, maxes; /* id -> case, dedupe key -> case (first wins), token -> highest number */
+	sw__sindex dups;                 /* ids used by more than one case */
+	sw_buf dup_list;                 /* the first ten of them, in the order they were found */
+	unsigned char *old;              /* per case: may be deprecated by replace_generated */
+	size_t cap;
+	const char *source;
+	sw_buf key;
+} gather;
+
+static void gather_init(gather *g, const char *source)
+{
+	memset(g, 0, sizeof(*g));
+	sw__sindex_init(&g->by_id);
+	sw__sindex_init(&g->by_key);
+	sw__sindex_init(&g->maxes);
+	sw__sindex_init(&g->dups);
+	g->source = source;
+}
+
+static void gather_free(gather *g)
+{
+	sw__sindex_free(&g->by_id);
+	sw__sindex_free(&g->by_key);
+	sw__sindex_free(&g->maxes);
+	sw__sindex_free(&g->dups);
+	sw__buf_free(&g->dup_list);
+	sw__buf_free(&g->key);
+	free(g->old);
+	g->old = NULL;
+	g->cap = 0;
+}
+
+static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
+{
+	gather *g = ud;
+	if (!c) { /* start again: the suite was set aside, or is read again whole */
+		const char *source = g->source;
+		gather_free(g);
+		gather_init(g, source);
+		return SW_OK;
+	}
+	if (i >= g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		while (cap <= i)
+			cap *= 2;
+		unsigned char *o = realloc(g->old, cap);
+		if (!o)
+			return sw__error_nomem(err);
+		g->old = o;
+		g->cap = cap;
+	}
+	const char *id = json_string_value(json_object_get(c, "id"));
+	const char *src = json_string_value(json_object_get(c, "source"));
+	const char *st = json_string_value(json_object_get(c, "status"));
+	g->old[i] = id && src && !strcmp(src, g->source) && strcmp(src, "manual") && !(st && !strcmp(st, "deprecated"));
+	if (id) {
+		bool seen = false;
+		if (!sw__sindex_put(&g->by_id, id, (long)i, &seen))
+			return sw__error_nomem(err);
+		if (seen) {
+			bool again = false;
+			if (!sw__sindex_put(&g->dups, id, 1, &again))
+				return sw__error_nomem(err);
+			if (!again && g->dups.n <= 10)
+				sw__buf_printf(&g->dup_list, "%s%s", g->dups.n > 1 ? ", " : "", id);
+		}
+		const char *dash = strrchr(id, '-');
+		if (!strncmp(id, "TC-", 3) && dash && dash > id + 3) {
+			char *tok = sw__strndup(id + 3, (size_t)(dash - id - 3));
+			long n = tok ? sw__suite_id_number(id, tok) : -1;
+			if (n > 0) {
+				long *m = tok ? sw__sindex_put(&g->maxes, tok, 0, NULL) : NULL;
+				if (!m) {
+					free(tok);
+					return sw__error_nomem(err);
+				}
+				if (n > *m)
+					*m = n;
+			}
+			free(tok);
+		}
+	}
+	sw__suite_case_key_into(&g->key, c);
+	if (g->key.failed || !sw__sindex_put(&g->by_key, g->key.data, (long)i, NULL))
+		return sw__error_nomem(err);
+	return SW_OK;
+}
+
+/* Merges @incoming (normalized cases) into @f, whose cases @g indexed while it was read. Linear: hash lookups. */
+static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const json_t *given_ids, const char *mode,
                        const char *source, merge *m, result *r, sw_error **err)
 {
-	json_t *cases = sw__suite_cases(d->doc);
-	json_t *counters = json_object_get(d->doc, "idCounters");
+	json_t *counters = json_object_get(f->head, "idCounters");
 	if (!json_is_object(counters)) {
 		counters = json_object();
-		json_object_set_new(d->doc, "idCounters", counters);
+		json_object_set_new(f->head, "idCounters", counters);
 	}
-	json_t *by_id = json_object(), *by_key = json_object(), *touched = json_object(), *dups = json_object();
-	json_t *maxes = json_object(); /* token -> highest number seen */
+	sw__sindex touched;
+	sw__sindex_init(&touched);
 	size_t i;
 	json_t *c;
 	int rc = SW_OK;
-	json_array_foreach(cases, i, c)
-	{
-		const char *id = json_string_value(json_object_get(c, "id"));
-		if (id) {
-			if (json_object_get(by_id, id))
-				json_object_set_new(dups, id, json_true());
-			else
-				json_object_set_new(by_id, id, json_integer((json_int_t)i));
-			const char *dash = strrchr(id, '-');
-			if (!strncmp(id, "TC-", 3) && dash && dash > id + 3) {
-				char *tok = sw__strndup(id + 3, (size_t)(dash - id - 3));
-				long n = tok ? sw__suite_id_number(id, tok) : -1;
-				if (n > (long)json_integer_value(json_object_get(maxes, tok)))
-					json_object_set_new(maxes, tok, json_integer(n));
-				free(tok);
-			}
-		}
-		char *key = sw__suite_case_key(c);
-		if (key && !json_object_get(by_key, key))
-			json_object_set_new(by_key, key, json_integer((json_int_t)i));
-		free(key);
-	}
-	if (json_object_size(dups)) {
-		sw_buf b = SW_BUF_INIT;
-		const char *k;
-		json_t *x;
-		size_t n = 0;
-		json_object_foreach(dups, k, x)
-		{
-			if (n++ < 10)
-				sw__buf_printf(&b, "%s%s", n > 1 ? ", " : "", k);
-		}
-		sw__buf_putc(&b, '\0');
-		char *list = sw__buf_steal(&b, NULL);
-		char *shown = sw__cap(list, 400);
+	if (g->dups.n) {
+		char *shown = sw__cap(g->dup_list.data ? g->dup_list.data : "", 400);
 		json_array_append_new(m->notes,
 		                      json_sprintf("test-suite.json holds %zu duplicate id(s) (%s%s); a case given by such an "
 		                                   "id updates the first one. Run qa_suite_lint and renumber by hand",
-		                                   json_object_size(dups), shown ? shown : "", n > 10 ? ", ..." : ""));
+		                                   g->dups.n, shown ? shown : "", g->dups.n > 10 ? ", ..." : ""));
 		free(shown);
-		free(list);
 	}
 	char *now = sw__iso_now();
 	json_array_foreach(incoming, i, c)
 	{
 		const char *gid = json_string_value(json_array_get(given_ids, i));
-		json_t *at = gid ? json_object_get(by_id, gid) : NULL;
-		char *key = sw__suite_case_key(c);
-		if (!key) {
+		long at = -1;
+		bool found = gid && sw__sindex_get(&g->by_id, gid, &at);
+		sw__suite_case_key_into(&g->key, c);
+		if (g->key.failed) {
 			rc = sw__error_nomem(err);
 			break;
 		}
-		if (!at)
-			at = json_object_get(by_key, key);
-		if (!at) {
+		if (!found)
+			found = sw__sindex_get(&g->by_key, g->key.data, &at);
+		if (!found) {
 			char *tok = sw__suite_feature_token(json_string_value(json_object_get(c, "feature")));
 			long n = (long)json_integer_value(json_object_get(counters, tok));
-			long seen = (long)json_integer_value(json_object_get(maxes, tok));
+			long seen = 0;
+			sw__sindex_get(&g->maxes, tok, &seen);
 			if (seen > n)
 				n = seen;
 			n++;
 			char *id = sw__asprintf("TC-%s-%03ld", tok, n);
 			json_object_set_new(counters, tok, json_integer(n));
-			json_object_set_new(maxes, tok, json_integer(n));
+			long *mx = sw__sindex_put(&g->maxes, tok, n, NULL);
+			if (mx)
+				*mx = n;
 			json_t *nc = json_pack("{s:s}", "id", id);
 			json_object_update(nc, c);
 			json_object_set_new(nc, "createdAt", json_string(now ? now : ""));
@@ -304,23 +363,37 @@ static int merge_cases(sw__suite_doc *d, json_t *incoming, const json_t *given_i
 				json_object_set_new(nc, "status", json_string("active"));
 			if (!json_object_get(nc, "automation"))
 				json_object_set_new(nc, "automation", json_pack("{s:s}", "status", "manual"));
-			json_array_append_new(cases, nc);
-			size_t idx = json_array_size(cases) - 1;
-			json_object_set_new(by_id, id, json_integer((json_int_t)idx));
-			json_object_set_new(by_key, key, json_integer((json_int_t)idx));
-			json_object_set_new(touched, id, json_true());
-			json_array_append_new(r->created, json_string(id));
+			long idx = (long)f->n;
+			rc = sw__suite_file_put(f, f->n, nc, err);
+			json_decref(nc);
+			long *pi = rc == SW_OK ? sw__sindex_put(&g->by_id, id, idx, NULL) : NULL;
+			long *pk = pi ? sw__sindex_put(&g->by_key, g->key.data, idx, NULL) : NULL;
+			if (pi && pk && sw__sindex_put(&touched, id, 1, NULL)) {
+				*pi = *pk = idx;
+				json_array_append_new(r->created, json_string(id));
+			} else if (rc == SW_OK) {
+				rc = sw__error_nomem(err);
+			}
 			free(id);
 			free(tok);
-			free(key);
+			if (rc < 0)
+				break;
 			continue;
 		}
-		free(key);
-		json_t *cur = json_array_get(cases, (size_t)json_integer_value(at));
+		json_t *cur = sw__suite_file_case(f, (size_t)at);
+		if (!cur) {
+			rc = sw__error_nomem(err);
+			break;
+		}
 		const char *id = json_string_value(json_object_get(cur, "id"));
-		json_object_set_new(touched, id ? id : "", json_true());
+		if (!sw__sindex_put(&touched, id ? id : "", 1, NULL)) {
+			json_decref(cur);
+			rc = sw__error_nomem(err);
+			break;
+		}
 		if (!strcmp(mode, "append")) {
 			json_array_append_new(r->unchanged, json_string(id ? id : ""));
+			json_decref(cur);
 			continue;
 		}
 		const char *cur_src = json_string_value(json_object_get(cur, "source"));
@@ -347,36 +420,45 @@ static int merge_cases(sw__suite_doc *d, json_t *incoming, const json_t *given_i
 				                                "the case is curated (source manual); its field was kept"));
 				continue;
 			}
-			json_object_set(cur, k, v);
+			json_object_set(cur, k, v); /* never "id": a normalized case has none, so @id stays valid */
 			changed = true;
 		}
 		if (changed) {
 			json_object_set_new(cur, "updatedAt", json_string(now ? now : ""));
 			json_array_append_new(r->updated, json_string(id ? id : ""));
+			rc = sw__suite_file_put(f, (size_t)at, cur, err);
 		} else {
 			json_array_append_new(r->unchanged, json_string(id ? id : ""));
 		}
+		json_decref(cur);
+		if (rc < 0)
+			break;
 	}
 	if (rc == SW_OK && !strcmp(mode, "replace_generated")) {
-		json_array_foreach(cases, i, c)
-		{
-			const char *id = json_string_value(json_object_get(c, "id"));
-			const char *src = json_string_value(json_object_get(c, "source"));
-			const char *st = json_string_value(json_object_get(c, "status"));
-			if (!id || json_object_get(touched, id) || !src || strcmp(src, source) || !strcmp(src, "manual") ||
-			    (st && !strcmp(st, "deprecated")))
+		size_t n_old = f->n < g->cap ? f->n : g->cap;
+		for (i = 0; i < f->n && rc == SW_OK; i++) {
+			if (i >= n_old || !g->old[i]) /* new cases are touched; the rest could not be deprecated when read */
 				continue;
-			json_object_set_new(c, "status", json_string("deprecated"));
-			json_object_set_new(c, "updatedAt", json_string(now ? now : ""));
-			json_array_append_new(r->deprecated, json_string(id));
+			json_t *x = sw__suite_file_case(f, i);
+			if (!x) {
+				rc = sw__error_nomem(err);
+				break;
+			}
+			const char *id = json_string_value(json_object_get(x, "id"));
+			const char *src = json_string_value(json_object_get(x, "source"));
+			const char *st = json_string_value(json_object_get(x, "status"));
+			if (id && !sw__sindex_get(&touched, id, NULL) && src && !strcmp(src, source) && strcmp(src, "manual") &&
+			    !(st && !strcmp(st, "deprecated"))) {
+				json_array_append_new(r->deprecated, json_string(id));
+				json_object_set_new(x, "status", json_string("deprecated"));
+				json_object_set_new(x, "updatedAt", json_string(now ? now : ""));
+				rc = sw__suite_file_put(f, i, x, err);
+			}
+			json_decref(x);
 		}
 	}
 	free(now);
-	json_decref(by_id);
-	json_decref(by_key);
-	json_decref(touched);
-	json_decref(dups);
-	json_decref(maxes);
+	sw__sindex_free(&touched);
 	return rc;
 }
 
@@ -412,7 +494,9 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 	result r;
 	json_t *res = new_result(&r);
 	json_t *incoming = json_array(), *given = json_array();
-	sw__suite_doc d;
+	sw__suite_file d;
+	gather g;
+	gather_init(&g, source);
 	char *aside = NULL;
 	size_t i;
 	json_t *c;
@@ -432,19 +516,19 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 	}
 	if (skipped > 20)
 		json_array_append_new(m.notes, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
-	int rc = sw__suite_open(root, true, true, &d, &aside, err);
+	int rc = sw__suite_file_open(root, true, true, &d, &aside, gather_case, &g, err);
 	if (rc < 0)
 		goto out;
 	if (aside)
 		json_array_append_new(m.notes, json_string(aside));
-	rc = merge_cases(&d, incoming, given, mode, source, &m, &r, err);
+	rc = merge_cases(&d, &g, incoming, given, mode, source, &m, &r, err);
 	bool dirty = json_array_size(r.created) || json_array_size(r.updated) || json_array_size(r.deprecated) ||
 	             !d.existed;
 	if (rc == SW_OK && dirty)
-		rc = sw__suite_save(&d, err);
+		rc = sw__suite_file_save(&d, err);
 	if (rc == SW_OK) {
 		json_object_update(out, res);
-		json_object_set_new(out, "total", json_integer((json_int_t)json_array_size(sw__suite_cases(d.doc))));
+		json_object_set_new(out, "total", json_integer((json_int_t)d.n));
 		json_object_set_new(out, "path", json_string(SW_SUITE_FILE));
 		json_object_set_new(out, "mergeMode", json_string(mode));
 		json_object_set_new(out, "source", json_string(source));
@@ -456,8 +540,9 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 			                                            m.redacted));
 		json_object_set(out, "notes", m.notes);
 	}
-	sw__suite_close(&d);
+	sw__suite_file_close(&d);
 out:
+	gather_free(&g);
 	free(aside);
 	json_decref(res);
 	free_result(&r);
