@@ -100,6 +100,11 @@ bool sw__sindex_get(const sw__sindex *x, const char *key, long *value)
 
 long *sw__sindex_put(sw__sindex *x, const char *key, long value, bool *existed)
 {
+	return sw__sindex_put_key(x, key, value, existed, NULL);
+}
+
+long *sw__sindex_put_key(sw__sindex *x, const char *key, long value, bool *existed, const char **stored)
+{
 	size_t len = strlen(key);
 	uint64_t h = hash_of(key, len);
 	if ((x->n + 1) * 4 > x->cap * 3 && !grow(x)) /* at most 3/4 full */
@@ -117,5 +122,7 @@ long *sw__sindex_put(sw__sindex *x, const char *key, long value, bool *existed)
 		sl->value = value;
 		x->n++;
 	}
+	if (stored)
+		*stored = sl->key;
 	return &sl->value;
 }

@@ -123,6 +123,8 @@ void sw__sindex_free(sw__sindex *x);
 bool sw__sindex_get(const sw__sindex *x, const char *key, long *value);
 /* The value slot of @key, inserted with @value when missing (*@existed says which). NULL when out of memory. */
 long *sw__sindex_put(sw__sindex *x, const char *key, long value, bool *existed);
+/* sw__sindex_put, and the index's own copy of @key into *@stored (valid until sw__sindex_free). */
+long *sw__sindex_put_key(sw__sindex *x, const char *key, long value, bool *existed, const char **stored);
 
 /* ---- the suite a case at a time (reader.c) ---------------------------------------------------------- */
 
