@@ -242,6 +242,27 @@ void sw__suite_file_close(sw__suite_file *f)
 	f->text = f->root = f->path = NULL;
 }
 
+/* Whether @slice (a case at depth 2 of the file) is byte for byte what saving @c writes. */
+static bool canonical(const json_t *c, const char *slice, size_t len)
+{
+	char *d = sw__json_pretty(c);
+	if (!d)
+		return false;
+	size_t j = 0;
+	bool ok = true;
+	for (const char *p = d; *p && ok; p++) {
+		if (*p == '\n') {
+			ok = j + 5 <= len && !memcmp(slice + j, "\n    ", 5);
+			j += 5;
+		} else {
+			ok = j < len && slice[j] == *p;
+			j++;
+		}
+	}
+	free(d);
+	return ok && j == len;
+}
+
 /* A missing "cases" or "idCounters" is added, as sw__suite_open does (same order). */
 static int fill_head(sw__suite_file *f, sw_error **err)
 {
@@ -273,7 +294,7 @@ static int whole(sw__suite_file *f, sw__suite_visit visit, void *ud, char reason
 		return sw__error_nomem(err);
 	}
 	for (size_t i = 0; i < n; i++)
-		f->cases[i] = (struct sw__suite_entry){0, 0, NULL, json_incref(json_array_get(cases, i))};
+		f->cases[i] = (struct sw__suite_entry){0, 0, NULL, json_incref(json_array_get(cases, i)), false};
 	f->n = n;
 	if (cases)
 		json_object_set_new(doc, "cases", json_array()); /* the placeholder keeps the member's place */
@@ -337,7 +358,9 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 			json_t *c = sw__suite_scan_case(&s, f->text, i);
 			if (!c)
 				break;
-			f->cases[i] = (struct sw__suite_entry){s.span[2 * i], s.span[2 * i + 1], NULL, NULL};
+			f->cases[i] = (struct sw__suite_entry){s.span[2 * i], s.span[2 * i + 1], NULL, NULL, false};
+			if (for_write)
+				f->cases[i].verbatim = canonical(c, f->text + s.span[2 * i], s.span[2 * i + 1]);
 			f->n = i + 1;
 			if (visit)
 				rc = visit(ud, i, c, err);
@@ -404,6 +427,7 @@ int sw__suite_file_put(sw__suite_file *f, size_t i, const json_t *c, sw_error **
 	json_decref(e->tree);
 	e->tree = NULL;
 	e->own = text;
+	e->verbatim = false;
 	return SW_OK;
 }
 
@@ -453,6 +477,11 @@ int sw__suite_file_save(sw__suite_file *f, sw_error **err)
 		sw__buf_putc(&b, '[');
 		for (size_t i = 0; i < f->n && rc == SW_OK; i++) {
 			struct sw__suite_entry *e = &f->cases[i];
+			sw__buf_puts(&b, i ? ",\n    " : "\n    ");
+			if (e->verbatim && !e->own && !e->tree) { /* unchanged and already in the form written */
+				sw__buf_append(&b, f->text + e->off, e->len);
+				continue;
+			}
 			char *text = e->own;
 			if (!text) {
 				json_t *c = sw__suite_file_case(f, i);
@@ -463,7 +492,6 @@ int sw__suite_file_save(sw__suite_file *f, sw_error **err)
 					break;
 				}
 			}
-			sw__buf_puts(&b, i ? ",\n    " : "\n    ");
 			put_indented(&b, text);
 			if (text != e->own)
 				free(text);

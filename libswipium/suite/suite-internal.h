@@ -160,6 +160,7 @@ typedef struct sw__suite_file {
 		size_t off, len; /* the original bytes in text (len 0: none) */
 		char *own;       /* the case's text (pretty, at depth 0) once put, else NULL */
 		json_t *tree;    /* a case only a whole-file parse produced, else NULL */
+		bool verbatim;   /* opened for writing: the original bytes are what saving the case writes */
 	} *cases;
 } sw__suite_file;
 

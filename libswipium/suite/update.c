@@ -217,7 +217,9 @@ typedef struct gather {
 	sw__sindex dups;                 /* ids used by more than one case */
 	sw_buf dup_list;                 /* the first ten of them, in the order they were found */
 	unsigned char *old;              /* per case: may be deprecated by replace_generated */
+	json_t **kept;                   /* per case: its tree, when an incoming case may match it */
 	size_t cap;
+	sw__sindex want;                 /* the incoming cases' dedupe keys and given ids */
 	const char *source;
 	sw_buf key;
 } gather;
@@ -229,6 +231,7 @@ static void gather_init(gather *g, const char *source)
 	sw__sindex_init(&g->by_key);
 	sw__sindex_init(&g->maxes);
 	sw__sindex_init(&g->dups);
+	sw__sindex_init(&g->want);
 	g->source = source;
 }
 
@@ -238,10 +241,15 @@ static void gather_free(gather *g)
 	sw__sindex_free(&g->by_key);
 	sw__sindex_free(&g->maxes);
 	sw__sindex_free(&g->dups);
+	sw__sindex_free(&g->want);
 	sw__buf_free(&g->dup_list);
 	sw__buf_free(&g->key);
 	free(g->old);
 	g->old = NULL;
+	for (size_t i = 0; g->kept && i < g->cap; i++)
+		json_decref(g->kept[i]);
+	free(g->kept);
+	g->kept = NULL;
 	g->cap = 0;
 }
 
@@ -250,8 +258,11 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 	gather *g = ud;
 	if (!c) { /* start again: the suite was set aside, or is read again whole */
 		const char *source = g->source;
+		sw__sindex want = g->want; /* what the request holds stays */
+		sw__sindex_init(&g->want);
 		gather_free(g);
 		gather_init(g, source);
+		g->want = want;
 		return SW_OK;
 	}
 	if (i >= g->cap) {
@@ -259,9 +270,13 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 		while (cap <= i)
 			cap *= 2;
 		unsigned char *o = realloc(g->old, cap);
-		if (!o)
+		if (o)
+			g->old = o;
+		json_t **k = o ? realloc(g->kept, cap * sizeof(*k)) : NULL;
+		if (!k)
 			return sw__error_nomem(err);
-		g->old = o;
+		memset(k + g->cap, 0, (cap - g->cap) * sizeof(*k));
+		g->kept = k;
 		g->cap = cap;
 	}
 	const char *id = json_string_value(json_object_get(c, "id"));
@@ -298,6 +313,9 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 	sw__suite_case_key_into(&g->key, c);
 	if (g->key.failed || !sw__sindex_put(&g->by_key, g->key.data, (long)i, NULL))
 		return sw__error_nomem(err);
+	/* a case an incoming one may match is kept parsed for the merge */
+	if ((id && sw__sindex_get(&g->want, id, NULL)) || sw__sindex_get(&g->want, g->key.data, NULL))
+		g->kept[i] = json_incref((json_t *)c);
 	return SW_OK;
 }
 
@@ -380,7 +398,7 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const jso
 				break;
 			continue;
 		}
-		json_t *cur = sw__suite_file_case(f, (size_t)at);
+		json_t *cur = (size_t)at < g->cap && g->kept[at] ? json_incref(g->kept[at]) : sw__suite_file_case(f, (size_t)at);
 		if (!cur) {
 			rc = sw__error_nomem(err);
 			break;
@@ -516,7 +534,18 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 	}
 	if (skipped > 20)
 		json_array_append_new(m.notes, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
-	int rc = sw__suite_file_open(root, true, true, &d, &aside, gather_case, &g, err);
+	int rc = SW_OK;
+	json_array_foreach(incoming, i, c)
+	{
+		const char *gid = json_string_value(json_array_get(given, i));
+		sw__suite_case_key_into(&g.key, c);
+		if (g.key.failed || !sw__sindex_put(&g.want, g.key.data, 0, NULL) ||
+		    (gid && !sw__sindex_put(&g.want, gid, 0, NULL))) {
+			rc = sw__error_nomem(err);
+			goto out;
+		}
+	}
+	rc = sw__suite_file_open(root, true, true, &d, &aside, gather_case, &g, err);
 	if (rc < 0)
 		goto out;
 	if (aside)
