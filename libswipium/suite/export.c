@@ -310,78 +310,35 @@ static const char *outcome(const json_t *c)
 /* The JUnit pass over the cases while the file is read: each case's group (functionality, first-seen order)
  * and outcome, so the second pass parses one case at a time in group order. */
 typedef struct jgroup {
-	char *name;
-	size_t first, last, count, fail, errs, skipped;
+	char *name, *suite_name;
+	size_t count, fail, errs, skipped;
+	/* the group's <testcase> elements, written while the file is read, inside two stand-in elements so that
+	 * they are indented as in the document */
+	xmlBufferPtr buf;
+	xmlTextWriterPtr w;
 } jgroup;
 
 typedef struct jscan {
 	sw__sindex index; /* group name -> position in groups */
 	jgroup *groups;
 	size_t ngroups, cap;
-	size_t *next; /* per case: the next case of its group (SIZE_MAX: none) */
-	size_t ncap;
-	size_t fail, errs;
+	size_t n, fail, errs;
 } jscan;
 
 static void jscan_free(jscan *j)
 {
 	sw__sindex_free(&j->index);
-	for (size_t i = 0; i < j->ngroups; i++)
+	for (size_t i = 0; i < j->ngroups; i++) {
 		free(j->groups[i].name);
+		free(j->groups[i].suite_name);
+		if (j->groups[i].w)
+			xmlFreeTextWriter(j->groups[i].w);
+		if (j->groups[i].buf)
+			xmlBufferFree(j->groups[i].buf);
+	}
 	free(j->groups);
-	free(j->next);
 	memset(j, 0, sizeof(*j));
 	sw__sindex_init(&j->index);
-}
-
-static int jscan_case(void *ud, size_t i, const json_t *c, sw_error **err)
-{
-	jscan *j = ud;
-	if (!c) {
-		jscan_free(j);
-		return SW_OK;
-	}
-	if (i >= j->ncap) {
-		size_t cap = j->ncap ? j->ncap * 2 : 256;
-		size_t *n = realloc(j->next, cap * sizeof(*n));
-		if (!n)
-			return sw__error_nomem(err);
-		j->next = n;
-		j->ncap = cap;
-	}
-	j->next[i] = SIZE_MAX;
-	const char *f = str(c, "functionality", str(c, "feature", "General"));
-	bool existed = false;
-	long *at = sw__sindex_put(&j->index, f, (long)j->ngroups, &existed);
-	if (!at)
-		return sw__error_nomem(err);
-	if (!existed) {
-		if (j->ngroups == j->cap) {
-			size_t cap = j->cap ? j->cap * 2 : 16;
-			jgroup *g = realloc(j->groups, cap * sizeof(*g));
-			if (!g)
-				return sw__error_nomem(err);
-			j->groups = g;
-			j->cap = cap;
-		}
-		char *name = sw__strdup(f);
-		if (!name)
-			return sw__error_nomem(err);
-		j->groups[j->ngroups++] = (jgroup){name, i, i, 0, 0, 0, 0};
-	} else {
-		jgroup *g = &j->groups[*at];
-		j->next[g->last] = i;
-		g->last = i;
-	}
-	jgroup *g = &j->groups[*at];
-	g->count++;
-	const char *o = outcome(c);
-	g->fail += !strcmp(o, "failure");
-	g->errs += !strcmp(o, "error");
-	g->skipped += !strcmp(o, "skipped");
-	j->fail += !strcmp(o, "failure");
-	j->errs += !strcmp(o, "error");
-	return SW_OK;
 }
 
 static void junit_case(xmlTextWriterPtr w, const json_t *c, const char *suite_name)
@@ -416,14 +373,83 @@ static void junit_case(xmlTextWriterPtr w, const json_t *c, const char *suite_na
 	free(name);
 }
 
-/* The JUnit document: the groups of @j in first-seen order, each case of @f parsed again alone. NULL when out of
- * memory. */
-static char *junit(const sw__suite_file *f, const jscan *j)
+static int jscan_case(void *ud, size_t i, const json_t *c, sw_error **err)
+{
+	jscan *j = ud;
+	if (!c) {
+		jscan_free(j);
+		return SW_OK;
+	}
+	(void)i;
+	j->n++;
+	const char *f = str(c, "functionality", str(c, "feature", "General"));
+	bool existed = false;
+	long *at = sw__sindex_put(&j->index, f, (long)j->ngroups, &existed);
+	if (!at)
+		return sw__error_nomem(err);
+	if (!existed) {
+		if (j->ngroups == j->cap) {
+			size_t cap = j->cap ? j->cap * 2 : 16;
+			jgroup *g = realloc(j->groups, cap * sizeof(*g));
+			if (!g)
+				return sw__error_nomem(err);
+			j->groups = g;
+			j->cap = cap;
+		}
+		jgroup *g = &j->groups[j->ngroups++];
+		memset(g, 0, sizeof(*g));
+		g->name = sw__strdup(f);
+		char *slug = sw_suite_slug(f);
+		g->suite_name = sw__asprintf("swipium.suite.%s", slug ? slug : "");
+		free(slug);
+		g->buf = xmlBufferCreate();
+		g->w = g->buf ? xmlNewTextWriterMemory(g->buf, 0) : NULL;
+		if (!g->name || !g->w)
+			return sw__error_nomem(err);
+		xmlTextWriterSetIndent(g->w, 1);
+		xmlTextWriterSetIndentString(g->w, BAD_CAST "  ");
+		/* declared UTF-8 like the document, so that text is escaped the same way */
+		xmlTextWriterStartDocument(g->w, "1.0", "UTF-8", NULL);
+		xmlTextWriterStartElement(g->w, BAD_CAST "a");
+		xmlTextWriterStartElement(g->w, BAD_CAST "b");
+	}
+	jgroup *g = &j->groups[*at];
+	junit_case(g->w, c, g->suite_name);
+	g->count++;
+	const char *o = outcome(c);
+	g->fail += !strcmp(o, "failure");
+	g->errs += !strcmp(o, "error");
+	g->skipped += !strcmp(o, "skipped");
+	j->fail += !strcmp(o, "failure");
+	j->errs += !strcmp(o, "error");
+	return SW_OK;
+}
+
+/* The group's <testcase> elements as its stand-in wrapper holds them: "\n    <testcase ...>...</testcase>"... */
+static bool group_fragment(jgroup *g, const char **frag, size_t *len)
+{
+	xmlTextWriterEndDocument(g->w);
+	xmlFreeTextWriter(g->w);
+	g->w = NULL;
+	const char *t = (const char *)xmlBufferContent(g->buf);
+	const char *s = t ? strstr(t, "<b>") : NULL;
+	const char *e = NULL;
+	for (const char *p = s; p && (p = strstr(p, "\n  </b>")); p++)
+		e = p;
+	if (!s || !e || e < s + 3)
+		return false;
+	*frag = s + 3;
+	*len = (size_t)(e - (s + 3));
+	return true;
+}
+
+/* The JUnit document: each group's element with a stand-in child, replaced by the group's <testcase> elements
+ * written while the file was read. NULL when out of memory. */
+static char *junit(jscan *j)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
 	xmlTextWriterPtr w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
 	char *out = NULL;
-	bool ok = true;
 	if (!w)
 		goto out;
 	xmlTextWriterSetIndent(w, 1);
@@ -431,14 +457,12 @@ static char *junit(const sw__suite_file *f, const jscan *j)
 	xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
 	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
 	xattr(w, "name", "swipium.test-suite");
-	xattr_n(w, "tests", f->n);
+	xattr_n(w, "tests", j->n);
 	xattr_n(w, "failures", j->fail);
 	xattr_n(w, "errors", j->errs);
 	xattr(w, "time", "0");
-	for (size_t gi = 0; gi < j->ngroups && ok; gi++) {
+	for (size_t gi = 0; gi < j->ngroups; gi++) {
 		const jgroup *g = &j->groups[gi];
-		char *slug = sw_suite_slug(g->name);
-		char *suite_name = sw__asprintf("swipium.suite.%s", slug ? slug : "");
 		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
 		xattr(w, "name", g->name);
 		xattr_n(w, "tests", g->count);
@@ -446,24 +470,33 @@ static char *junit(const sw__suite_file *f, const jscan *j)
 		xattr_n(w, "errors", g->errs);
 		xattr_n(w, "skipped", g->skipped);
 		xattr(w, "time", "0");
-		for (size_t i = g->first; i != SIZE_MAX; i = j->next[i]) {
-			json_t *c = sw__suite_file_case(f, i);
-			if (!c) {
-				ok = false;
-				break;
-			}
-			junit_case(w, c, suite_name);
-			json_decref(c);
-		}
+		xmlTextWriterStartElement(w, BAD_CAST "x");
 		xmlTextWriterEndElement(w);
-		free(slug);
-		free(suite_name);
+		xmlTextWriterEndElement(w);
 	}
 	xmlTextWriterEndDocument(w);
 	xmlFreeTextWriter(w);
 	w = NULL;
-	if (ok)
-		out = sw__strndup((const char *)xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
+	/* every '<' of a name or message is escaped, so each "\n    <x/>" is a stand-in, in group order */
+	static const char mark[] = "\n    <x/>";
+	const char *t = (const char *)xmlBufferContent(buf);
+	sw_buf b = SW_BUF_INIT;
+	size_t gi = 0;
+	bool ok = t != NULL;
+	for (const char *p; ok && (p = strstr(t, mark)); t = p + sizeof(mark) - 1) {
+		const char *frag = NULL;
+		size_t flen = 0;
+		ok = gi < j->ngroups && group_fragment(&j->groups[gi++], &frag, &flen);
+		sw__buf_append(&b, t, (size_t)(p - t));
+		if (ok)
+			sw__buf_append(&b, frag, flen);
+	}
+	if (ok && gi == j->ngroups) {
+		sw__buf_puts(&b, t);
+		out = sw__buf_steal(&b, NULL);
+	} else {
+		sw__buf_free(&b);
+	}
 out:
 	if (w)
 		xmlFreeTextWriter(w);
@@ -650,7 +683,7 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 		if (!strcmp(format, "markdown"))
 			body = markdown(groups, shown);
 		else if (is_junit)
-			body = junit(&jf, &js);
+			body = junit(&js);
 		else
 			body = sw__json_pretty(d.doc);
 		if (!body) {
