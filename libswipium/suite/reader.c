@@ -359,11 +359,12 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 			if (!c)
 				break;
 			f->cases[i] = (struct sw__suite_entry){s.span[2 * i], s.span[2 * i + 1], NULL, NULL, false};
-			if (for_write)
-				f->cases[i].verbatim = canonical(c, f->text + s.span[2 * i], s.span[2 * i + 1]);
 			f->n = i + 1;
 			if (visit)
 				rc = visit(ud, i, c, err);
+			/* a case the caller did not keep is written back as its bytes when they are already in that form */
+			if (for_write && rc == SW_OK && !f->cases[i].tree)
+				f->cases[i].verbatim = canonical(c, f->text + s.span[2 * i], s.span[2 * i + 1]);
 			json_decref(c);
 		}
 		bool all = i == s.n && rc == SW_OK;
@@ -399,6 +400,12 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 fail:
 	sw__suite_file_close(f);
 	return rc;
+}
+
+void sw__suite_file_keep(sw__suite_file *f, size_t i, const json_t *c)
+{
+	if (i < f->n && !f->cases[i].tree && !f->cases[i].own)
+		f->cases[i].tree = json_incref((json_t *)c);
 }
 
 json_t *sw__suite_file_case(const sw__suite_file *f, size_t i)

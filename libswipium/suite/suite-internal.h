@@ -174,6 +174,8 @@ typedef int (*sw__suite_visit)(void *ud, size_t i, const json_t *c, sw_error **e
 /* sw__suite_open's rules (lock, corrupt file refused or set aside, same messages), a case at a time. */
 int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt, sw__suite_file *f,
                         char **aside_note, sw__suite_visit visit, void *ud, sw_error **err);
+/* From a visit: keep case @i's tree @c (borrowed) for sw__suite_file_case, instead of parsing it again. */
+void sw__suite_file_keep(sw__suite_file *f, size_t i, const json_t *c);
 /* Case @i parsed again (or its tree). NULL when out of memory. (transfer full) */
 json_t *sw__suite_file_case(const sw__suite_file *f, size_t i);
 /* Sets case @i (@i == f->n appends) to @c (borrowed): kept as its text. */

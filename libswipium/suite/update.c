@@ -36,15 +36,15 @@ typedef struct merge {
 /* A text field of @c: strings as they are, numbers as their digits; redacted. (transfer full, nullable) */
 static char *text_of(merge *m, const json_t *v)
 {
-	char *t = NULL;
-	if (json_is_string(v))
-		t = sw__strdup(json_string_value(v));
-	else if (json_is_integer(v))
-		t = sw__asprintf("%lld", (long long)json_integer_value(v));
-	if (!t)
-		return NULL;
-	char *clean = sw__utf8_sanitize(t, strlen(t));
-	free(t);
+	char *clean = NULL;
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		clean = sw__utf8_sanitize(s, strlen(s));
+	} else if (json_is_integer(v)) {
+		char digits[32];
+		snprintf(digits, sizeof(digits), "%lld", (long long)json_integer_value(v));
+		clean = sw__utf8_sanitize(digits, strlen(digits));
+	}
 	if (!clean || !m->redactor)
 		return clean;
 	char *out = NULL;
@@ -217,7 +217,7 @@ typedef struct gather {
 	sw__sindex dups;                 /* ids used by more than one case */
 	sw_buf dup_list;                 /* the first ten of them, in the order they were found */
 	unsigned char *old;              /* per case: may be deprecated by replace_generated */
-	json_t **kept;                   /* per case: its tree, when an incoming case may match it */
+	sw__suite_file *file;            /* where a case an incoming one may match is kept parsed */
 	size_t cap;
 	sw__sindex want;                 /* the incoming cases' dedupe keys and given ids */
 	const char *source;
@@ -246,10 +246,6 @@ static void gather_free(gather *g)
 	sw__buf_free(&g->key);
 	free(g->old);
 	g->old = NULL;
-	for (size_t i = 0; g->kept && i < g->cap; i++)
-		json_decref(g->kept[i]);
-	free(g->kept);
-	g->kept = NULL;
 	g->cap = 0;
 }
 
@@ -259,10 +255,12 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 	if (!c) { /* start again: the suite was set aside, or is read again whole */
 		const char *source = g->source;
 		sw__sindex want = g->want; /* what the request holds stays */
+		sw__suite_file *file = g->file;
 		sw__sindex_init(&g->want);
 		gather_free(g);
 		gather_init(g, source);
 		g->want = want;
+		g->file = file;
 		return SW_OK;
 	}
 	if (i >= g->cap) {
@@ -270,13 +268,9 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 		while (cap <= i)
 			cap *= 2;
 		unsigned char *o = realloc(g->old, cap);
-		if (o)
-			g->old = o;
-		json_t **k = o ? realloc(g->kept, cap * sizeof(*k)) : NULL;
-		if (!k)
+		if (!o)
 			return sw__error_nomem(err);
-		memset(k + g->cap, 0, (cap - g->cap) * sizeof(*k));
-		g->kept = k;
+		g->old = o;
 		g->cap = cap;
 	}
 	const char *id = json_string_value(json_object_get(c, "id"));
@@ -315,7 +309,7 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 		return sw__error_nomem(err);
 	/* a case an incoming one may match is kept parsed for the merge */
 	if ((id && sw__sindex_get(&g->want, id, NULL)) || sw__sindex_get(&g->want, g->key.data, NULL))
-		g->kept[i] = json_incref((json_t *)c);
+		sw__suite_file_keep(g->file, i, c);
 	return SW_OK;
 }
 
@@ -396,9 +390,10 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const jso
 			free(tok);
 			if (rc < 0)
 				break;
+			json_array_set_new(incoming, i, json_null());
 			continue;
 		}
-		json_t *cur = (size_t)at < g->cap && g->kept[at] ? json_incref(g->kept[at]) : sw__suite_file_case(f, (size_t)at);
+		json_t *cur = sw__suite_file_case(f, (size_t)at);
 		if (!cur) {
 			rc = sw__error_nomem(err);
 			break;
@@ -449,6 +444,7 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const jso
 			json_array_append_new(r->unchanged, json_string(id ? id : ""));
 		}
 		json_decref(cur);
+		json_array_set_new(incoming, i, json_null()); /* merged: freed now, not in one sweep at the end */
 		if (rc < 0)
 			break;
 	}
@@ -505,7 +501,8 @@ static void free_result(result *r)
 }
 
 /* The shared body of update and generate: open (setting a corrupt file aside), merge, save. */
-static int run_merge(const char *root, json_t *raw_cases, const char *source, const char *source_uri,
+/* With @consume, each raw case is freed once normalized (the caller does not read them again). */
+static int run_merge(const char *root, json_t *raw_cases, bool consume, const char *source, const char *source_uri,
                      const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
 {
 	merge m = {.redactor = redactor, .notes = json_array()};
@@ -515,6 +512,7 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 	sw__suite_file d;
 	gather g;
 	gather_init(&g, source);
+	g.file = &d;
 	char *aside = NULL;
 	size_t i;
 	json_t *c;
@@ -531,6 +529,8 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 		json_array_append_new(incoming, n);
 		const json_t *gid = json_object_get(c, "id");
 		json_array_append_new(given, json_is_string(gid) ? json_incref((json_t *)gid) : json_null());
+		if (consume)
+			json_array_set_new(raw_cases, i, json_null());
 	}
 	if (skipped > 20)
 		json_array_append_new(m.notes, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
@@ -606,7 +606,7 @@ SW_API int sw_suite_update(const char *project_root, const char *request_json, s
 	}
 	json_t *cases = json_object_get(req, "cases");
 	json_t *none = json_array();
-	rc = run_merge(project_root, cases ? cases : none, source, json_string_value(json_object_get(req, "sourceUri")),
+	rc = run_merge(project_root, cases ? cases : none, true, source, json_string_value(json_object_get(req, "sourceUri")),
 	               mode, redactor, out, err);
 	json_decref(none);
 	if (rc == SW_OK) {
@@ -890,7 +890,7 @@ SW_API int sw_suite_generate(sw_ctx *ctx, const char *project_root, sw_session *
 		json_array_append_new(notes, json_string("nothing to generate: no app-map feature and no recorded run; run "
 		                                         "qa_app_map_build or drive the app first"));
 	}
-	rc = run_merge(project_root, gen, "generate", NULL, "update",
+	rc = run_merge(project_root, gen, false, "generate", NULL, "update",
 	               session ? sw_session_redactor(session) : NULL, out, err);
 	if (rc < 0)
 		goto out;
