@@ -85,6 +85,14 @@ static bool grow(sw__sindex *x)
 	return true;
 }
 
+bool sw__sindex_reserve(sw__sindex *x, size_t n)
+{
+	while ((n + 1) * 4 > x->cap * 3)
+		if (!grow(x))
+			return false;
+	return true;
+}
+
 bool sw__sindex_get(const sw__sindex *x, const char *key, long *value)
 {
 	if (!x->cap || !key)

@@ -25,11 +25,16 @@ static size_t ws(const char *t, size_t len, size_t p)
 /* The end of the string opening at @p (one past its closing quote), or 0. */
 static size_t skip_string(const char *t, size_t len, size_t p)
 {
-	for (p++; p < len; p++) {
-		if (t[p] == '"')
-			return p + 1;
-		if (t[p] == '\\')
-			p++;
+	for (p++; p < len;) {
+		const char *q = memchr(t + p, '"', len - p);
+		if (!q)
+			return 0;
+		size_t at = (size_t)(q - t), back = 0;
+		while (at - back > p && t[at - back - 1] == '\\') /* an odd run of backslashes escapes it */
+			back++;
+		if (!(back & 1))
+			return at + 1;
+		p = at + 1;
 	}
 	return 0;
 }

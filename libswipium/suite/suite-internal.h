@@ -119,6 +119,8 @@ typedef struct sw__sindex {
 
 void sw__sindex_init(sw__sindex *x);
 void sw__sindex_free(sw__sindex *x);
+/* Room for @n keys without growing (false when out of memory). */
+bool sw__sindex_reserve(sw__sindex *x, size_t n);
 /* Whether @key is in the index; its value into *@value (nullable). */
 bool sw__sindex_get(const sw__sindex *x, const char *key, long *value);
 /* The value slot of @key, inserted with @value when missing (*@existed says which). NULL when out of memory. */

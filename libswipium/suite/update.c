@@ -218,6 +218,7 @@ typedef struct gather {
 	sw_buf dup_list;                 /* the first ten of them, in the order they were found */
 	unsigned char *old;              /* per case: may be deprecated by replace_generated */
 	sw__suite_file *file;            /* where a case an incoming one may match is kept parsed */
+	size_t n_incoming;
 	size_t cap;
 	sw__sindex want;                 /* the incoming cases' dedupe keys and given ids */
 	const char *source;
@@ -262,6 +263,11 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 		g->want = want;
 		g->file = file;
 		return SW_OK;
+	}
+	if (i == 0) { /* sized once for the file's cases and the incoming ones: no rehash of a large table */
+		size_t n = g->file->cap + g->n_incoming;
+		if (!sw__sindex_reserve(&g->by_id, n) || !sw__sindex_reserve(&g->by_key, n))
+			return sw__error_nomem(err);
 	}
 	if (i >= g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 256;
@@ -313,9 +319,119 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 	return SW_OK;
 }
 
-/* Merges @incoming (normalized cases) into @f, whose cases @g indexed while it was read. Linear: hash lookups. */
-static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const json_t *given_ids, const char *mode,
-                       const char *source, merge *m, result *r, sw_error **err)
+/* Merges one normalized case @c (given with the id @gid, nullable) into @f. */
+static int merge_one(sw__suite_file *f, gather *g, json_t *c, const char *gid, const char *mode, const char *source,
+                     json_t *counters, sw__sindex *touched, const char *now, result *r, sw_error **err)
+{
+	int rc = SW_OK;
+	long at = -1;
+	bool found = gid && sw__sindex_get(&g->by_id, gid, &at);
+	sw__suite_case_key_into(&g->key, c);
+	if (g->key.failed)
+		return sw__error_nomem(err);
+	if (!found)
+		found = sw__sindex_get(&g->by_key, g->key.data, &at);
+	if (!found) {
+		char *tok = sw__suite_feature_token(json_string_value(json_object_get(c, "feature")));
+		long n = (long)json_integer_value(json_object_get(counters, tok));
+		long seen = 0;
+		sw__sindex_get(&g->maxes, tok, &seen);
+		if (seen > n)
+			n = seen;
+		n++;
+		char *id = sw__asprintf("TC-%s-%03ld", tok, n);
+		json_object_set_new(counters, tok, json_integer(n));
+		long *mx = sw__sindex_put(&g->maxes, tok, n, NULL);
+		if (mx)
+			*mx = n;
+		json_t *nc = json_pack("{s:s}", "id", id);
+		json_object_update(nc, c);
+		json_object_set_new(nc, "createdAt", json_string(now ? now : ""));
+		json_object_set_new(nc, "updatedAt", json_string(now ? now : ""));
+		if (gid)
+			json_object_set_new(nc, "externalId", json_string(gid));
+		if (!json_object_get(nc, "lastResult"))
+			json_object_set_new(nc, "lastResult", json_string("not_run"));
+		if (!json_object_get(nc, "priority"))
+			json_object_set_new(nc, "priority", json_string("medium"));
+		if (!json_object_get(nc, "status"))
+			json_object_set_new(nc, "status", json_string("active"));
+		if (!json_object_get(nc, "automation"))
+			json_object_set_new(nc, "automation", json_pack("{s:s}", "status", "manual"));
+		long idx = (long)f->n;
+		rc = sw__suite_file_put(f, f->n, nc, err);
+		json_decref(nc);
+		long *pi = rc == SW_OK ? sw__sindex_put(&g->by_id, id, idx, NULL) : NULL;
+		long *pk = pi ? sw__sindex_put(&g->by_key, g->key.data, idx, NULL) : NULL;
+		if (pi && pk && sw__sindex_put(touched, id, 1, NULL)) {
+			*pi = *pk = idx;
+			json_array_append_new(r->created, json_string(id));
+		} else if (rc == SW_OK) {
+			rc = sw__error_nomem(err);
+		}
+		free(id);
+		free(tok);
+		return rc;
+	}
+	json_t *cur = sw__suite_file_case(f, (size_t)at);
+	if (!cur)
+		return sw__error_nomem(err);
+	const char *id = json_string_value(json_object_get(cur, "id"));
+	if (!sw__sindex_put(touched, id ? id : "", 1, NULL)) {
+		json_decref(cur);
+		return sw__error_nomem(err);
+	}
+	if (!strcmp(mode, "append")) {
+		json_array_append_new(r->unchanged, json_string(id ? id : ""));
+		json_decref(cur);
+		return SW_OK;
+	}
+	const char *cur_src = json_string_value(json_object_get(cur, "source"));
+	bool curated = cur_src && !strcmp(cur_src, "manual") && strcmp(source, "manual") != 0;
+	bool overwrite = !strcmp(mode, "replace_generated") && !curated;
+	bool changed = false;
+	const char *k;
+	json_t *v;
+	json_object_foreach(c, k, v)
+	{
+		if (!strcmp(k, "source") && curated)
+			continue;
+		bool is_curated = one_of(k, CURATED, SW_ARRAY_SIZE(CURATED));
+		json_t *old = json_object_get(cur, k);
+		if (same(old, v))
+			continue;
+		/* a partial update never clears: an empty list or a default only fills a gap */
+		if (!overwrite && old && json_is_array(v) && json_array_size(v) == 0)
+			continue;
+		if (curated && is_curated) {
+			json_array_append_new(r->conflicts,
+			                      json_pack("{s:s, s:s, s:O?, s:O, s:s}", "id", id ? id : "", "field", k,
+			                                "current", old, "proposed", v, "reason",
+			                                "the case is curated (source manual); its field was kept"));
+			continue;
+		}
+		json_object_set(cur, k, v); /* never "id": a normalized case has none, so @id stays valid */
+		changed = true;
+	}
+	if (changed) {
+		json_object_set_new(cur, "updatedAt", json_string(now ? now : ""));
+		json_array_append_new(r->updated, json_string(id ? id : ""));
+		rc = sw__suite_file_put(f, (size_t)at, cur, err);
+	} else {
+		json_array_append_new(r->unchanged, json_string(id ? id : ""));
+	}
+	json_decref(cur);
+	return rc;
+}
+
+/*
+ * Merges @raw_cases into @f, whose cases @g indexed while it was read: each case normalized, merged (hash lookups:
+ * linear) and freed in turn, while it is still in the cache. A case that is not one is counted in *@skipped and the
+ * first 20 are said in @skips.
+ */
+static int merge_cases(sw__suite_file *f, gather *g, json_t *raw_cases, bool consume, const char *source_uri,
+                       const char *mode, const char *source, merge *m, result *r, json_t *skips, size_t *skipped,
+                       sw_error **err)
 {
 	json_t *counters = json_object_get(f->head, "idCounters");
 	if (!json_is_object(counters)) {
@@ -324,8 +440,10 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const jso
 	}
 	sw__sindex touched;
 	sw__sindex_init(&touched);
+	if (!sw__sindex_reserve(&touched, json_array_size(raw_cases)))
+		return sw__error_nomem(err);
 	size_t i;
-	json_t *c;
+	json_t *raw;
 	int rc = SW_OK;
 	if (g->dups.n) {
 		char *shown = sw__cap(g->dup_list.data ? g->dup_list.data : "", 400);
@@ -336,115 +454,20 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *incoming, const jso
 		free(shown);
 	}
 	char *now = sw__iso_now();
-	json_array_foreach(incoming, i, c)
+	json_array_foreach(raw_cases, i, raw)
 	{
-		const char *gid = json_string_value(json_array_get(given_ids, i));
-		long at = -1;
-		bool found = gid && sw__sindex_get(&g->by_id, gid, &at);
-		sw__suite_case_key_into(&g->key, c);
-		if (g->key.failed) {
-			rc = sw__error_nomem(err);
-			break;
-		}
-		if (!found)
-			found = sw__sindex_get(&g->by_key, g->key.data, &at);
-		if (!found) {
-			char *tok = sw__suite_feature_token(json_string_value(json_object_get(c, "feature")));
-			long n = (long)json_integer_value(json_object_get(counters, tok));
-			long seen = 0;
-			sw__sindex_get(&g->maxes, tok, &seen);
-			if (seen > n)
-				n = seen;
-			n++;
-			char *id = sw__asprintf("TC-%s-%03ld", tok, n);
-			json_object_set_new(counters, tok, json_integer(n));
-			long *mx = sw__sindex_put(&g->maxes, tok, n, NULL);
-			if (mx)
-				*mx = n;
-			json_t *nc = json_pack("{s:s}", "id", id);
-			json_object_update(nc, c);
-			json_object_set_new(nc, "createdAt", json_string(now ? now : ""));
-			json_object_set_new(nc, "updatedAt", json_string(now ? now : ""));
-			if (gid)
-				json_object_set_new(nc, "externalId", json_string(gid));
-			if (!json_object_get(nc, "lastResult"))
-				json_object_set_new(nc, "lastResult", json_string("not_run"));
-			if (!json_object_get(nc, "priority"))
-				json_object_set_new(nc, "priority", json_string("medium"));
-			if (!json_object_get(nc, "status"))
-				json_object_set_new(nc, "status", json_string("active"));
-			if (!json_object_get(nc, "automation"))
-				json_object_set_new(nc, "automation", json_pack("{s:s}", "status", "manual"));
-			long idx = (long)f->n;
-			rc = sw__suite_file_put(f, f->n, nc, err);
-			json_decref(nc);
-			long *pi = rc == SW_OK ? sw__sindex_put(&g->by_id, id, idx, NULL) : NULL;
-			long *pk = pi ? sw__sindex_put(&g->by_key, g->key.data, idx, NULL) : NULL;
-			if (pi && pk && sw__sindex_put(&touched, id, 1, NULL)) {
-				*pi = *pk = idx;
-				json_array_append_new(r->created, json_string(id));
-			} else if (rc == SW_OK) {
-				rc = sw__error_nomem(err);
-			}
-			free(id);
-			free(tok);
-			if (rc < 0)
-				break;
-			json_array_set_new(incoming, i, json_null());
-			continue;
-		}
-		json_t *cur = sw__suite_file_case(f, (size_t)at);
-		if (!cur) {
-			rc = sw__error_nomem(err);
-			break;
-		}
-		const char *id = json_string_value(json_object_get(cur, "id"));
-		if (!sw__sindex_put(&touched, id ? id : "", 1, NULL)) {
-			json_decref(cur);
-			rc = sw__error_nomem(err);
-			break;
-		}
-		if (!strcmp(mode, "append")) {
-			json_array_append_new(r->unchanged, json_string(id ? id : ""));
-			json_decref(cur);
-			continue;
-		}
-		const char *cur_src = json_string_value(json_object_get(cur, "source"));
-		bool curated = cur_src && !strcmp(cur_src, "manual") && strcmp(source, "manual") != 0;
-		bool overwrite = !strcmp(mode, "replace_generated") && !curated;
-		bool changed = false;
-		const char *k;
-		json_t *v;
-		json_object_foreach(c, k, v)
-		{
-			if (!strcmp(k, "source") && curated)
-				continue;
-			bool is_curated = one_of(k, CURATED, SW_ARRAY_SIZE(CURATED));
-			json_t *old = json_object_get(cur, k);
-			if (same(old, v))
-				continue;
-			/* a partial update never clears: an empty list or a default only fills a gap */
-			if (!overwrite && old && json_is_array(v) && json_array_size(v) == 0)
-				continue;
-			if (curated && is_curated) {
-				json_array_append_new(r->conflicts,
-				                      json_pack("{s:s, s:s, s:O?, s:O, s:s}", "id", id ? id : "", "field", k,
-				                                "current", old, "proposed", v, "reason",
-				                                "the case is curated (source manual); its field was kept"));
-				continue;
-			}
-			json_object_set(cur, k, v); /* never "id": a normalized case has none, so @id stays valid */
-			changed = true;
-		}
-		if (changed) {
-			json_object_set_new(cur, "updatedAt", json_string(now ? now : ""));
-			json_array_append_new(r->updated, json_string(id ? id : ""));
-			rc = sw__suite_file_put(f, (size_t)at, cur, err);
+		const char *why = NULL;
+		json_t *c = normalize(m, raw, source, source_uri, &why);
+		if (!c) {
+			if ((*skipped)++ < 20)
+				json_array_append_new(skips, json_sprintf("cases[%zu] was left out: %s", i, why));
 		} else {
-			json_array_append_new(r->unchanged, json_string(id ? id : ""));
+			rc = merge_one(f, g, c, json_string_value(json_object_get(raw, "id")), mode, source, counters, &touched,
+			               now, r, err);
+			json_decref(c);
 		}
-		json_decref(cur);
-		json_array_set_new(incoming, i, json_null()); /* merged: freed now, not in one sweep at the end */
+		if (consume)
+			json_array_set_new(raw_cases, i, json_null()); /* used: freed now, not in one sweep at the end */
 		if (rc < 0)
 			break;
 	}
@@ -508,7 +531,7 @@ static int run_merge(const char *root, json_t *raw_cases, bool consume, const ch
 	merge m = {.redactor = redactor, .notes = json_array()};
 	result r;
 	json_t *res = new_result(&r);
-	json_t *incoming = json_array(), *given = json_array();
+	json_t *skips = json_array();
 	sw__suite_file d;
 	gather g;
 	gather_init(&g, source);
@@ -517,27 +540,17 @@ static int run_merge(const char *root, json_t *raw_cases, bool consume, const ch
 	size_t i;
 	json_t *c;
 	size_t skipped = 0;
+	int rc = SW_OK;
+	/* the cases an incoming one may match, told by their dedupe key and id as given: the read keeps those parsed
+	 * (a miss here only costs a second parse of the case) */
+	g.n_incoming = json_array_size(raw_cases);
+	if (!sw__sindex_reserve(&g.want, 2 * g.n_incoming)) {
+		rc = sw__error_nomem(err);
+		goto out;
+	}
 	json_array_foreach(raw_cases, i, c)
 	{
-		const char *why = NULL;
-		json_t *n = normalize(&m, c, source, source_uri, &why);
-		if (!n) {
-			if (skipped++ < 20)
-				json_array_append_new(m.notes, json_sprintf("cases[%zu] was left out: %s", i, why));
-			continue;
-		}
-		json_array_append_new(incoming, n);
-		const json_t *gid = json_object_get(c, "id");
-		json_array_append_new(given, json_is_string(gid) ? json_incref((json_t *)gid) : json_null());
-		if (consume)
-			json_array_set_new(raw_cases, i, json_null());
-	}
-	if (skipped > 20)
-		json_array_append_new(m.notes, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
-	int rc = SW_OK;
-	json_array_foreach(incoming, i, c)
-	{
-		const char *gid = json_string_value(json_array_get(given, i));
+		const char *gid = json_string_value(json_object_get(c, "id"));
 		sw__suite_case_key_into(&g.key, c);
 		if (g.key.failed || !sw__sindex_put(&g.want, g.key.data, 0, NULL) ||
 		    (gid && !sw__sindex_put(&g.want, gid, 0, NULL))) {
@@ -548,9 +561,16 @@ static int run_merge(const char *root, json_t *raw_cases, bool consume, const ch
 	rc = sw__suite_file_open(root, true, true, &d, &aside, gather_case, &g, err);
 	if (rc < 0)
 		goto out;
+	rc = merge_cases(&d, &g, raw_cases, consume, source_uri, mode, source, &m, &r, skips, &skipped, err);
+	/* the notes in their order: the cases left out, the suite set aside, then what the merge found */
+	if (skipped > 20)
+		json_array_append_new(skips, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
 	if (aside)
-		json_array_append_new(m.notes, json_string(aside));
-	rc = merge_cases(&d, &g, incoming, given, mode, source, &m, &r, err);
+		json_array_append_new(skips, json_string(aside));
+	json_array_extend(skips, m.notes);
+	json_decref(m.notes);
+	m.notes = skips;
+	skips = NULL;
 	bool dirty = json_array_size(r.created) || json_array_size(r.updated) || json_array_size(r.deprecated) ||
 	             !d.existed;
 	if (rc == SW_OK && dirty)
@@ -575,8 +595,7 @@ out:
 	free(aside);
 	json_decref(res);
 	free_result(&r);
-	json_decref(incoming);
-	json_decref(given);
+	json_decref(skips);
 	json_decref(m.notes);
 	return rc;
 }
