@@ -219,6 +219,7 @@ typedef struct gather {
 	unsigned char *old;              /* per case: may be deprecated by replace_generated */
 	sw__suite_file *file;            /* where a case an incoming one may match is kept parsed */
 	size_t n_incoming;
+	size_t n_read;                   /* cases read (g->old holds as many) */
 	size_t cap;
 	sw__sindex want;                 /* the incoming cases' dedupe keys and given ids */
 	const char *source;
@@ -282,6 +283,7 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 	const char *id = json_string_value(json_object_get(c, "id"));
 	const char *src = json_string_value(json_object_get(c, "source"));
 	const char *st = json_string_value(json_object_get(c, "status"));
+	g->n_read = i + 1;
 	g->old[i] = id && src && !strcmp(src, g->source) && strcmp(src, "manual") && !(st && !strcmp(st, "deprecated"));
 	if (id) {
 		bool seen = false;
@@ -472,7 +474,7 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *raw_cases, bool con
 			break;
 	}
 	if (rc == SW_OK && !strcmp(mode, "replace_generated")) {
-		size_t n_old = f->n < g->cap ? f->n : g->cap;
+		size_t n_old = g->n_read;
 		for (i = 0; i < f->n && rc == SW_OK; i++) {
 			if (i >= n_old || !g->old[i]) /* new cases are touched; the rest could not be deprecated when read */
 				continue;
