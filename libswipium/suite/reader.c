@@ -222,13 +222,16 @@ static bool grow_cases(sw__suite_file *f, size_t n)
 
 static void drop_cases(sw__suite_file *f)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		free(f->cases[i].own);
+	for (size_t i = 0; i < f->n; i++)
 		json_decref(f->cases[i].tree);
-	}
 	free(f->cases);
 	f->cases = NULL;
 	f->n = f->cap = 0;
+	for (struct sw__suite_text_block *b = f->texts, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	f->texts = NULL;
 }
 
 void sw__suite_file_close(sw__suite_file *f)
@@ -243,29 +246,109 @@ void sw__suite_file_close(sw__suite_file *f)
 	free(f->text);
 	free(f->root);
 	free(f->path);
+	sw__buf_free(&f->scratch);
 	f->head = NULL;
 	f->text = f->root = f->path = NULL;
 }
 
-/* Whether @slice (a case at depth 2 of the file) is byte for byte what saving @c writes. */
-static bool canonical(const json_t *c, const char *slice, size_t len)
+/* A line break and the indentation of @depth (two spaces a level), as sw__json_pretty writes them. */
+static void newline(sw_buf *b, int depth)
 {
-	char *d = sw__json_pretty(c);
-	if (!d)
-		return false;
-	size_t j = 0;
-	bool ok = true;
-	for (const char *p = d; *p && ok; p++) {
-		if (*p == '\n') {
-			ok = j + 5 <= len && !memcmp(slice + j, "\n    ", 5);
-			j += 5;
-		} else {
-			ok = j < len && slice[j] == *p;
-			j++;
+	if (!sw__buf_reserve(b, 1 + 2 * (size_t)depth))
+		return;
+	b->data[b->len++] = '\n';
+	memset(b->data + b->len, ' ', 2 * (size_t)depth);
+	b->len += 2 * (size_t)depth;
+	b->data[b->len] = '\0';
+}
+
+/* @v as sw__json_pretty writes it when it sits at @depth of a document: a case at depth 2 is written straight
+ * into the file's text (or compared with its bytes) with no copy of its own. */
+static void dump(sw_buf *b, const json_t *v, int depth)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		if (json_object_size(v) == 0) {
+			sw__buf_puts(b, "{}");
+			break;
 		}
+		sw__buf_putc(b, '{');
+		bool first = true;
+		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
+			if (!first)
+				sw__buf_putc(b, ',');
+			first = false;
+			newline(b, depth + 1);
+			sw__buf_json_string(b, json_object_iter_key(it), json_object_iter_key_len(it));
+			sw__buf_append(b, ": ", 2);
+			dump(b, json_object_iter_value(it), depth + 1);
+		}
+		newline(b, depth);
+		sw__buf_putc(b, '}');
+		break;
 	}
-	free(d);
-	return ok && j == len;
+	case JSON_ARRAY: {
+		size_t n = json_array_size(v);
+		if (n == 0) {
+			sw__buf_puts(b, "[]");
+			break;
+		}
+		sw__buf_putc(b, '[');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				sw__buf_putc(b, ',');
+			newline(b, depth + 1);
+			dump(b, json_array_get(v, i), depth + 1);
+		}
+		newline(b, depth);
+		sw__buf_putc(b, ']');
+		break;
+	}
+	case JSON_STRING:
+		sw__buf_json_string(b, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER: {
+		char digits[32];
+		int n = snprintf(digits, sizeof(digits), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		sw__buf_append(b, digits, (size_t)n);
+		break;
+	}
+	case JSON_REAL:
+		sw__buf_js_number(b, json_real_value(v));
+		break;
+	case JSON_TRUE: sw__buf_puts(b, "true"); break;
+	case JSON_FALSE: sw__buf_puts(b, "false"); break;
+	case JSON_NULL: sw__buf_puts(b, "null"); break;
+	}
+}
+
+/* Whether @slice (a case at depth 2 of the file) is byte for byte what saving @c writes. */
+static bool canonical(sw__suite_file *f, const json_t *c, const char *slice, size_t len)
+{
+	f->scratch.len = 0;
+	dump(&f->scratch, c, 2);
+	return !f->scratch.failed && f->scratch.len == len && !memcmp(f->scratch.data, slice, len);
+}
+
+/* A copy of @s in the file's text blocks (freed with the file). NULL when out of memory. */
+static char *keep_text(sw__suite_file *f, const char *s, size_t len)
+{
+	struct sw__suite_text_block *b = f->texts;
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > 256 * 1024 ? len + 1 : 256 * 1024;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = f->texts;
+		f->texts = b;
+	}
+	char *p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	b->used += len + 1;
+	return p;
 }
 
 /* A missing "cases" or "idCounters" is added, as sw__suite_open does (same order). */
@@ -299,7 +382,7 @@ static int whole(sw__suite_file *f, sw__suite_visit visit, void *ud, char reason
 		return sw__error_nomem(err);
 	}
 	for (size_t i = 0; i < n; i++)
-		f->cases[i] = (struct sw__suite_entry){0, 0, NULL, json_incref(json_array_get(cases, i)), false};
+		f->cases[i] = (struct sw__suite_entry){.tree = json_incref(json_array_get(cases, i))};
 	f->n = n;
 	if (cases)
 		json_object_set_new(doc, "cases", json_array()); /* the placeholder keeps the member's place */
@@ -363,13 +446,13 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 			json_t *c = sw__suite_scan_case(&s, f->text, i);
 			if (!c)
 				break;
-			f->cases[i] = (struct sw__suite_entry){s.span[2 * i], s.span[2 * i + 1], NULL, NULL, false};
+			f->cases[i] = (struct sw__suite_entry){.off = s.span[2 * i], .len = s.span[2 * i + 1]};
 			f->n = i + 1;
 			if (visit)
 				rc = visit(ud, i, c, err);
 			/* a case the caller did not keep is written back as its bytes when they are already in that form */
 			if (for_write && rc == SW_OK && !f->cases[i].tree)
-				f->cases[i].verbatim = canonical(c, f->text + s.span[2 * i], s.span[2 * i + 1]);
+				f->cases[i].verbatim = canonical(f, c, f->text + s.span[2 * i], s.span[2 * i + 1]);
 			json_decref(c);
 		}
 		bool all = i == s.n && rc == SW_OK;
@@ -419,7 +502,7 @@ json_t *sw__suite_file_case(const sw__suite_file *f, size_t i)
 	if (e->tree)
 		return json_incref(e->tree);
 	if (e->own)
-		return json_loads(e->own, JSON_REJECT_DUPLICATES, NULL);
+		return json_loadb(e->own, e->own_len, JSON_REJECT_DUPLICATES, NULL);
 	return json_loadb(f->text + e->off, e->len, JSON_REJECT_DUPLICATES, NULL);
 }
 
@@ -427,7 +510,9 @@ int sw__suite_file_put(sw__suite_file *f, size_t i, const json_t *c, sw_error **
 {
 	if (i > f->n || (i == f->n && !grow_cases(f, f->n + 1)))
 		return sw__error_nomem(err);
-	char *text = sw__json_pretty(c);
+	f->scratch.len = 0;
+	dump(&f->scratch, c, 2);
+	char *text = f->scratch.failed ? NULL : keep_text(f, f->scratch.data, f->scratch.len);
 	if (!text)
 		return sw__error_nomem(err);
 	if (i == f->n) {
@@ -435,22 +520,12 @@ int sw__suite_file_put(sw__suite_file *f, size_t i, const json_t *c, sw_error **
 		f->n++;
 	}
 	struct sw__suite_entry *e = &f->cases[i];
-	free(e->own);
 	json_decref(e->tree);
 	e->tree = NULL;
-	e->own = text;
+	e->own = text; /* a text put before stays in the blocks, unused */
+	e->own_len = f->scratch.len;
 	e->verbatim = false;
 	return SW_OK;
-}
-
-/* @s (pretty JSON at depth 0) as it reads at depth 2 of the document: each line break gains four spaces. */
-static void put_indented(sw_buf *b, const char *s)
-{
-	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1) {
-		sw__buf_append(b, s, (size_t)(nl - s));
-		sw__buf_puts(b, "\n    ");
-	}
-	sw__buf_puts(b, s);
 }
 
 int sw__suite_file_save(sw__suite_file *f, sw_error **err)
@@ -490,23 +565,19 @@ int sw__suite_file_save(sw__suite_file *f, sw_error **err)
 		for (size_t i = 0; i < f->n && rc == SW_OK; i++) {
 			struct sw__suite_entry *e = &f->cases[i];
 			sw__buf_puts(&b, i ? ",\n    " : "\n    ");
-			if (e->verbatim && !e->own && !e->tree) { /* unchanged and already in the form written */
+			if (e->own) { /* written when it was put */
+				sw__buf_append(&b, e->own, e->own_len);
+			} else if (e->verbatim && !e->tree) { /* unchanged and already in the form written */
 				sw__buf_append(&b, f->text + e->off, e->len);
-				continue;
-			}
-			char *text = e->own;
-			if (!text) {
+			} else {
 				json_t *c = sw__suite_file_case(f, i);
-				text = c ? sw__json_pretty(c) : NULL;
-				json_decref(c);
-				if (!text) {
+				if (!c) {
 					rc = sw__error_nomem(err);
 					break;
 				}
+				dump(&b, c, 2);
+				json_decref(c);
 			}
-			put_indented(&b, text);
-			if (text != e->own)
-				free(text);
 		}
 		sw__buf_puts(&b, "\n  ]");
 		sw__buf_puts(&b, at + sizeof(mark) - 1);

@@ -160,10 +160,17 @@ typedef struct sw__suite_file {
 	size_t n, cap;
 	struct sw__suite_entry {
 		size_t off, len; /* the original bytes in text (len 0: none) */
-		char *own;       /* the case's text (pretty, at depth 0) once put, else NULL */
+		char *own;       /* the case's text (as written at depth 2) once put, in @texts; else NULL */
+		size_t own_len;
 		json_t *tree;    /* a case only a whole-file parse produced, else NULL */
 		bool verbatim;   /* opened for writing: the original bytes are what saving the case writes */
 	} *cases;
+	struct sw__suite_text_block {
+		struct sw__suite_text_block *next;
+		size_t used, cap;
+		char data[];
+	} *texts;        /* where the texts put live */
+	sw_buf scratch;  /* reused while writing one case */
 } sw__suite_file;
 
 /*

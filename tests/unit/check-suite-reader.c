@@ -313,7 +313,7 @@ static void same_save(const char *text)
 START_TEST(saving_writes_what_the_whole_file_save_writes)
 {
 	same_save("{\"cases\":[{\"id\":\"TC-A-001\",\"steps\":[\"a\",\"b\"],\"links\":{},\"tags\":[]},"
-	          "{\"title\":\"\\u00fc \\ud83d\\ude42 \\\" \\\\ ] }\",\"n\":1,\"x\":[{\"y\":null}]}],"
+	          "{\"title\":\"\\u00fc \\ud83d\\ude42 \\\" \\\\ ] }\",\"n\":1,\"r\":[2.5,-3e2,1e21,0.000001,1.0,-0.0],\"b\":[true,false],\"x\":[{\"y\":null}]}],"
 	          "\"schemaVersion\":1,\"updatedAt\":\"then\"}");
 	same_save("{\n\t\"kind\" : \"swipium.test-suite\" ,\n\"cases\" : [ { \"id\" : \"TC-B-001\" } ] }");
 	same_save("{\"updatedAt\": \"then\", \"cases\": []}");
