@@ -101,7 +101,6 @@ bool sw__suite_scan_text(const char *t, size_t len, sw__suite_scan *s)
 	s->head = json_object();
 	if (!s->head)
 		return false;
-	bool cases_seen = false;
 	size_t p = ws(t, len, 0);
 	if (p >= len || t[p] != '{')
 		goto no;
@@ -129,7 +128,6 @@ bool sw__suite_scan_text(const char *t, size_t len, sw__suite_scan *s)
 		}
 		p = ws(t, len, p + 1);
 		if (!strcmp(key, "cases")) {
-			cases_seen = true;
 			if (p >= len || t[p] != '[' || json_object_set_new(s->head, key, json_array())) {
 				json_decref(k);
 				goto no;
@@ -185,7 +183,6 @@ bool sw__suite_scan_text(const char *t, size_t len, sw__suite_scan *s)
 end:
 	if (ws(t, len, p) != len)
 		goto no;
-	(void)cases_seen;
 	return true;
 no:
 	sw__suite_scan_free(s);
