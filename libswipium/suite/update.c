@@ -321,6 +321,46 @@ static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
 	return SW_OK;
 }
 
+/*
+ * The cases of a request: a parsed array (qa_suite_generate's, or a request read whole), or the request's text
+ * with the bytes of each case, parsed one at a time when it is merged (the request never becomes one tree).
+ */
+typedef struct raw_list {
+	json_t *array;     /* the parsed cases (borrowed), or NULL */
+	bool consume;      /* array: each case freed once used (the caller does not read them again) */
+	const char *text;  /* else: the request's text ... */
+	const size_t *span; /* ... and the offset and length of each case in it */
+	size_t n;
+} raw_list;
+
+static size_t raw_count(const raw_list *l)
+{
+	return l->array ? json_array_size(l->array) : l->n;
+}
+
+/* Case @i of the request. (transfer full; NULL when out of memory) */
+static json_t *raw_get(const raw_list *l, size_t i)
+{
+	if (l->array)
+		return json_incref(json_array_get(l->array, i));
+	/* the flags of sw__options_load's parse: a repeated key keeps its last value, as before */
+	return json_loadb(l->text + l->span[2 * i], l->span[2 * i + 1], 0, NULL);
+}
+
+static void raw_done(raw_list *l, size_t i)
+{
+	if (l->array && l->consume)
+		json_array_set_new(l->array, i, json_null()); /* used: freed now, not in one sweep at the end */
+}
+
+/* The dedupe key and given id of @c into @want (the cases the read keeps parsed). */
+static bool want_case(sw__sindex *want, sw_buf *key, const json_t *c)
+{
+	const char *gid = json_string_value(json_object_get(c, "id"));
+	sw__suite_case_key_into(key, c);
+	return !key->failed && sw__sindex_put(want, key->data, 0, NULL) && (!gid || sw__sindex_put(want, gid, 0, NULL));
+}
+
 /* Merges one normalized case @c (given with the id @gid, nullable) into @f. */
 static int merge_one(sw__suite_file *f, gather *g, json_t *c, const char *gid, const char *mode, const char *source,
                      json_t *counters, sw__sindex *touched, const char *now, result *r, sw_error **err)
@@ -431,7 +471,7 @@ static int merge_one(sw__suite_file *f, gather *g, json_t *c, const char *gid, c
  * linear) and freed in turn, while it is still in the cache. A case that is not one is counted in *@skipped and the
  * first 20 are said in @skips.
  */
-static int merge_cases(sw__suite_file *f, gather *g, json_t *raw_cases, bool consume, const char *source_uri,
+static int merge_cases(sw__suite_file *f, gather *g, raw_list *raw_cases, const char *source_uri,
                        const char *mode, const char *source, merge *m, result *r, json_t *skips, size_t *skipped,
                        sw_error **err)
 {
@@ -442,7 +482,7 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *raw_cases, bool con
 	}
 	sw__sindex touched;
 	sw__sindex_init(&touched);
-	if (!sw__sindex_reserve(&touched, json_array_size(raw_cases)))
+	if (!sw__sindex_reserve(&touched, raw_count(raw_cases)))
 		return sw__error_nomem(err);
 	size_t i;
 	json_t *raw;
@@ -456,8 +496,12 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *raw_cases, bool con
 		free(shown);
 	}
 	char *now = sw__iso_now();
-	json_array_foreach(raw_cases, i, raw)
-	{
+	size_t n_raw = raw_count(raw_cases);
+	for (i = 0; i < n_raw; i++) {
+		if (!(raw = raw_get(raw_cases, i))) {
+			rc = sw__error_nomem(err);
+			break;
+		}
 		const char *why = NULL;
 		json_t *c = normalize(m, raw, source, source_uri, &why);
 		if (!c) {
@@ -468,8 +512,8 @@ static int merge_cases(sw__suite_file *f, gather *g, json_t *raw_cases, bool con
 			               now, r, err);
 			json_decref(c);
 		}
-		if (consume)
-			json_array_set_new(raw_cases, i, json_null()); /* used: freed now, not in one sweep at the end */
+		json_decref(raw);
+		raw_done(raw_cases, i);
 		if (rc < 0)
 			break;
 	}
@@ -526,8 +570,8 @@ static void free_result(result *r)
 }
 
 /* The shared body of update and generate: open (setting a corrupt file aside), merge, save. */
-/* With @consume, each raw case is freed once normalized (the caller does not read them again). */
-static int run_merge(const char *root, json_t *raw_cases, bool consume, const char *source, const char *source_uri,
+/* @want (nullable; emptied): the keys and ids of @raw_cases, when the caller gathered them already. */
+static int run_merge(const char *root, raw_list *raw_cases, sw__sindex *want, const char *source, const char *source_uri,
                      const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
 {
 	merge m = {.redactor = redactor, .notes = json_array()};
@@ -540,30 +584,28 @@ static int run_merge(const char *root, json_t *raw_cases, bool consume, const ch
 	g.file = &d;
 	char *aside = NULL;
 	size_t i;
-	json_t *c;
 	size_t skipped = 0;
 	int rc = SW_OK;
 	/* the cases an incoming one may match, told by their dedupe key and id as given: the read keeps those parsed
 	 * (a miss here only costs a second parse of the case) */
-	g.n_incoming = json_array_size(raw_cases);
-	if (!sw__sindex_reserve(&g.want, 2 * g.n_incoming)) {
+	g.n_incoming = raw_count(raw_cases);
+	if (want) {
+		g.want = *want;
+		sw__sindex_init(want);
+	} else if (!sw__sindex_reserve(&g.want, 2 * g.n_incoming)) {
 		rc = sw__error_nomem(err);
 		goto out;
-	}
-	json_array_foreach(raw_cases, i, c)
-	{
-		const char *gid = json_string_value(json_object_get(c, "id"));
-		sw__suite_case_key_into(&g.key, c);
-		if (g.key.failed || !sw__sindex_put(&g.want, g.key.data, 0, NULL) ||
-		    (gid && !sw__sindex_put(&g.want, gid, 0, NULL))) {
-			rc = sw__error_nomem(err);
-			goto out;
-		}
+	} else {
+		for (i = 0; i < g.n_incoming; i++)
+			if (!want_case(&g.want, &g.key, json_array_get(raw_cases->array, i))) {
+				rc = sw__error_nomem(err);
+				goto out;
+			}
 	}
 	rc = sw__suite_file_open(root, true, true, &d, &aside, gather_case, &g, err);
 	if (rc < 0)
 		goto out;
-	rc = merge_cases(&d, &g, raw_cases, consume, source_uri, mode, source, &m, &r, skips, &skipped, err);
+	rc = merge_cases(&d, &g, raw_cases, source_uri, mode, source, &m, &r, skips, &skipped, err);
 	/* the notes in their order: the cases left out, the suite set aside, then what the merge found */
 	if (skipped > 20)
 		json_array_append_new(skips, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
@@ -602,13 +644,49 @@ out:
 	return rc;
 }
 
+/*
+ * Reads the request a case at a time: its options from the scanner, each case parsed alone (and freed) to check
+ * it and to note its key and id in @want. False when anything is unusual (the request is then parsed whole by
+ * sw__options_load, which gives every error as before); on true, @s holds the options and each case's bytes.
+ */
+static bool read_request(const char *text, sw__suite_scan *s, sw__sindex *want)
+{
+	if (!sw__suite_scan_text(text, strlen(text), s))
+		return false;
+	sw_buf key = SW_BUF_INIT;
+	bool ok = sw__sindex_reserve(want, 2 * s->n);
+	for (size_t i = 0; ok && i < s->n; i++) {
+		json_t *c = json_loadb(text + s->span[2 * i], s->span[2 * i + 1], 0, NULL);
+		ok = c && want_case(want, &key, c);
+		json_decref(c);
+	}
+	sw__buf_free(&key);
+	if (!ok) {
+		sw__suite_scan_free(s);
+		sw__sindex_free(want);
+		sw__sindex_init(want);
+	}
+	return ok;
+}
+
 SW_API int sw_suite_update(const char *project_root, const char *request_json, sw_redactor *redactor,
                            char **result_json, sw_error **err)
 {
 	if (!project_root || !result_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_update: root and result are required");
 	json_t *req = NULL, *out = json_object();
-	int rc = sw__options_load(request_json, UPDATE_OPTS, "qa_suite_update", &req, err);
+	sw__suite_scan scan = {0};
+	sw__sindex want;
+	sw__sindex_init(&want);
+	int rc;
+	bool streamed = request_json && request_json[0] && read_request(request_json, &scan, &want);
+	if (streamed) {
+		req = scan.head; /* the request's options; "cases" an empty array in its place */
+		scan.head = NULL;
+		rc = sw__options_check(req, UPDATE_OPTS, "qa_suite_update", err);
+	} else {
+		rc = sw__options_load(request_json, UPDATE_OPTS, "qa_suite_update", &req, err);
+	}
 	if (rc < 0)
 		goto out;
 	const char *source = json_string_value(json_object_get(req, "source"));
@@ -627,14 +705,19 @@ SW_API int sw_suite_update(const char *project_root, const char *request_json, s
 	}
 	json_t *cases = json_object_get(req, "cases");
 	json_t *none = json_array();
-	rc = run_merge(project_root, cases ? cases : none, true, source, json_string_value(json_object_get(req, "sourceUri")),
-	               mode, redactor, out, err);
+	raw_list list = {.array = cases ? cases : none, .consume = true};
+	if (streamed)
+		list = (raw_list){.text = request_json, .span = scan.span, .n = scan.n};
+	rc = run_merge(project_root, &list, streamed ? &want : NULL, source,
+	               json_string_value(json_object_get(req, "sourceUri")), mode, redactor, out, err);
 	json_decref(none);
 	if (rc == SW_OK) {
 		*result_json = sw__json_pretty(out);
 		rc = *result_json ? SW_OK : sw__error_nomem(err);
 	}
 out:
+	sw__suite_scan_free(&scan);
+	sw__sindex_free(&want);
 	json_decref(req);
 	json_decref(out);
 	return rc;
@@ -911,7 +994,8 @@ SW_API int sw_suite_generate(sw_ctx *ctx, const char *project_root, sw_session *
 		json_array_append_new(notes, json_string("nothing to generate: no app-map feature and no recorded run; run "
 		                                         "qa_app_map_build or drive the app first"));
 	}
-	rc = run_merge(project_root, gen, false, "generate", NULL, "update",
+	raw_list list = {.array = gen};
+	rc = run_merge(project_root, &list, NULL, "generate", NULL, "update",
 	               session ? sw_session_redactor(session) : NULL, out, err);
 	if (rc < 0)
 		goto out;
