@@ -12,7 +12,6 @@
 
 #include "suite-internal.h"
 
-#define LOCK_FILE ".swipium/test-suite.json.lock"
 #define SCAN_MAX_DEPTH 1000 /* deeper than this is left to the whole-file parse (jansson's own limit) */
 
 static size_t ws(const char *t, size_t len, size_t p)
@@ -205,7 +204,7 @@ static bool grow_cases(sw__suite_file *f, size_t n)
 {
 	if (n <= f->cap)
 		return true;
-	size_t cap = f->cap ? f->cap : 64;
+	size_t cap = f->cap ? f->cap : n > 64 ? n : 64; /* first: as many as the file holds */
 	while (cap < n)
 		cap *= 2;
 	struct sw__suite_entry *c = realloc(f->cases, cap * sizeof(*c));
@@ -301,18 +300,14 @@ static void dump(sw_buf *b, const json_t *v, int depth)
 		sw__buf_putc(b, ']');
 		break;
 	}
-	case JSON_STRING:
-		sw__buf_json_string(b, json_string_value(v), json_string_length(v));
-		break;
+	case JSON_STRING: sw__buf_json_string(b, json_string_value(v), json_string_length(v)); break;
 	case JSON_INTEGER: {
 		char digits[32];
 		int n = snprintf(digits, sizeof(digits), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		sw__buf_append(b, digits, (size_t)n);
 		break;
 	}
-	case JSON_REAL:
-		sw__buf_js_number(b, json_real_value(v));
-		break;
+	case JSON_REAL: sw__buf_js_number(b, json_real_value(v)); break;
 	case JSON_TRUE: sw__buf_puts(b, "true"); break;
 	case JSON_FALSE: sw__buf_puts(b, "false"); break;
 	case JSON_NULL: sw__buf_puts(b, "null"); break;
@@ -366,7 +361,8 @@ static int whole(sw__suite_file *f, sw__suite_visit visit, void *ud, char reason
 	const char *why = doc ? sw__suite_not_a_suite(doc) : NULL;
 	if (!doc || why) {
 		if (!doc)
-			snprintf(reason, 300, "it is not valid JSON (line %d, column %d: %s)", je.line, je.column, je.text);
+			snprintf(reason, 300, "it is not valid JSON (line %d, column %d: %s)", je.line, je.column,
+			         je.text);
 		else
 			snprintf(reason, 300, "it is not a test suite: %s", why);
 		json_decref(doc);
@@ -394,8 +390,8 @@ static int whole(sw__suite_file *f, sw__suite_visit visit, void *ud, char reason
 	return rc;
 }
 
-int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt, sw__suite_file *f,
-                        char **aside_note, sw__suite_visit visit, void *ud, sw_error **err)
+int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt, sw__suite_file *f, char **aside_note,
+                        sw__suite_visit visit, void *ud, sw_error **err)
 {
 	memset(f, 0, sizeof(*f));
 	f->lock_fd = -1;
@@ -404,8 +400,8 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 		return sw__error_nomem(err);
 	int rc;
 	if (for_write) {
-		f->lock_fd = sw__confine_open(root, LOCK_FILE, O_RDWR | O_CREAT, 0644, SW__CONFINE_MKDIRS | SW__CONFINE_SHARED,
-		                              NULL, err);
+		f->lock_fd = sw__confine_open(root, SW_SUITE_LOCK_FILE, O_RDWR | O_CREAT, 0644,
+		                              SW__CONFINE_MKDIRS | SW__CONFINE_SHARED, NULL, err);
 		if (f->lock_fd < 0) {
 			rc = f->lock_fd;
 			f->lock_fd = -1;
@@ -447,7 +443,8 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 			f->n = i + 1;
 			if (visit)
 				rc = visit(ud, i, c, err);
-			/* a case the caller did not keep is written back as its bytes when they are already in that form */
+			/* a case the caller did not keep is written back as its bytes when they are already in that
+			 * form */
 			if (for_write && rc == SW_OK && !f->cases[i].tree)
 				f->cases[i].verbatim = canonical(f, c, f->text + s.span[2 * i], s.span[2 * i + 1]);
 			json_decref(c);

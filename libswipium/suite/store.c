@@ -11,7 +11,6 @@
 
 #include "suite-internal.h"
 
-#define LOCK_FILE ".swipium/test-suite.json.lock"
 
 static json_t *empty_doc(void)
 {
@@ -122,8 +121,8 @@ int sw__suite_open(const char *root, bool for_write, bool set_aside_corrupt, sw_
 	int rc;
 	if (for_write) {
 		/* the lock lives beside the file; .swipium linked out of the project is refused here */
-		d->lock_fd = sw__confine_open(root, LOCK_FILE, O_RDWR | O_CREAT, 0644, SW__CONFINE_MKDIRS | SW__CONFINE_SHARED,
-		                              NULL, err);
+		d->lock_fd = sw__confine_open(root, SW_SUITE_LOCK_FILE, O_RDWR | O_CREAT, 0644,
+		                              SW__CONFINE_MKDIRS | SW__CONFINE_SHARED, NULL, err);
 		if (d->lock_fd < 0) {
 			rc = d->lock_fd;
 			d->lock_fd = -1;

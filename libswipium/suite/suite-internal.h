@@ -13,6 +13,8 @@
 #define SW_SUITE_JSON_MAX_BYTES (256u * 1024u * 1024u)
 
 #define SW_SUITE_FILE ".swipium/test-suite.json"
+/* the cross-process lock beside it, held while the suite is open for writing */
+#define SW_SUITE_LOCK_FILE ".swipium/test-suite.json.lock"
 
 /*
  * Parses one YAML document into JSON: maps become objects, sequences arrays; a quoted scalar is a

@@ -569,10 +569,12 @@ static void free_result(result *r)
 	json_decref(r->conflicts);
 }
 
-/* The shared body of update and generate: open (setting a corrupt file aside), merge, save. */
-/* @want (nullable; emptied): the keys and ids of @raw_cases, when the caller gathered them already. */
-static int run_merge(const char *root, raw_list *raw_cases, sw__sindex *want, const char *source, const char *source_uri,
-                     const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
+/*
+ * The shared body of update and generate: open (setting a corrupt file aside), merge, save. @want (nullable;
+ * emptied): the keys and ids of @raw_cases, when the caller gathered them already.
+ */
+static int run_merge(const char *root, raw_list *raw_cases, sw__sindex *want, const char *source,
+                     const char *source_uri, const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
 {
 	merge m = {.redactor = redactor, .notes = json_array()};
 	result r;

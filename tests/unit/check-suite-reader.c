@@ -145,7 +145,8 @@ START_TEST(cases_whose_strings_hold_structure)
 	    "{\"schemaVersion\": 1, \"note\": \"a ] and a } and a \\\" here\", \"cases\": [\n"
 	    "  {\"id\": \"TC-A-001\", \"title\": \"ends with ]\", \"steps\": [\"}\", \"]\", \"{[\", \"\\\\\"]},\n"
 	    "  {\"id\": \"TC-A-002\", \"title\": \"quote \\\" then ] then \\\\\\\" then }\", \"n\": [1, 2.5, -3e2]},\n"
-	    "  {\"id\": \"TC-A-003\", \"title\": \"ü ✓ 日本語 🙂 \\u00fc \\ud83d\\ude42\", \"x\": {\"y\": {\"z\": [[], {}]}}},\n"
+	    "  {\"id\": \"TC-A-003\", \"title\": \"ü ✓ 日本語 🙂 \\u00fc \\ud83d\\ude42\", \"x\": {\"y\": {\"z\": "
+	    "[[], {}]}}},\n"
 	    "  {\"title\": \"backslash at the end \\\\\"}\n"
 	    "], \"idCounters\": {\"A\": 3}, \"tail\": [true, false, null]}\n";
 	ck_assert_int_eq(same_read(text, sizeof(text) - 1), 4);
@@ -171,22 +172,22 @@ END_TEST
 START_TEST(hostile_files_are_refused_with_the_same_message)
 {
 	static const char *const bad[] = {
-	    "{\"cases\": [{\"id\": \"x\", \"title\": \"cut off",                 /* truncated inside a string */
-	    "{\"cases\": [{\"id\": \"x\"}, {\"id\": \"y\"",                        /* truncated inside a case */
-	    "{\"cases\": [{\"id\": \"x\"}]",                                     /* truncated at the top */
-	    "{\"cases\": [{\"id\": \"x\", \"title\": \"a\", \"id\": \"y\"}]}",     /* a duplicate key inside a case */
-	    "{\"cases\": [{\"a\": {\"b\": 1, \"b\": 2}}]}",                      /* ... deeper in a case */
+	    "{\"cases\": [{\"id\": \"x\", \"title\": \"cut off",               /* truncated inside a string */
+	    "{\"cases\": [{\"id\": \"x\"}, {\"id\": \"y\"",                    /* truncated inside a case */
+	    "{\"cases\": [{\"id\": \"x\"}]",                                   /* truncated at the top */
+	    "{\"cases\": [{\"id\": \"x\", \"title\": \"a\", \"id\": \"y\"}]}", /* a duplicate key inside a case */
+	    "{\"cases\": [{\"a\": {\"b\": 1, \"b\": 2}}]}",                    /* ... deeper in a case */
 	    "{\"cases\": [], \"cases\": []}",                                  /* a duplicate member */
-	    "{\"cases\": {\"id\": \"x\"}}",                                      /* cases is not an array */
-	    "{\"cases\": \"[]\"}",                                               /* ... a string holding one */
-	    "{\"cases\": [{\"id\": \"x\"}, 7]}",                                 /* an entry is not an object */
-	    "{\"cases\": [{\"id\": \"x\"},]}",                                   /* a trailing comma */
-	    "{\"cases\": [{\"id\": \"x\"}]} {}",                                 /* something after the object */
-	    "[{\"id\": \"x\"}]",                                                 /* not an object */
-	    "{\"idCounters\": [1], \"cases\": []}",                              /* idCounters not an object */
-	    "{\"cases\": [{\"title\": \"\x01 control\"}]}",                      /* a raw control character */
-	    "{\"cases\": [{\"title\": \"\xff not UTF-8\"}]}",                    /* invalid UTF-8 */
-	    "\xef\xbb\xbf{\"cases\": []}",                                       /* a byte order mark */
+	    "{\"cases\": {\"id\": \"x\"}}",                                    /* cases is not an array */
+	    "{\"cases\": \"[]\"}",                                             /* ... a string holding one */
+	    "{\"cases\": [{\"id\": \"x\"}, 7]}",                               /* an entry is not an object */
+	    "{\"cases\": [{\"id\": \"x\"},]}",                                 /* a trailing comma */
+	    "{\"cases\": [{\"id\": \"x\"}]} {}",                               /* something after the object */
+	    "[{\"id\": \"x\"}]",                                               /* not an object */
+	    "{\"idCounters\": [1], \"cases\": []}",                            /* idCounters not an object */
+	    "{\"cases\": [{\"title\": \"\x01 control\"}]}",                    /* a raw control character */
+	    "{\"cases\": [{\"title\": \"\xff not UTF-8\"}]}",                  /* invalid UTF-8 */
+	    "\xef\xbb\xbf{\"cases\": []}",                                     /* a byte order mark */
 	    "",                                                                /* empty */
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -313,7 +314,8 @@ static void same_save(const char *text)
 START_TEST(saving_writes_what_the_whole_file_save_writes)
 {
 	same_save("{\"cases\":[{\"id\":\"TC-A-001\",\"steps\":[\"a\",\"b\"],\"links\":{},\"tags\":[]},"
-	          "{\"title\":\"\\u00fc \\ud83d\\ude42 \\\" \\\\ ] }\",\"n\":1,\"r\":[2.5,-3e2,1e21,0.000001,1.0,-0.0],\"b\":[true,false],\"x\":[{\"y\":null}]}],"
+	          "{\"title\":\"\\u00fc \\ud83d\\ude42 \\\" \\\\ ] "
+	          "}\",\"n\":1,\"r\":[2.5,-3e2,1e21,0.000001,1.0,-0.0],\"b\":[true,false],\"x\":[{\"y\":null}]}],"
 	          "\"schemaVersion\":1,\"updatedAt\":\"then\"}");
 	same_save("{\n\t\"kind\" : \"swipium.test-suite\" ,\n\"cases\" : [ { \"id\" : \"TC-B-001\" } ] }");
 	same_save("{\"updatedAt\": \"then\", \"cases\": []}");
