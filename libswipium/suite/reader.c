@@ -490,6 +490,24 @@ void sw__suite_file_keep(sw__suite_file *f, size_t i, const json_t *c)
 		f->cases[i].tree = json_incref((json_t *)c);
 }
 
+int sw__suite_file_release(sw__suite_file *f, size_t i, sw_error **err)
+{
+	struct sw__suite_entry *e = i < f->n ? &f->cases[i] : NULL;
+	if (!e || !e->tree)
+		return SW_OK;
+	if (e->len && canonical(f, e->tree, f->text + e->off, e->len)) {
+		e->verbatim = true; /* its bytes are what saving writes */
+		json_decref(e->tree);
+		e->tree = NULL;
+		return SW_OK;
+	}
+	json_t *c = e->tree; /* written now, as text (put drops the tree) */
+	json_incref(c);
+	int rc = sw__suite_file_put(f, i, c, err);
+	json_decref(c);
+	return rc;
+}
+
 json_t *sw__suite_file_case(const sw__suite_file *f, size_t i)
 {
 	const struct sw__suite_entry *e = &f->cases[i];

@@ -187,6 +187,9 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
                         char **aside_note, sw__suite_visit visit, void *ud, sw_error **err);
 /* From a visit: keep case @i's tree @c (borrowed) for sw__suite_file_case, instead of parsing it again. */
 void sw__suite_file_keep(sw__suite_file *f, size_t i, const json_t *c);
+/* Drops case @i's kept tree once the caller is done with it (the case is kept as its bytes or its text):
+ * freed while it is still in the cache, not in one sweep at the close. */
+int sw__suite_file_release(sw__suite_file *f, size_t i, sw_error **err);
 /* Case @i parsed again (or its tree). NULL when out of memory. (transfer full) */
 json_t *sw__suite_file_case(const sw__suite_file *f, size_t i);
 /* Sets case @i (@i == f->n appends) to @c (borrowed): kept as its text. */

@@ -426,7 +426,7 @@ static int merge_one(sw__suite_file *f, gather *g, json_t *c, const char *gid, c
 	if (!strcmp(mode, "append")) {
 		json_array_append_new(r->unchanged, json_string(id ? id : ""));
 		json_decref(cur);
-		return SW_OK;
+		return sw__suite_file_release(f, (size_t)at, err);
 	}
 	const char *cur_src = json_string_value(json_object_get(cur, "source"));
 	bool curated = cur_src && !strcmp(cur_src, "manual") && strcmp(source, "manual") != 0;
@@ -463,7 +463,7 @@ static int merge_one(sw__suite_file *f, gather *g, json_t *c, const char *gid, c
 		json_array_append_new(r->unchanged, json_string(id ? id : ""));
 	}
 	json_decref(cur);
-	return rc;
+	return rc == SW_OK ? sw__suite_file_release(f, (size_t)at, err) : rc;
 }
 
 /*
