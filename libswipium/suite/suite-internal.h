@@ -136,7 +136,8 @@ long *sw__sindex_put_key(sw__sindex *x, const char *key, long value, bool *exist
  * Cuts test-suite.json text into its top-level members and the bytes of each element of "cases", without
  * building one tree of the whole file. Returns false (nothing kept) when the text is anything but a plain
  * object of members whose "cases" is an array of objects: the caller then parses the text whole, so every
- * error keeps jansson's own line and column. Each case's bytes are checked by sw__suite_scan_case.
+ * error keeps jansson's own line and column. Each case's bytes are checked by sw__suite_scan_case. An
+ * update request is cut the same way (its "cases" member).
  */
 typedef struct sw__suite_scan {
 	json_t *head;  /* the top-level members in file order; "cases" is an empty array in its place */
@@ -164,7 +165,7 @@ typedef struct sw__suite_file {
 		size_t off, len; /* the original bytes in text (len 0: none) */
 		char *own;       /* the case's text (as written at depth 2) once put, in @texts; else NULL */
 		size_t own_len;
-		json_t *tree;    /* a case only a whole-file parse produced, else NULL */
+		json_t *tree;    /* its tree: from a whole-file parse or kept by sw__suite_file_keep; else NULL */
 		bool verbatim;   /* opened for writing: the original bytes are what saving the case writes */
 	} *cases;
 	struct sw__suite_text_block {
