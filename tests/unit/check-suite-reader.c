@@ -210,6 +210,31 @@ START_TEST(hostile_files_are_refused_with_the_same_message)
 }
 END_TEST
 
+/* Every cut and many one-byte changes of a valid suite read the same both ways (accepted alike with the same
+ * cases, or refused alike with the same message): the scanner never accepts what the whole-file parse refuses. */
+START_TEST(mutated_files_read_the_same_both_ways)
+{
+	static const char base[] = "{\"schemaVersion\": 1, \"cases\": [\n"
+	                           "  {\"id\": \"TC-A-001\", \"title\": \"a ] b\", \"steps\": [\"} x\", \"q \\\" \\\\\"]},\n"
+	                           "  {\"id\": \"TC-A-002\", \"n\": [1, -2.5e3, true, null], \"o\": {\"k\": {}}}\n"
+	                           "], \"idCounters\": {\"A\": 2}}\n";
+	size_t len = sizeof(base) - 1;
+	ck_assert_int_eq(same_read(base, len), 2);
+	char buf[sizeof(base)];
+	for (size_t cut = 0; cut < len; cut++) /* every truncation */
+		same_read(base, cut);
+	static const char swaps[] = "\"\\{}[],: x0\n";
+	unsigned seed = 16;
+	for (int k = 0; k < 400; k++) { /* one byte changed at a pseudo-random place */
+		seed = seed * 1103515245u + 12345u;
+		size_t at = (seed >> 8) % len;
+		memcpy(buf, base, len);
+		buf[at] = swaps[(seed >> 20) % (sizeof(swaps) - 1)];
+		same_read(buf, len);
+	}
+}
+END_TEST
+
 START_TEST(a_corrupt_file_is_set_aside_never_emptied)
 {
 	static const char text[] = "{\"cases\": [{\"id\": \"TC-A-001\", \"id\": \"again\"}]}";
@@ -357,6 +382,7 @@ static Suite *reader_suite(void)
 	TCase *tc = tcase_create("reader");
 	tcase_add_test(tc, cases_whose_strings_hold_structure);
 	tcase_add_test(tc, hostile_files_are_refused_with_the_same_message);
+	tcase_add_test(tc, mutated_files_read_the_same_both_ways);
 	tcase_add_test(tc, a_corrupt_file_is_set_aside_never_emptied);
 	tcase_add_test(tc, saving_writes_what_the_whole_file_save_writes);
 	tcase_add_test(tc, index_keeps_every_key);
