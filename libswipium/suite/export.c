@@ -307,7 +307,145 @@ static const char *outcome(const json_t *c)
 	return "skipped";
 }
 
-static char *junit(const json_t *groups, size_t total)
+/* The JUnit pass over the cases while the file is read: each case's group (functionality, first-seen order)
+ * and outcome, so the second pass parses one case at a time in group order. */
+typedef struct jgroup {
+	char *name, *suite_name;
+	size_t count, fail, errs, skipped;
+	/* the group's <testcase> elements, written while the file is read, inside two stand-in elements so that
+	 * they are indented as in the document */
+	xmlBufferPtr buf;
+	xmlTextWriterPtr w;
+} jgroup;
+
+typedef struct jscan {
+	sw__sindex index; /* group name -> position in groups */
+	jgroup *groups;
+	size_t ngroups, cap;
+	size_t n, fail, errs;
+} jscan;
+
+static void jscan_free(jscan *j)
+{
+	sw__sindex_free(&j->index);
+	for (size_t i = 0; i < j->ngroups; i++) {
+		free(j->groups[i].name);
+		free(j->groups[i].suite_name);
+		if (j->groups[i].w)
+			xmlFreeTextWriter(j->groups[i].w);
+		if (j->groups[i].buf)
+			xmlBufferFree(j->groups[i].buf);
+	}
+	free(j->groups);
+	memset(j, 0, sizeof(*j));
+	sw__sindex_init(&j->index);
+}
+
+static void junit_case(xmlTextWriterPtr w, const json_t *c, const char *suite_name)
+{
+	char *name = sw__asprintf("%s: %s", str(c, "id", "(no id)"), str(c, "title", ""));
+	xmlTextWriterStartElement(w, BAD_CAST "testcase");
+	xattr(w, "name", name ? name : "");
+	xattr(w, "classname", suite_name ? suite_name : "swipium.suite");
+	xattr(w, "time", "0");
+	const char *o = outcome(c);
+	if (strcmp(o, "passed")) {
+		xmlTextWriterStartElement(w, BAD_CAST o);
+		const char *msg = !strcmp(o, "skipped") ? str(c, "status", "active") : str(c, "actual", o);
+		if (!strcmp(o, "skipped") && !strcmp(msg, "active"))
+			msg = "not run yet";
+		xattr(w, "message", msg);
+		xmlTextWriterEndElement(w);
+	}
+	sw_buf b = SW_BUF_INIT;
+	sw__buf_printf(&b, "Objective: %s\n", str(c, "objective", ""));
+	size_t j;
+	json_t *st;
+	json_array_foreach(json_object_get(c, "steps"), j, st)
+		sw__buf_printf(&b, "%zu. %s\n", j + 1, json_string_value(st) ? json_string_value(st) : "");
+	sw__buf_printf(&b, "Expected: %s\nActual: %s", str(c, "expected", "(missing)"), str(c, "actual", "(not recorded)"));
+	char *body = sw__buf_steal(&b, NULL);
+	xmlTextWriterStartElement(w, BAD_CAST "system-out");
+	xtext(w, body);
+	xmlTextWriterEndElement(w);
+	free(body);
+	xmlTextWriterEndElement(w);
+	free(name);
+}
+
+static int jscan_case(void *ud, size_t i, const json_t *c, sw_error **err)
+{
+	jscan *j = ud;
+	if (!c) {
+		jscan_free(j);
+		return SW_OK;
+	}
+	(void)i;
+	j->n++;
+	const char *f = str(c, "functionality", str(c, "feature", "General"));
+	bool existed = false;
+	long *at = sw__sindex_put(&j->index, f, (long)j->ngroups, &existed);
+	if (!at)
+		return sw__error_nomem(err);
+	if (!existed) {
+		if (j->ngroups == j->cap) {
+			size_t cap = j->cap ? j->cap * 2 : 16;
+			jgroup *g = realloc(j->groups, cap * sizeof(*g));
+			if (!g)
+				return sw__error_nomem(err);
+			j->groups = g;
+			j->cap = cap;
+		}
+		jgroup *g = &j->groups[j->ngroups++];
+		memset(g, 0, sizeof(*g));
+		g->name = sw__strdup(f);
+		char *slug = sw_suite_slug(f);
+		g->suite_name = sw__asprintf("swipium.suite.%s", slug ? slug : "");
+		free(slug);
+		g->buf = xmlBufferCreate();
+		g->w = g->buf ? xmlNewTextWriterMemory(g->buf, 0) : NULL;
+		if (!g->name || !g->w)
+			return sw__error_nomem(err);
+		xmlTextWriterSetIndent(g->w, 1);
+		xmlTextWriterSetIndentString(g->w, BAD_CAST "  ");
+		/* declared UTF-8 like the document, so that text is escaped the same way */
+		xmlTextWriterStartDocument(g->w, "1.0", "UTF-8", NULL);
+		xmlTextWriterStartElement(g->w, BAD_CAST "a");
+		xmlTextWriterStartElement(g->w, BAD_CAST "b");
+	}
+	jgroup *g = &j->groups[*at];
+	junit_case(g->w, c, g->suite_name);
+	g->count++;
+	const char *o = outcome(c);
+	g->fail += !strcmp(o, "failure");
+	g->errs += !strcmp(o, "error");
+	g->skipped += !strcmp(o, "skipped");
+	j->fail += !strcmp(o, "failure");
+	j->errs += !strcmp(o, "error");
+	return SW_OK;
+}
+
+/* The group's <testcase> elements as its stand-in wrapper holds them: "\n    <testcase ...>...</testcase>"... */
+static bool group_fragment(jgroup *g, const char **frag, size_t *len)
+{
+	xmlTextWriterEndDocument(g->w);
+	xmlFreeTextWriter(g->w);
+	g->w = NULL;
+	const char *t = (const char *)xmlBufferContent(g->buf);
+	const char *s = t ? strstr(t, "<b>") : NULL;
+	const char *e = NULL;
+	for (const char *p = s; p && (p = strstr(p, "\n  </b>")); p++)
+		e = p;
+	if (!s || !e || e < s + 3)
+		return false;
+	*frag = s + 3;
+	*len = (size_t)(e - (s + 3));
+	return true;
+}
+
+/* The JUnit document: each group's element with a stand-in child, replaced by the group's <testcase> elements
+ * written while the file was read. NULL when out of memory. */
+static char *junit(jscan *j)
 {
 	xmlBufferPtr buf = xmlBufferCreate();
 	xmlTextWriterPtr w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
@@ -317,82 +455,48 @@ static char *junit(const json_t *groups, size_t total)
 	xmlTextWriterSetIndent(w, 1);
 	xmlTextWriterSetIndentString(w, BAD_CAST "  ");
 	xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL);
-	size_t fail = 0, errs = 0;
-	const char *k;
-	json_t *g;
-	size_t i;
-	json_t *c;
-	json_object_foreach((json_t *)groups, k, g) json_array_foreach(g, i, c)
-	{
-		const char *o = outcome(c);
-		fail += !strcmp(o, "failure");
-		errs += !strcmp(o, "error");
-	}
 	xmlTextWriterStartElement(w, BAD_CAST "testsuites");
 	xattr(w, "name", "swipium.test-suite");
-	xattr_n(w, "tests", total);
-	xattr_n(w, "failures", fail);
-	xattr_n(w, "errors", errs);
+	xattr_n(w, "tests", j->n);
+	xattr_n(w, "failures", j->fail);
+	xattr_n(w, "errors", j->errs);
 	xattr(w, "time", "0");
-	json_object_foreach((json_t *)groups, k, g)
-	{
-		size_t f = 0, e = 0, s = 0;
-		json_array_foreach(g, i, c)
-		{
-			const char *o = outcome(c);
-			f += !strcmp(o, "failure");
-			e += !strcmp(o, "error");
-			s += !strcmp(o, "skipped");
-		}
-		char *slug = sw_suite_slug(k);
-		char *suite_name = sw__asprintf("swipium.suite.%s", slug ? slug : "");
+	for (size_t gi = 0; gi < j->ngroups; gi++) {
+		const jgroup *g = &j->groups[gi];
 		xmlTextWriterStartElement(w, BAD_CAST "testsuite");
-		xattr(w, "name", k);
-		xattr_n(w, "tests", json_array_size(g));
-		xattr_n(w, "failures", f);
-		xattr_n(w, "errors", e);
-		xattr_n(w, "skipped", s);
+		xattr(w, "name", g->name);
+		xattr_n(w, "tests", g->count);
+		xattr_n(w, "failures", g->fail);
+		xattr_n(w, "errors", g->errs);
+		xattr_n(w, "skipped", g->skipped);
 		xattr(w, "time", "0");
-		json_array_foreach(g, i, c)
-		{
-			char *name = sw__asprintf("%s: %s", str(c, "id", "(no id)"), str(c, "title", ""));
-			xmlTextWriterStartElement(w, BAD_CAST "testcase");
-			xattr(w, "name", name ? name : "");
-			xattr(w, "classname", suite_name ? suite_name : "swipium.suite");
-			xattr(w, "time", "0");
-			const char *o = outcome(c);
-			if (strcmp(o, "passed")) {
-				xmlTextWriterStartElement(w, BAD_CAST o);
-				const char *msg = !strcmp(o, "skipped") ? str(c, "status", "active") : str(c, "actual", o);
-				if (!strcmp(o, "skipped") && !strcmp(msg, "active"))
-					msg = "not run yet";
-				xattr(w, "message", msg);
-				xmlTextWriterEndElement(w);
-			}
-			sw_buf b = SW_BUF_INIT;
-			sw__buf_printf(&b, "Objective: %s\n", str(c, "objective", ""));
-			size_t j;
-			json_t *st;
-			json_array_foreach(json_object_get(c, "steps"), j, st)
-				sw__buf_printf(&b, "%zu. %s\n", j + 1, json_string_value(st) ? json_string_value(st) : "");
-			sw__buf_printf(&b, "Expected: %s\nActual: %s", str(c, "expected", "(missing)"),
-			               str(c, "actual", "(not recorded)"));
-			char *body = sw__buf_steal(&b, NULL);
-			xmlTextWriterStartElement(w, BAD_CAST "system-out");
-			xtext(w, body);
-			xmlTextWriterEndElement(w);
-			free(body);
-			xmlTextWriterEndElement(w);
-			free(name);
-		}
+		xmlTextWriterStartElement(w, BAD_CAST "x");
 		xmlTextWriterEndElement(w);
-		free(slug);
-		free(suite_name);
+		xmlTextWriterEndElement(w);
 	}
 	xmlTextWriterEndDocument(w);
 	xmlFreeTextWriter(w);
 	w = NULL;
-	out = sw__strndup((const char *)xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
+	/* every '<' of a name or message is escaped, so each "\n    <x/>" is a stand-in, in group order */
+	static const char mark[] = "\n    <x/>";
+	const char *t = (const char *)xmlBufferContent(buf);
+	sw_buf b = SW_BUF_INIT;
+	size_t gi = 0;
+	bool ok = t != NULL;
+	for (const char *p; ok && (p = strstr(t, mark)); t = p + sizeof(mark) - 1) {
+		const char *frag = NULL;
+		size_t flen = 0;
+		ok = gi < j->ngroups && group_fragment(&j->groups[gi++], &frag, &flen);
+		sw__buf_append(&b, t, (size_t)(p - t));
+		if (ok)
+			sw__buf_append(&b, frag, flen);
+	}
+	if (ok && gi == j->ngroups) {
+		sw__buf_puts(&b, t);
+		out = sw__buf_steal(&b, NULL);
+	} else {
+		sw__buf_free(&b);
+	}
 out:
 	if (w)
 		xmlFreeTextWriter(w);
@@ -485,6 +589,12 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_export: root and result are required");
 	json_t *req = NULL, *groups = NULL, *files = json_array(), *res = NULL;
 	sw__suite_doc d = {.lock_fd = -1};
+	sw__suite_file jf = {.lock_fd = -1};
+	jscan js;
+	memset(&js, 0, sizeof(js));
+	sw__sindex_init(&js.index);
+	bool existed = false;
+	size_t shown = 0;
 	char *body = NULL;
 	size_t len = 0, bytes = 0;
 	int rc = sw__options_load(request_json, EXPORT_OPTS, "qa_suite_export", &req, err);
@@ -502,11 +612,19 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 		rc = sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "format must be markdown, yaml, json or junit");
 		goto out;
 	}
-	if ((rc = sw__suite_open(project_root, false, false, &d, NULL, err)) < 0)
-		goto out;
-	json_t *cases = sw__suite_cases(d.doc);
-	size_t shown = 0;
-	groups = group(cases, NULL, NULL, &shown);
+	bool is_junit = !strcmp(format, "junit");
+	if (is_junit) {
+		/* a case at a time: the groups and counts while reading, then each case again in group order */
+		if ((rc = sw__suite_file_open(project_root, false, false, &jf, NULL, jscan_case, &js, err)) < 0)
+			goto out;
+		existed = jf.existed;
+		shown = jf.n;
+	} else {
+		if ((rc = sw__suite_open(project_root, false, false, &d, NULL, err)) < 0)
+			goto out;
+		existed = d.existed;
+		groups = group(sw__suite_cases(d.doc), NULL, NULL, &shown);
+	}
 	if (!strcmp(format, "yaml")) {
 		sw_buf all = SW_BUF_INIT;
 		const char *k;
@@ -564,8 +682,8 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 	} else {
 		if (!strcmp(format, "markdown"))
 			body = markdown(groups, shown);
-		else if (!strcmp(format, "junit"))
-			body = junit(groups, shown);
+		else if (is_junit)
+			body = junit(&js);
 		else
 			body = sw__json_pretty(d.doc);
 		if (!body) {
@@ -588,7 +706,7 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 		}
 	}
 	res = json_pack("{s:s, s:b, s:I, s:I, s:O, s:b}", "format", format, "saved", save, "cases", (json_int_t)shown,
-	                "bytes", (json_int_t)bytes, "files", files, "suiteExists", d.existed);
+	                "bytes", (json_int_t)bytes, "files", files, "suiteExists", existed);
 	if (!save && len > INLINE_CAP) {
 		/* a whole large suite does not fit a tool result: the head, and what was left out said */
 		char *head = sw__utf8_cap(body, len, INLINE_CAP / 2, SW_CAP_HEAD);
@@ -606,6 +724,8 @@ SW_API int sw_suite_export(const char *project_root, const char *request_json, s
 	rc = *result_json ? SW_OK : sw__error_nomem(err);
 out:
 	sw__suite_close(&d);
+	sw__suite_file_close(&jf);
+	jscan_free(&js);
 	json_decref(req);
 	json_decref(groups);
 	json_decref(files);

@@ -11,7 +11,6 @@
 
 #include "suite-internal.h"
 
-#define LOCK_FILE ".swipium/test-suite.json.lock"
 
 static json_t *empty_doc(void)
 {
@@ -78,6 +77,39 @@ static char *set_aside(const char *root, sw_error **err)
 	return rel;
 }
 
+json_t *sw__suite_empty_doc(void)
+{
+	return empty_doc();
+}
+
+const char *sw__suite_not_a_suite(const json_t *doc)
+{
+	return not_a_suite(doc);
+}
+
+int sw__suite_unusable(const char *root, bool for_write, bool set_aside_corrupt, const char *reason,
+                       char **aside_note, bool *aside_taken, sw_error **err)
+{
+	*aside_taken = false;
+	if (for_write && set_aside_corrupt) {
+		char *aside = set_aside(root, err);
+		if (!aside)
+			return SW_EIO;
+		if (aside_note)
+			*aside_note = sw__asprintf("%s could not be used (%s); it was kept as %s and a new suite was started: "
+			                           "copy any cases you need from it",
+			                           SW_SUITE_FILE, reason, aside);
+		free(aside);
+		*aside_taken = true;
+		return SW_OK;
+	}
+	return sw__error_set(err, SW_EPARSE, "UNKNOWN",
+	                     "Fix the JSON by hand (or restore it from version control), or move it away to start a new "
+	                     "suite; qa_suite_update sets a corrupt file aside as test-suite.json.corrupt-<time>.",
+	                     "%s cannot be read: %s. It was left untouched and is not treated as an empty suite",
+	                     SW_SUITE_FILE, reason);
+}
+
 int sw__suite_open(const char *root, bool for_write, bool set_aside_corrupt, sw__suite_doc *d, char **aside_note,
                    sw_error **err)
 {
@@ -89,8 +121,8 @@ int sw__suite_open(const char *root, bool for_write, bool set_aside_corrupt, sw_
 	int rc;
 	if (for_write) {
 		/* the lock lives beside the file; .swipium linked out of the project is refused here */
-		d->lock_fd = sw__confine_open(root, LOCK_FILE, O_RDWR | O_CREAT, 0644, SW__CONFINE_MKDIRS | SW__CONFINE_SHARED,
-		                              NULL, err);
+		d->lock_fd = sw__confine_open(root, SW_SUITE_LOCK_FILE, O_RDWR | O_CREAT, 0644,
+		                              SW__CONFINE_MKDIRS | SW__CONFINE_SHARED, NULL, err);
 		if (d->lock_fd < 0) {
 			rc = d->lock_fd;
 			d->lock_fd = -1;
@@ -132,26 +164,13 @@ int sw__suite_open(const char *root, bool for_write, bool set_aside_corrupt, sw_
 	else
 		snprintf(reason, sizeof(reason), "it is not a test suite: %s", why);
 	json_decref(doc);
-	if (for_write && set_aside_corrupt) {
-		char *aside = set_aside(root, err);
-		if (!aside) {
-			rc = SW_EIO;
-			goto fail;
-		}
-		if (aside_note)
-			*aside_note = sw__asprintf("%s could not be used (%s); it was kept as %s and a new suite was started: "
-			                           "copy any cases you need from it",
-			                           SW_SUITE_FILE, reason, aside);
-		free(aside);
+	bool aside = false;
+	rc = sw__suite_unusable(root, for_write, set_aside_corrupt, reason, aside_note, &aside, err);
+	if (aside) {
 		d->existed = false;
 		d->doc = empty_doc();
 		return d->doc ? SW_OK : sw__error_nomem(err);
 	}
-	rc = sw__error_set(err, SW_EPARSE, "UNKNOWN",
-	                   "Fix the JSON by hand (or restore it from version control), or move it away to start a new "
-	                   "suite; qa_suite_update sets a corrupt file aside as test-suite.json.corrupt-<time>.",
-	                   "%s cannot be read: %s. It was left untouched and is not treated as an empty suite",
-	                   SW_SUITE_FILE, reason);
 fail:
 	sw__suite_close(d);
 	return rc;
@@ -202,46 +221,60 @@ json_t *sw__suite_cases(json_t *doc)
 	return c;
 }
 
-char *sw__suite_norm(const char *s)
+void sw__suite_norm_into(sw_buf *b, const char *s)
 {
-	sw_buf b = SW_BUF_INIT;
 	bool space = false, any = false;
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	if (!sw__buf_reserve(b, strlen((const char *)p)))
+		return;
+	for (; *p; p++) {
 		if (isspace(*p)) {
 			space = any;
 			continue;
 		}
 		if (space)
-			sw__buf_putc(&b, ' ');
+			b->data[b->len++] = ' ';
 		space = false;
 		any = true;
-		sw__buf_putc(&b, (char)tolower(*p));
+		b->data[b->len++] = (char)tolower(*p);
 	}
+	b->data[b->len] = '\0';
+}
+
+char *sw__suite_norm(const char *s)
+{
+	sw_buf b = SW_BUF_INIT;
+	sw__suite_norm_into(&b, s);
 	sw__buf_putc(&b, '\0');
 	return sw__buf_steal(&b, NULL);
+}
+
+void sw__suite_case_key_into(sw_buf *b, const json_t *c)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	sw__suite_norm_into(b, json_string_value(json_object_get(c, "feature")));
+	sw__buf_putc(b, '\x1f');
+	const char *obj = json_string_value(json_object_get(c, "objective"));
+	sw__suite_norm_into(b, obj && *obj ? obj : json_string_value(json_object_get(c, "title")));
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(c, "steps"), i, st)
+	{
+		sw__buf_putc(b, '\x1e');
+		sw__suite_norm_into(b, json_string_value(st));
+	}
 }
 
 char *sw__suite_case_key(const json_t *c)
 {
 	sw_buf b = SW_BUF_INIT;
-	char *f = sw__suite_norm(json_string_value(json_object_get(c, "feature")));
-	const char *obj = json_string_value(json_object_get(c, "objective"));
-	char *o = sw__suite_norm(obj && *obj ? obj : json_string_value(json_object_get(c, "title")));
-	sw__buf_puts(&b, f ? f : "");
-	sw__buf_putc(&b, '\x1f');
-	sw__buf_puts(&b, o ? o : "");
-	free(f);
-	free(o);
-	size_t i;
-	json_t *st;
-	json_array_foreach(json_object_get(c, "steps"), i, st)
-	{
-		char *n = sw__suite_norm(json_string_value(st));
-		sw__buf_putc(&b, '\x1e');
-		sw__buf_puts(&b, n ? n : "");
-		free(n);
+	sw__suite_case_key_into(&b, c);
+	if (b.failed) {
+		sw__buf_free(&b);
+		return NULL;
 	}
-	sw__buf_putc(&b, '\0');
 	return sw__buf_steal(&b, NULL);
 }
 

@@ -36,15 +36,15 @@ typedef struct merge {
 /* A text field of @c: strings as they are, numbers as their digits; redacted. (transfer full, nullable) */
 static char *text_of(merge *m, const json_t *v)
 {
-	char *t = NULL;
-	if (json_is_string(v))
-		t = sw__strdup(json_string_value(v));
-	else if (json_is_integer(v))
-		t = sw__asprintf("%lld", (long long)json_integer_value(v));
-	if (!t)
-		return NULL;
-	char *clean = sw__utf8_sanitize(t, strlen(t));
-	free(t);
+	char *clean = NULL;
+	if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		clean = sw__utf8_sanitize(s, strlen(s));
+	} else if (json_is_integer(v)) {
+		char digits[32];
+		snprintf(digits, sizeof(digits), "%lld", (long long)json_integer_value(v));
+		clean = sw__utf8_sanitize(digits, strlen(digits));
+	}
 	if (!clean || !m->redactor)
 		return clean;
 	char *out = NULL;
@@ -211,172 +211,337 @@ typedef struct result {
 	json_t *created, *updated, *unchanged, *deprecated, *conflicts;
 } result;
 
-/* Merges @incoming (normalized cases, stolen) into @d. Linear: one hash index by id and one by dedupe key. */
-static int merge_cases(sw__suite_doc *d, json_t *incoming, const json_t *given_ids, const char *mode,
-                       const char *source, merge *m, result *r, sw_error **err)
+/* What the read of the suite gathers, a case at a time: the indexes the merge looks cases up in. */
+typedef struct gather {
+	sw__sindex by_id, by_key, maxes; /* id -> case, dedupe key -> case (first wins), token -> highest number */
+	sw__sindex dups;                 /* ids used by more than one case */
+	sw_buf dup_list;                 /* the first ten of them, in the order they were found */
+	unsigned char *old;              /* per case: may be deprecated by replace_generated */
+	sw__suite_file *file;            /* where a case an incoming one may match is kept parsed */
+	size_t n_incoming;
+	size_t n_read;                   /* cases read (g->old holds as many) */
+	size_t cap;
+	sw__sindex want;                 /* the incoming cases' dedupe keys and given ids */
+	const char *source;
+	sw_buf key;
+} gather;
+
+static void gather_init(gather *g, const char *source)
 {
-	json_t *cases = sw__suite_cases(d->doc);
-	json_t *counters = json_object_get(d->doc, "idCounters");
+	memset(g, 0, sizeof(*g));
+	sw__sindex_init(&g->by_id);
+	sw__sindex_init(&g->by_key);
+	sw__sindex_init(&g->maxes);
+	sw__sindex_init(&g->dups);
+	sw__sindex_init(&g->want);
+	g->source = source;
+}
+
+static void gather_free(gather *g)
+{
+	sw__sindex_free(&g->by_id);
+	sw__sindex_free(&g->by_key);
+	sw__sindex_free(&g->maxes);
+	sw__sindex_free(&g->dups);
+	sw__sindex_free(&g->want);
+	sw__buf_free(&g->dup_list);
+	sw__buf_free(&g->key);
+	free(g->old);
+	g->old = NULL;
+	g->cap = 0;
+}
+
+static int gather_case(void *ud, size_t i, const json_t *c, sw_error **err)
+{
+	gather *g = ud;
+	if (!c) { /* start again: the suite was set aside, or is read again whole */
+		const char *source = g->source;
+		sw__sindex want = g->want; /* what the request holds stays */
+		sw__suite_file *file = g->file;
+		sw__sindex_init(&g->want);
+		gather_free(g);
+		gather_init(g, source);
+		g->want = want;
+		g->file = file;
+		return SW_OK;
+	}
+	if (i == 0) { /* sized once for the file's cases and the incoming ones: no rehash of a large table */
+		size_t n = g->file->cap + g->n_incoming;
+		if (!sw__sindex_reserve(&g->by_id, n) || !sw__sindex_reserve(&g->by_key, n))
+			return sw__error_nomem(err);
+	}
+	if (i >= g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		while (cap <= i)
+			cap *= 2;
+		unsigned char *o = realloc(g->old, cap);
+		if (!o)
+			return sw__error_nomem(err);
+		g->old = o;
+		g->cap = cap;
+	}
+	const char *id = json_string_value(json_object_get(c, "id"));
+	const char *src = json_string_value(json_object_get(c, "source"));
+	const char *st = json_string_value(json_object_get(c, "status"));
+	g->n_read = i + 1;
+	g->old[i] = id && src && !strcmp(src, g->source) && strcmp(src, "manual") && !(st && !strcmp(st, "deprecated"));
+	if (id) {
+		bool seen = false;
+		if (!sw__sindex_put(&g->by_id, id, (long)i, &seen))
+			return sw__error_nomem(err);
+		if (seen) {
+			bool again = false;
+			if (!sw__sindex_put(&g->dups, id, 1, &again))
+				return sw__error_nomem(err);
+			if (!again && g->dups.n <= 10)
+				sw__buf_printf(&g->dup_list, "%s%s", g->dups.n > 1 ? ", " : "", id);
+		}
+		const char *dash = strrchr(id, '-');
+		if (!strncmp(id, "TC-", 3) && dash && dash > id + 3) {
+			char *tok = sw__strndup(id + 3, (size_t)(dash - id - 3));
+			long n = tok ? sw__suite_id_number(id, tok) : -1;
+			if (n > 0) {
+				long *m = tok ? sw__sindex_put(&g->maxes, tok, 0, NULL) : NULL;
+				if (!m) {
+					free(tok);
+					return sw__error_nomem(err);
+				}
+				if (n > *m)
+					*m = n;
+			}
+			free(tok);
+		}
+	}
+	sw__suite_case_key_into(&g->key, c);
+	if (g->key.failed || !sw__sindex_put(&g->by_key, g->key.data, (long)i, NULL))
+		return sw__error_nomem(err);
+	/* a case an incoming one may match is kept parsed for the merge */
+	if ((id && sw__sindex_get(&g->want, id, NULL)) || sw__sindex_get(&g->want, g->key.data, NULL))
+		sw__suite_file_keep(g->file, i, c);
+	return SW_OK;
+}
+
+/*
+ * The cases of a request: a parsed array (qa_suite_generate's, or a request read whole), or the request's text
+ * with the bytes of each case, parsed one at a time when it is merged (the request never becomes one tree).
+ */
+typedef struct raw_list {
+	json_t *array;     /* the parsed cases (borrowed), or NULL */
+	bool consume;      /* array: each case freed once used (the caller does not read them again) */
+	const char *text;  /* else: the request's text ... */
+	const size_t *span; /* ... and the offset and length of each case in it */
+	size_t n;
+} raw_list;
+
+static size_t raw_count(const raw_list *l)
+{
+	return l->array ? json_array_size(l->array) : l->n;
+}
+
+/* Case @i of the request. (transfer full; NULL when out of memory) */
+static json_t *raw_get(const raw_list *l, size_t i)
+{
+	if (l->array)
+		return json_incref(json_array_get(l->array, i));
+	/* the flags of sw__options_load's parse: a repeated key keeps its last value, as before */
+	return json_loadb(l->text + l->span[2 * i], l->span[2 * i + 1], 0, NULL);
+}
+
+static void raw_done(raw_list *l, size_t i)
+{
+	if (l->array && l->consume)
+		json_array_set_new(l->array, i, json_null()); /* used: freed now, not in one sweep at the end */
+}
+
+/* The dedupe key and given id of @c into @want (the cases the read keeps parsed). */
+static bool want_case(sw__sindex *want, sw_buf *key, const json_t *c)
+{
+	const char *gid = json_string_value(json_object_get(c, "id"));
+	sw__suite_case_key_into(key, c);
+	return !key->failed && sw__sindex_put(want, key->data, 0, NULL) && (!gid || sw__sindex_put(want, gid, 0, NULL));
+}
+
+/* Merges one normalized case @c (given with the id @gid, nullable) into @f. */
+static int merge_one(sw__suite_file *f, gather *g, json_t *c, const char *gid, const char *mode, const char *source,
+                     json_t *counters, sw__sindex *touched, const char *now, result *r, sw_error **err)
+{
+	int rc = SW_OK;
+	long at = -1;
+	bool found = gid && sw__sindex_get(&g->by_id, gid, &at);
+	sw__suite_case_key_into(&g->key, c);
+	if (g->key.failed)
+		return sw__error_nomem(err);
+	if (!found)
+		found = sw__sindex_get(&g->by_key, g->key.data, &at);
+	if (!found) {
+		char *tok = sw__suite_feature_token(json_string_value(json_object_get(c, "feature")));
+		long n = (long)json_integer_value(json_object_get(counters, tok));
+		long seen = 0;
+		sw__sindex_get(&g->maxes, tok, &seen);
+		if (seen > n)
+			n = seen;
+		n++;
+		char *id = sw__asprintf("TC-%s-%03ld", tok, n);
+		json_object_set_new(counters, tok, json_integer(n));
+		long *mx = sw__sindex_put(&g->maxes, tok, n, NULL);
+		if (mx)
+			*mx = n;
+		json_t *nc = json_pack("{s:s}", "id", id);
+		json_object_update(nc, c);
+		json_object_set_new(nc, "createdAt", json_string(now ? now : ""));
+		json_object_set_new(nc, "updatedAt", json_string(now ? now : ""));
+		if (gid)
+			json_object_set_new(nc, "externalId", json_string(gid));
+		if (!json_object_get(nc, "lastResult"))
+			json_object_set_new(nc, "lastResult", json_string("not_run"));
+		if (!json_object_get(nc, "priority"))
+			json_object_set_new(nc, "priority", json_string("medium"));
+		if (!json_object_get(nc, "status"))
+			json_object_set_new(nc, "status", json_string("active"));
+		if (!json_object_get(nc, "automation"))
+			json_object_set_new(nc, "automation", json_pack("{s:s}", "status", "manual"));
+		long idx = (long)f->n;
+		rc = sw__suite_file_put(f, f->n, nc, err);
+		json_decref(nc);
+		long *pi = rc == SW_OK ? sw__sindex_put(&g->by_id, id, idx, NULL) : NULL;
+		long *pk = pi ? sw__sindex_put(&g->by_key, g->key.data, idx, NULL) : NULL;
+		if (pi && pk && sw__sindex_put(touched, id, 1, NULL)) {
+			*pi = *pk = idx;
+			json_array_append_new(r->created, json_string(id));
+		} else if (rc == SW_OK) {
+			rc = sw__error_nomem(err);
+		}
+		free(id);
+		free(tok);
+		return rc;
+	}
+	json_t *cur = sw__suite_file_case(f, (size_t)at);
+	if (!cur)
+		return sw__error_nomem(err);
+	const char *id = json_string_value(json_object_get(cur, "id"));
+	if (!sw__sindex_put(touched, id ? id : "", 1, NULL)) {
+		json_decref(cur);
+		return sw__error_nomem(err);
+	}
+	if (!strcmp(mode, "append")) {
+		json_array_append_new(r->unchanged, json_string(id ? id : ""));
+		json_decref(cur);
+		return sw__suite_file_release(f, (size_t)at, err);
+	}
+	const char *cur_src = json_string_value(json_object_get(cur, "source"));
+	bool curated = cur_src && !strcmp(cur_src, "manual") && strcmp(source, "manual") != 0;
+	bool overwrite = !strcmp(mode, "replace_generated") && !curated;
+	bool changed = false;
+	const char *k;
+	json_t *v;
+	json_object_foreach(c, k, v)
+	{
+		if (!strcmp(k, "source") && curated)
+			continue;
+		bool is_curated = one_of(k, CURATED, SW_ARRAY_SIZE(CURATED));
+		json_t *old = json_object_get(cur, k);
+		if (same(old, v))
+			continue;
+		/* a partial update never clears: an empty list or a default only fills a gap */
+		if (!overwrite && old && json_is_array(v) && json_array_size(v) == 0)
+			continue;
+		if (curated && is_curated) {
+			json_array_append_new(r->conflicts,
+			                      json_pack("{s:s, s:s, s:O?, s:O, s:s}", "id", id ? id : "", "field", k,
+			                                "current", old, "proposed", v, "reason",
+			                                "the case is curated (source manual); its field was kept"));
+			continue;
+		}
+		json_object_set(cur, k, v); /* never "id": a normalized case has none, so @id stays valid */
+		changed = true;
+	}
+	if (changed) {
+		json_object_set_new(cur, "updatedAt", json_string(now ? now : ""));
+		json_array_append_new(r->updated, json_string(id ? id : ""));
+		rc = sw__suite_file_put(f, (size_t)at, cur, err);
+	} else {
+		json_array_append_new(r->unchanged, json_string(id ? id : ""));
+	}
+	json_decref(cur);
+	return rc == SW_OK ? sw__suite_file_release(f, (size_t)at, err) : rc;
+}
+
+/*
+ * Merges @raw_cases into @f, whose cases @g indexed while it was read: each case normalized, merged (hash lookups:
+ * linear) and freed in turn, while it is still in the cache. A case that is not one is counted in *@skipped and the
+ * first 20 are said in @skips.
+ */
+static int merge_cases(sw__suite_file *f, gather *g, raw_list *raw_cases, const char *source_uri,
+                       const char *mode, const char *source, merge *m, result *r, json_t *skips, size_t *skipped,
+                       sw_error **err)
+{
+	json_t *counters = json_object_get(f->head, "idCounters");
 	if (!json_is_object(counters)) {
 		counters = json_object();
-		json_object_set_new(d->doc, "idCounters", counters);
+		json_object_set_new(f->head, "idCounters", counters);
 	}
-	json_t *by_id = json_object(), *by_key = json_object(), *touched = json_object(), *dups = json_object();
-	json_t *maxes = json_object(); /* token -> highest number seen */
+	sw__sindex touched;
+	sw__sindex_init(&touched);
+	if (!sw__sindex_reserve(&touched, raw_count(raw_cases)))
+		return sw__error_nomem(err);
 	size_t i;
-	json_t *c;
+	json_t *raw;
 	int rc = SW_OK;
-	json_array_foreach(cases, i, c)
-	{
-		const char *id = json_string_value(json_object_get(c, "id"));
-		if (id) {
-			if (json_object_get(by_id, id))
-				json_object_set_new(dups, id, json_true());
-			else
-				json_object_set_new(by_id, id, json_integer((json_int_t)i));
-			const char *dash = strrchr(id, '-');
-			if (!strncmp(id, "TC-", 3) && dash && dash > id + 3) {
-				char *tok = sw__strndup(id + 3, (size_t)(dash - id - 3));
-				long n = tok ? sw__suite_id_number(id, tok) : -1;
-				if (n > (long)json_integer_value(json_object_get(maxes, tok)))
-					json_object_set_new(maxes, tok, json_integer(n));
-				free(tok);
-			}
-		}
-		char *key = sw__suite_case_key(c);
-		if (key && !json_object_get(by_key, key))
-			json_object_set_new(by_key, key, json_integer((json_int_t)i));
-		free(key);
-	}
-	if (json_object_size(dups)) {
-		sw_buf b = SW_BUF_INIT;
-		const char *k;
-		json_t *x;
-		size_t n = 0;
-		json_object_foreach(dups, k, x)
-		{
-			if (n++ < 10)
-				sw__buf_printf(&b, "%s%s", n > 1 ? ", " : "", k);
-		}
-		sw__buf_putc(&b, '\0');
-		char *list = sw__buf_steal(&b, NULL);
-		char *shown = sw__cap(list, 400);
+	if (g->dups.n) {
+		char *shown = sw__cap(g->dup_list.data ? g->dup_list.data : "", 400);
 		json_array_append_new(m->notes,
 		                      json_sprintf("test-suite.json holds %zu duplicate id(s) (%s%s); a case given by such an "
 		                                   "id updates the first one. Run qa_suite_lint and renumber by hand",
-		                                   json_object_size(dups), shown ? shown : "", n > 10 ? ", ..." : ""));
+		                                   g->dups.n, shown ? shown : "", g->dups.n > 10 ? ", ..." : ""));
 		free(shown);
-		free(list);
 	}
 	char *now = sw__iso_now();
-	json_array_foreach(incoming, i, c)
-	{
-		const char *gid = json_string_value(json_array_get(given_ids, i));
-		json_t *at = gid ? json_object_get(by_id, gid) : NULL;
-		char *key = sw__suite_case_key(c);
-		if (!key) {
+	size_t n_raw = raw_count(raw_cases);
+	for (i = 0; i < n_raw; i++) {
+		if (!(raw = raw_get(raw_cases, i))) {
 			rc = sw__error_nomem(err);
 			break;
 		}
-		if (!at)
-			at = json_object_get(by_key, key);
-		if (!at) {
-			char *tok = sw__suite_feature_token(json_string_value(json_object_get(c, "feature")));
-			long n = (long)json_integer_value(json_object_get(counters, tok));
-			long seen = (long)json_integer_value(json_object_get(maxes, tok));
-			if (seen > n)
-				n = seen;
-			n++;
-			char *id = sw__asprintf("TC-%s-%03ld", tok, n);
-			json_object_set_new(counters, tok, json_integer(n));
-			json_object_set_new(maxes, tok, json_integer(n));
-			json_t *nc = json_pack("{s:s}", "id", id);
-			json_object_update(nc, c);
-			json_object_set_new(nc, "createdAt", json_string(now ? now : ""));
-			json_object_set_new(nc, "updatedAt", json_string(now ? now : ""));
-			if (gid)
-				json_object_set_new(nc, "externalId", json_string(gid));
-			if (!json_object_get(nc, "lastResult"))
-				json_object_set_new(nc, "lastResult", json_string("not_run"));
-			if (!json_object_get(nc, "priority"))
-				json_object_set_new(nc, "priority", json_string("medium"));
-			if (!json_object_get(nc, "status"))
-				json_object_set_new(nc, "status", json_string("active"));
-			if (!json_object_get(nc, "automation"))
-				json_object_set_new(nc, "automation", json_pack("{s:s}", "status", "manual"));
-			json_array_append_new(cases, nc);
-			size_t idx = json_array_size(cases) - 1;
-			json_object_set_new(by_id, id, json_integer((json_int_t)idx));
-			json_object_set_new(by_key, key, json_integer((json_int_t)idx));
-			json_object_set_new(touched, id, json_true());
-			json_array_append_new(r->created, json_string(id));
-			free(id);
-			free(tok);
-			free(key);
-			continue;
-		}
-		free(key);
-		json_t *cur = json_array_get(cases, (size_t)json_integer_value(at));
-		const char *id = json_string_value(json_object_get(cur, "id"));
-		json_object_set_new(touched, id ? id : "", json_true());
-		if (!strcmp(mode, "append")) {
-			json_array_append_new(r->unchanged, json_string(id ? id : ""));
-			continue;
-		}
-		const char *cur_src = json_string_value(json_object_get(cur, "source"));
-		bool curated = cur_src && !strcmp(cur_src, "manual") && strcmp(source, "manual") != 0;
-		bool overwrite = !strcmp(mode, "replace_generated") && !curated;
-		bool changed = false;
-		const char *k;
-		json_t *v;
-		json_object_foreach(c, k, v)
-		{
-			if (!strcmp(k, "source") && curated)
-				continue;
-			bool is_curated = one_of(k, CURATED, SW_ARRAY_SIZE(CURATED));
-			json_t *old = json_object_get(cur, k);
-			if (same(old, v))
-				continue;
-			/* a partial update never clears: an empty list or a default only fills a gap */
-			if (!overwrite && old && json_is_array(v) && json_array_size(v) == 0)
-				continue;
-			if (curated && is_curated) {
-				json_array_append_new(r->conflicts,
-				                      json_pack("{s:s, s:s, s:O?, s:O, s:s}", "id", id ? id : "", "field", k,
-				                                "current", old, "proposed", v, "reason",
-				                                "the case is curated (source manual); its field was kept"));
-				continue;
-			}
-			json_object_set(cur, k, v);
-			changed = true;
-		}
-		if (changed) {
-			json_object_set_new(cur, "updatedAt", json_string(now ? now : ""));
-			json_array_append_new(r->updated, json_string(id ? id : ""));
+		const char *why = NULL;
+		json_t *c = normalize(m, raw, source, source_uri, &why);
+		if (!c) {
+			if ((*skipped)++ < 20)
+				json_array_append_new(skips, json_sprintf("cases[%zu] was left out: %s", i, why));
 		} else {
-			json_array_append_new(r->unchanged, json_string(id ? id : ""));
+			rc = merge_one(f, g, c, json_string_value(json_object_get(raw, "id")), mode, source, counters, &touched,
+			               now, r, err);
+			json_decref(c);
 		}
+		json_decref(raw);
+		raw_done(raw_cases, i);
+		if (rc < 0)
+			break;
 	}
 	if (rc == SW_OK && !strcmp(mode, "replace_generated")) {
-		json_array_foreach(cases, i, c)
-		{
-			const char *id = json_string_value(json_object_get(c, "id"));
-			const char *src = json_string_value(json_object_get(c, "source"));
-			const char *st = json_string_value(json_object_get(c, "status"));
-			if (!id || json_object_get(touched, id) || !src || strcmp(src, source) || !strcmp(src, "manual") ||
-			    (st && !strcmp(st, "deprecated")))
+		size_t n_old = g->n_read;
+		for (i = 0; i < f->n && rc == SW_OK; i++) {
+			if (i >= n_old || !g->old[i]) /* new cases are touched; the rest could not be deprecated when read */
 				continue;
-			json_object_set_new(c, "status", json_string("deprecated"));
-			json_object_set_new(c, "updatedAt", json_string(now ? now : ""));
-			json_array_append_new(r->deprecated, json_string(id));
+			json_t *x = sw__suite_file_case(f, i);
+			if (!x) {
+				rc = sw__error_nomem(err);
+				break;
+			}
+			const char *id = json_string_value(json_object_get(x, "id"));
+			const char *src = json_string_value(json_object_get(x, "source"));
+			const char *st = json_string_value(json_object_get(x, "status"));
+			if (id && !sw__sindex_get(&touched, id, NULL) && src && !strcmp(src, source) && strcmp(src, "manual") &&
+			    !(st && !strcmp(st, "deprecated"))) {
+				json_array_append_new(r->deprecated, json_string(id));
+				json_object_set_new(x, "status", json_string("deprecated"));
+				json_object_set_new(x, "updatedAt", json_string(now ? now : ""));
+				rc = sw__suite_file_put(f, i, x, err);
+			}
+			json_decref(x);
 		}
 	}
 	free(now);
-	json_decref(by_id);
-	json_decref(by_key);
-	json_decref(touched);
-	json_decref(dups);
-	json_decref(maxes);
+	sw__sindex_free(&touched);
 	return rc;
 }
 
@@ -404,47 +569,61 @@ static void free_result(result *r)
 	json_decref(r->conflicts);
 }
 
-/* The shared body of update and generate: open (setting a corrupt file aside), merge, save. */
-static int run_merge(const char *root, json_t *raw_cases, const char *source, const char *source_uri,
-                     const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
+/*
+ * The shared body of update and generate: open (setting a corrupt file aside), merge, save. @want (nullable;
+ * emptied): the keys and ids of @raw_cases, when the caller gathered them already.
+ */
+static int run_merge(const char *root, raw_list *raw_cases, sw__sindex *want, const char *source,
+                     const char *source_uri, const char *mode, sw_redactor *redactor, json_t *out, sw_error **err)
 {
 	merge m = {.redactor = redactor, .notes = json_array()};
 	result r;
 	json_t *res = new_result(&r);
-	json_t *incoming = json_array(), *given = json_array();
-	sw__suite_doc d;
+	json_t *skips = json_array();
+	sw__suite_file d;
+	gather g;
+	gather_init(&g, source);
+	g.file = &d;
 	char *aside = NULL;
 	size_t i;
-	json_t *c;
 	size_t skipped = 0;
-	json_array_foreach(raw_cases, i, c)
-	{
-		const char *why = NULL;
-		json_t *n = normalize(&m, c, source, source_uri, &why);
-		if (!n) {
-			if (skipped++ < 20)
-				json_array_append_new(m.notes, json_sprintf("cases[%zu] was left out: %s", i, why));
-			continue;
-		}
-		json_array_append_new(incoming, n);
-		const json_t *gid = json_object_get(c, "id");
-		json_array_append_new(given, json_is_string(gid) ? json_incref((json_t *)gid) : json_null());
+	int rc = SW_OK;
+	/* the cases an incoming one may match, told by their dedupe key and id as given: the read keeps those parsed
+	 * (a miss here only costs a second parse of the case) */
+	g.n_incoming = raw_count(raw_cases);
+	if (want) {
+		g.want = *want;
+		sw__sindex_init(want);
+	} else if (!sw__sindex_reserve(&g.want, 2 * g.n_incoming)) {
+		rc = sw__error_nomem(err);
+		goto out;
+	} else {
+		for (i = 0; i < g.n_incoming; i++)
+			if (!want_case(&g.want, &g.key, json_array_get(raw_cases->array, i))) {
+				rc = sw__error_nomem(err);
+				goto out;
+			}
 	}
-	if (skipped > 20)
-		json_array_append_new(m.notes, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
-	int rc = sw__suite_open(root, true, true, &d, &aside, err);
+	rc = sw__suite_file_open(root, true, true, &d, &aside, gather_case, &g, err);
 	if (rc < 0)
 		goto out;
+	rc = merge_cases(&d, &g, raw_cases, source_uri, mode, source, &m, &r, skips, &skipped, err);
+	/* the notes in their order: the cases left out, the suite set aside, then what the merge found */
+	if (skipped > 20)
+		json_array_append_new(skips, json_sprintf("%zu more cases were left out for the same kind of reason", skipped - 20));
 	if (aside)
-		json_array_append_new(m.notes, json_string(aside));
-	rc = merge_cases(&d, incoming, given, mode, source, &m, &r, err);
+		json_array_append_new(skips, json_string(aside));
+	json_array_extend(skips, m.notes);
+	json_decref(m.notes);
+	m.notes = skips;
+	skips = NULL;
 	bool dirty = json_array_size(r.created) || json_array_size(r.updated) || json_array_size(r.deprecated) ||
 	             !d.existed;
 	if (rc == SW_OK && dirty)
-		rc = sw__suite_save(&d, err);
+		rc = sw__suite_file_save(&d, err);
 	if (rc == SW_OK) {
 		json_object_update(out, res);
-		json_object_set_new(out, "total", json_integer((json_int_t)json_array_size(sw__suite_cases(d.doc))));
+		json_object_set_new(out, "total", json_integer((json_int_t)d.n));
 		json_object_set_new(out, "path", json_string(SW_SUITE_FILE));
 		json_object_set_new(out, "mergeMode", json_string(mode));
 		json_object_set_new(out, "source", json_string(source));
@@ -456,15 +635,40 @@ static int run_merge(const char *root, json_t *raw_cases, const char *source, co
 			                                            m.redacted));
 		json_object_set(out, "notes", m.notes);
 	}
-	sw__suite_close(&d);
+	sw__suite_file_close(&d);
 out:
+	gather_free(&g);
 	free(aside);
 	json_decref(res);
 	free_result(&r);
-	json_decref(incoming);
-	json_decref(given);
+	json_decref(skips);
 	json_decref(m.notes);
 	return rc;
+}
+
+/*
+ * Reads the request a case at a time: its options from the scanner, each case parsed alone (and freed) to check
+ * it and to note its key and id in @want. False when anything is unusual (the request is then parsed whole by
+ * sw__options_load, which gives every error as before); on true, @s holds the options and each case's bytes.
+ */
+static bool read_request(const char *text, sw__suite_scan *s, sw__sindex *want)
+{
+	if (!sw__suite_scan_text(text, strlen(text), s))
+		return false;
+	sw_buf key = SW_BUF_INIT;
+	bool ok = sw__sindex_reserve(want, 2 * s->n);
+	for (size_t i = 0; ok && i < s->n; i++) {
+		json_t *c = json_loadb(text + s->span[2 * i], s->span[2 * i + 1], 0, NULL);
+		ok = c && want_case(want, &key, c);
+		json_decref(c);
+	}
+	sw__buf_free(&key);
+	if (!ok) {
+		sw__suite_scan_free(s);
+		sw__sindex_free(want);
+		sw__sindex_init(want);
+	}
+	return ok;
 }
 
 SW_API int sw_suite_update(const char *project_root, const char *request_json, sw_redactor *redactor,
@@ -473,7 +677,18 @@ SW_API int sw_suite_update(const char *project_root, const char *request_json, s
 	if (!project_root || !result_json)
 		return sw__error_set(err, SW_EINVAL, "INVALID_ARGUMENT", NULL, "sw_suite_update: root and result are required");
 	json_t *req = NULL, *out = json_object();
-	int rc = sw__options_load(request_json, UPDATE_OPTS, "qa_suite_update", &req, err);
+	sw__suite_scan scan = {0};
+	sw__sindex want;
+	sw__sindex_init(&want);
+	int rc;
+	bool streamed = request_json && request_json[0] && read_request(request_json, &scan, &want);
+	if (streamed) {
+		req = scan.head; /* the request's options; "cases" an empty array in its place */
+		scan.head = NULL;
+		rc = sw__options_check(req, UPDATE_OPTS, "qa_suite_update", err);
+	} else {
+		rc = sw__options_load(request_json, UPDATE_OPTS, "qa_suite_update", &req, err);
+	}
 	if (rc < 0)
 		goto out;
 	const char *source = json_string_value(json_object_get(req, "source"));
@@ -492,14 +707,19 @@ SW_API int sw_suite_update(const char *project_root, const char *request_json, s
 	}
 	json_t *cases = json_object_get(req, "cases");
 	json_t *none = json_array();
-	rc = run_merge(project_root, cases ? cases : none, source, json_string_value(json_object_get(req, "sourceUri")),
-	               mode, redactor, out, err);
+	raw_list list = {.array = cases ? cases : none, .consume = true};
+	if (streamed)
+		list = (raw_list){.text = request_json, .span = scan.span, .n = scan.n};
+	rc = run_merge(project_root, &list, streamed ? &want : NULL, source,
+	               json_string_value(json_object_get(req, "sourceUri")), mode, redactor, out, err);
 	json_decref(none);
 	if (rc == SW_OK) {
 		*result_json = sw__json_pretty(out);
 		rc = *result_json ? SW_OK : sw__error_nomem(err);
 	}
 out:
+	sw__suite_scan_free(&scan);
+	sw__sindex_free(&want);
 	json_decref(req);
 	json_decref(out);
 	return rc;
@@ -776,7 +996,8 @@ SW_API int sw_suite_generate(sw_ctx *ctx, const char *project_root, sw_session *
 		json_array_append_new(notes, json_string("nothing to generate: no app-map feature and no recorded run; run "
 		                                         "qa_app_map_build or drive the app first"));
 	}
-	rc = run_merge(project_root, gen, "generate", NULL, "update",
+	raw_list list = {.array = gen};
+	rc = run_merge(project_root, &list, NULL, "generate", NULL, "update",
 	               session ? sw_session_redactor(session) : NULL, out, err);
 	if (rc < 0)
 		goto out;
