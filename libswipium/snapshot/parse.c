@@ -623,26 +623,12 @@ static enum attr_id attr_id_of_n(const char *n, size_t len)
 	return A_OTHER;
 }
 
-/* The length of the well-formed UTF-8 sequence of an XML character at @p (0: not one). */
+/* The length of the well-formed UTF-8 sequence of a non-ASCII XML character at @p (0: not one). */
 static size_t utf8_xml_char(const unsigned char *p, const unsigned char *end)
 {
-	unsigned c = p[0];
-	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-	if (c < 0xc2 || c > 0xf4 || (size_t)(end - p) < n)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if (n == 3) {
-		unsigned cp = (c & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
-		if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-			return 0;
-	} else if (n == 4) {
-		unsigned cp = (c & 0x07u) << 18 | (p[1] & 0x3fu) << 12 | (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
-		if (cp < 0x10000 || cp > 0x10ffff)
-			return 0;
-	}
-	return n;
+	uint32_t cp = 0;
+	size_t n = sw__utf8_decode(p, (size_t)(end - p), &cp);
+	return n >= 2 && cp != 0xfffe && cp != 0xffff ? n : 0;
 }
 
 /* Bytes a value may hold as they are: printable ASCII except the quotes, '&' and '<'. */
