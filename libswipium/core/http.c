@@ -351,6 +351,9 @@ int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **e
 		                   "HTTP %s %s: the loaded libcurl rejects an option: %s", method, url, curl.easy_strerror(cc));
 		goto out;
 	}
+	/* larger reads for WebDriverAgent's multi-megabyte sources: fewer calls of on_body (an older libcurl
+	 * that refuses the size keeps its own, which only costs time) */
+	(void)curl.easy_setopt(c, CURLOPT_BUFFERSIZE, 256L * 1024L);
 	cc = curl.easy_perform(c);
 	if (s.buf.failed) {
 		rc = sw__error_nomem(err);

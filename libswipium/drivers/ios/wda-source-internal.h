@@ -81,6 +81,8 @@ typedef struct sw__jpull {
 	int want;
 	bool first; /* just after '{' or '[' */
 	bool dry;   /* validate strings but leave them as they stand (s, n: the escaped text) */
+	char *dst;  /* nullable: the next string is decoded to here instead of where it stands (at or before
+	               it in the same buffer), then this is cleared */
 	char *s;    /* the token's text */
 	size_t n;
 } sw__jpull;
