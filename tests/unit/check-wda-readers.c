@@ -12,6 +12,16 @@
 #include "../../libswipium/drivers/ios/wda-source-internal.h"
 
 static size_t n_ok, n_failed, n_plain;
+/* FNV-1a of every hierarchy made, printed: the same across changes of the writer means the same output */
+static unsigned long long out_hash = 1469598103934665603ULL;
+
+static void hash_in(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		out_hash ^= (unsigned char)s[i];
+		out_hash *= 1099511628211ULL;
+	}
+}
 
 static void compare(const char *xml, size_t len, size_t node_limit)
 {
@@ -26,6 +36,7 @@ static void compare(const char *xml, size_t len, size_t node_limit)
 	if (ra == SW_OK) {
 		ck_assert_msg(al == bl && !memcmp(a, b, al), "hierarchies differ on: %.*s\n%s\n%s", (int)(len < 300 ? len : 300),
 		              xml, a, b);
+		hash_in(a, al);
 		ck_assert_uint_eq(sa.nodes, sb.nodes);
 		ck_assert_uint_eq(sa.hidden, sb.hidden);
 		ck_assert_uint_eq(sa.bad_frames, sb.bad_frames);
@@ -169,13 +180,34 @@ START_TEST(test_readers_agree_on_every_source)
 			free(c);
 		}
 	}
+	/* the JSON form's seeds go through the same writer: their hierarchies join the hash */
+	snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus-wda-source-json", root);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[8192], *js = NULL, *h = NULL;
+		size_t jl = 0, hl = 0;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		sw_error *err = NULL;
+		ck_assert_int_eq(sw__read_file(path, 1 << 24, &js, &jl, &err), 0);
+		if (sw__wda_source_convert(js, jl, "com.example.shop", 0, &h, &hl, NULL, &err) == SW_OK)
+			hash_in(h, hl);
+		else
+			hash_in(sw_error_message(err), strlen(sw_error_message(err)));
+		sw_error_free(err);
+		free(h);
+		free(js);
+	}
+	closedir(d);
 	/* the big table: a cut at many places, so the limit and the cut meet in every state */
 	for (size_t cut = 1; cut < lens[n - 1]; cut += 997)
 		compare(data[n - 1], cut, 0);
 	for (size_t i = 0; i < n; i++)
 		free(data[i]);
-	fprintf(stderr, "sources converted alike %zu (%zu by the plain reader), refused alike %zu\n", n_ok, n_plain,
-	        n_failed);
+	fprintf(stderr, "sources converted alike %zu (%zu by the plain reader), refused alike %zu, hierarchies %016llx\n",
+	        n_ok, n_plain, n_failed, out_hash);
 	ck_assert_uint_gt(n_plain, 100);
 	ck_assert_uint_gt(n_ok - n_plain, 20);
 	ck_assert_uint_gt(n_ok, 300);

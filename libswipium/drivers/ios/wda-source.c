@@ -98,38 +98,6 @@ static const unsigned char SPECIAL[256] = {
     [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1,
 };
 
-/* Appends @s escaped for a double-quoted attribute value: plain runs in one copy each. */
-static void put_escaped(sw_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-	for (;; p++) {
-		if (!SPECIAL[*p])
-			continue;
-		if (p > run)
-			sw__buf_append(b, run, (size_t)(p - run));
-		run = p + 1;
-		switch (*p) {
-		case '\0': return;
-		case '&': sw__buf_append(b, "&amp;", 5); break;
-		case '<': sw__buf_append(b, "&lt;", 4); break;
-		case '>': sw__buf_append(b, "&gt;", 4); break;
-		case '"': sw__buf_append(b, "&quot;", 6); break;
-		case '\n': sw__buf_append(b, "&#10;", 5); break;
-		case '\r': sw__buf_append(b, "&#13;", 5); break;
-		case '\t': sw__buf_append(b, "&#9;", 4); break;
-		default: break; /* other control characters: not XML 1.0 characters */
-		}
-	}
-}
-
-static void put_attr(sw_buf *b, const char *name, size_t nlen, const char *value)
-{
-	sw__buf_append(b, name, nlen);
-	put_escaped(b, value);
-	sw__buf_putc(b, '"');
-}
-#define PUT_ATTR(b, lit, v) put_attr((b), " " lit "=\"", sizeof(" " lit "=\"") - 1, (v))
-
 /* A long as decimal digits, without printf. */
 static char *put_long(char *d, long v)
 {
@@ -187,6 +155,40 @@ static size_t escaped_len(const char *s)
 	return n;
 }
 
+static size_t escaped_len_all(const char *const *texts, size_t n)
+{
+	size_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += escaped_len(texts[i]);
+	return sum;
+}
+
+/* put_escaped, writing at @d (room checked by the caller); returns the new end. */
+static char *esc_to(char *d, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	for (;; p++) {
+		if (!SPECIAL[*p])
+			continue;
+		if (p > run) {
+			memcpy(d, run, (size_t)(p - run));
+			d += p - run;
+		}
+		run = p + 1;
+		switch (*p) {
+		case '\0': return d;
+		case '&': memcpy(d, "&amp;", 5), d += 5; break;
+		case '<': memcpy(d, "&lt;", 4), d += 4; break;
+		case '>': memcpy(d, "&gt;", 4), d += 4; break;
+		case '"': memcpy(d, "&quot;", 6), d += 6; break;
+		case '\n': memcpy(d, "&#10;", 5), d += 5; break;
+		case '\r': memcpy(d, "&#13;", 5), d += 5; break;
+		case '\t': memcpy(d, "&#9;", 4), d += 4; break;
+		default: break; /* other control characters: not XML 1.0 characters */
+		}
+	}
+}
+
 bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
                        sw__wda_source_stats *st)
 {
@@ -222,55 +224,73 @@ bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 	size_t raw = 0;
 	for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
 		raw += strlen(texts[i]);
-	if (b->len + 6 * raw + 512 > SW__WDA_HIERARCHY_MAX_BYTES) {
-		size_t exact = 0;
-		for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
-			exact += escaped_len(texts[i]);
-		if (b->len + exact + 512 > SW__WDA_HIERARCHY_MAX_BYTES)
+	size_t need = 6 * raw; /* escaping makes text at most 6x */
+	if (b->len + need + 512 > SW__WDA_HIERARCHY_MAX_BYTES) {
+		need = escaped_len_all(texts, SW_ARRAY_SIZE(texts));
+		if (b->len + need + 512 > SW__WDA_HIERARCHY_MAX_BYTES)
 			return false;
 	}
+	/* room for all of it at once (the escaped texts plus under 400 bytes of names, flags and bounds),
+	 * then written straight into the buffer */
+	if (!sw__buf_reserve(b, need + 512))
+		return true; /* out of memory: b->failed says so to the caller */
+	char *d = b->data + b->len;
+#define LIT(s) (memcpy(d, (s), sizeof(s) - 1), d += sizeof(s) - 1)
 	/* the class is always the long XCUIElementType name, whichever form the source came in */
-	sw__buf_append(b, "<node class=\"", 13);
+	LIT("<node class=\"");
 	if (*type && strncmp(type, "XCUIElementType", 15) != 0)
-		sw__buf_append(b, "XCUIElementType", 15);
-	put_escaped(b, type);
-	sw__buf_putc(b, '"');
+		LIT("XCUIElementType");
+	d = esc_to(d, type);
+	*d++ = '"';
 	/* only what differs from the parser's defaults (empty strings, false, enabled): a 50,000-element
 	 * source stays small */
-	if (*text)
-		PUT_ATTR(b, "text", text);
-	if (*id)
-		PUT_ATTR(b, "resource-id", id);
-	if (package && *package)
-		PUT_ATTR(b, "package", package);
-	if (*desc)
-		PUT_ATTR(b, "content-desc", desc);
-	if (ph && *ph)
-		PUT_ATTR(b, "hint", ph);
+	if (*text) {
+		LIT(" text=\"");
+		d = esc_to(d, text);
+		*d++ = '"';
+	}
+	if (*id) {
+		LIT(" resource-id=\"");
+		d = esc_to(d, id);
+		*d++ = '"';
+	}
+	if (package && *package) {
+		LIT(" package=\"");
+		d = esc_to(d, package);
+		*d++ = '"';
+	}
+	if (*desc) {
+		LIT(" content-desc=\"");
+		d = esc_to(d, desc);
+		*d++ = '"';
+	}
+	if (ph && *ph) {
+		LIT(" hint=\"");
+		d = esc_to(d, ph);
+		*d++ = '"';
+	}
 	if (is_switch)
-		sw__buf_puts(b, " checkable=\"true\"");
+		LIT(" checkable=\"true\"");
 	if (is_switch && value && !strcmp(value, "1"))
-		sw__buf_puts(b, " checked=\"true\"");
+		LIT(" checked=\"true\"");
 	if (pressable || field)
-		sw__buf_puts(b, " clickable=\"true\"");
+		LIT(" clickable=\"true\"");
 	if (!a->enabled)
-		sw__buf_puts(b, " enabled=\"false\"");
+		LIT(" enabled=\"false\"");
 	if (field)
-		sw__buf_puts(b, " focusable=\"true\"");
+		LIT(" focusable=\"true\"");
 	if (a->focused)
-		sw__buf_puts(b, " focused=\"true\"");
+		LIT(" focused=\"true\"");
 	if (scroller)
-		sw__buf_puts(b, " scrollable=\"true\"");
+		LIT(" scrollable=\"true\"");
 	if (secure)
-		sw__buf_puts(b, " password=\"true\"");
+		LIT(" password=\"true\"");
 	if (a->selected)
-		sw__buf_puts(b, " selected=\"true\"");
+		LIT(" selected=\"true\"");
 	if (!visible)
-		sw__buf_puts(b, " visible-to-user=\"false\"");
+		LIT(" visible-to-user=\"false\"");
 	if (a->geo && a->w > 0 && a->h > 0) {
-		char bounds[128], *d = bounds;
-		memcpy(d, " bounds=\"[", 10);
-		d += 10;
+		LIT(" bounds=\"[");
 		d = put_long(d, coord(a->x));
 		*d++ = ',';
 		d = put_long(d, coord(a->y));
@@ -279,14 +299,15 @@ bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 		d = put_long(d, coord(a->x + a->w));
 		*d++ = ',';
 		d = put_long(d, coord(a->y + a->h));
-		memcpy(d, "]\">", 3);
-		d += 3;
-		sw__buf_append(b, bounds, (size_t)(d - bounds));
+		LIT("]\">");
 	} else {
 		if (a->geo)
 			st->empty_frames++;
-		sw__buf_append(b, " bounds=\"\">", 11);
+		LIT(" bounds=\"\">");
 	}
+#undef LIT
+	b->len = (size_t)(d - b->data);
+	b->data[b->len] = '\0';
 	return true;
 }
 
@@ -350,6 +371,7 @@ typedef struct xstate {
 	char *scratch;
 	size_t scratch_cap;
 	xmlParserCtxtPtr ctxt;
+	bool values_terminated; /* the plain reader's values end with a NUL: used where they stand */
 } xstate;
 
 static void stop(xstate *x, int error)
@@ -366,7 +388,10 @@ static const char *scratch_put(xstate *x, size_t *used, const xmlChar *v, const 
 	size_t n = (size_t)(vend - v);
 	char *d = x->scratch + *used, *start = d;
 	const char *s = (const char *)v, *e = (const char *)vend;
-	if (!memchr(s, '&', n)) {
+	bool amp = memchr(s, '&', n) != NULL;
+	if (!amp && x->values_terminated)
+		return s;
+	if (!amp) {
 		memcpy(d, s, n);
 		d += n;
 	} else {
@@ -756,6 +781,7 @@ static bool px_read(xstate *x, const char *xml, size_t len)
 {
 	px r = {.x = x, .p = xml, .end = xml + len};
 	bool ok = false;
+	x->values_terminated = true;
 	static const char decl[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
 	if ((size_t)(r.end - r.p) >= sizeof(decl) - 1 && !memcmp(r.p, decl, sizeof(decl) - 1))
 		r.p += sizeof(decl) - 1;
@@ -848,6 +874,7 @@ int sw__wda_source_convert_with(const char *xml, size_t len, const char *package
 		x->out.data[head_len] = '\0';
 	}
 	memset(&x->st, 0, sizeof(x->st));
+	x->values_terminated = false;
 	x->open = x->level = x->error = 0;
 	x->root_seen = false;
 	x->root_name[0] = '\0';
