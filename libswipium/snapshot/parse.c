@@ -594,14 +594,18 @@ typedef struct plain {
 	const char *other[PLAIN_MAX_OTHER_NAMES];
 	size_t other_len[PLAIN_MAX_OTHER_NAMES];
 	size_t n_other;
+	/* the class and package values of the node before: a node with the same one shares its string (a
+	 * dump repeats them; one copy fewer, and the class lookups see the same pointer) */
+	const char *last[A_COUNT];
+	size_t last_len[A_COUNT];
 } plain;
 
-static bool is_ws(char c)
+static inline bool is_ws(char c)
 {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
-static void skip_ws(plain *x)
+static inline void skip_ws(plain *x)
 {
 	while (x->p < x->end && is_ws(*x->p))
 		x->p++;
@@ -806,6 +810,15 @@ static bool plain_attrs(plain *x, raw_node *r, bool *empty)
 		const char *v = plain_value(x, &vlen);
 		if (!v)
 			return false;
+		if (id == A_CLASS || id == A_PKG) {
+			if (x->last[id] && x->last_len[id] == vlen && !memcmp(x->last[id], v, vlen)) {
+				st->arena_len = (size_t)(v - st->arena); /* v was the arena's last string */
+				v = x->last[id];
+			} else {
+				x->last[id] = v;
+				x->last_len[id] = vlen;
+			}
+		}
 		sw__attr *at = &st->attrs[st->n_attrs++];
 		at->name = name;
 		at->value = v;

@@ -567,12 +567,12 @@ typedef struct px {
 	size_t depth;
 } px;
 
-static bool px_ws(char c)
+static inline bool px_ws(char c)
 {
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
-static void px_skip_ws(px *r)
+static inline void px_skip_ws(px *r)
 {
 	while (r->p < r->end && px_ws(*r->p))
 		r->p++;
