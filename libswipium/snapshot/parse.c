@@ -441,6 +441,7 @@ static bool attrs_room(sax_state *st, size_t n)
 	}
 	st->attrs = na;
 	st->cap_attrs = nc;
+	sw__hint_huge_pages(na, nc * sizeof(*na));
 	return true;
 }
 
@@ -467,6 +468,7 @@ static raw_node *node_begin(sax_state *st)
 			return NULL;
 		}
 		st->cap_raw = nc;
+		sw__hint_huge_pages(nr, nc * sizeof(*nr));
 	}
 	raw_node *r = &st->raw[st->n_raw];
 	memset(r, 0, sizeof(*r));
@@ -941,6 +943,7 @@ int sw__snapshot_parse_with(const char *xml, size_t len, int screen_w, int scree
 		rc = sw__error_nomem(err);
 		goto out;
 	}
+	sw__hint_huge_pages(st.arena, st.arena_cap);
 	const char *reader = "plain";
 	if (plain_reader && plain_parse(&st, xml, len))
 		goto parsed;
@@ -1053,6 +1056,7 @@ parsed:;
 		rc = sw__error_nomem(err);
 		goto out;
 	}
+	sw__hint_huge_pages(s->els, (n_raw ? n_raw : 1) * sizeof(*s->els));
 	size_t overlay_cap = 0;
 	cls_memo memo = {0};
 	for (size_t i = 0; i < n_raw; i++) {

@@ -127,7 +127,8 @@ static long coord(double v)
 
 void sw__wda_emit_head(sw_buf *b, size_t expect)
 {
-	sw__buf_reserve(b, expect);
+	if (sw__buf_reserve(b, expect))
+		sw__hint_huge_pages(b->data, b->cap);
 	sw__buf_puts(b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">");
 }
 
