@@ -98,25 +98,30 @@ typedef struct {
 } sink;
 
 /*
- * The first bytes of a body: when the answer says how long it is, the buffer takes that size at once
- * (never more than the cap), so that an 11 MB WebDriverAgent source is not grown by doubling, copied
- * and faulted in again at every step. A wrong Content-Length costs nothing: the buffer still grows.
- */
-/*
  * A large buffer about to be filled from end to end: where the kernel makes transparent huge pages on
  * request (madvise mode), its 2 MiB-aligned stretches take one page fault each instead of 512. Nothing
  * else changes; a kernel without them ignores the hint.
  */
 void sw__hint_huge_pages(void *p, size_t n)
 {
+#ifdef MADV_HUGEPAGE /* Linux; elsewhere (macOS) there is nothing to ask for */
 	const uintptr_t huge = (uintptr_t)2 << 20;
 	if (n < 2 * huge)
 		return;
 	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
 	if (e > a)
 		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }
 
+/*
+ * The first bytes of a body: when the answer says how long it is, the buffer takes that size at once
+ * (never more than the cap), so that an 11 MB WebDriverAgent source is not grown by doubling, copied
+ * and faulted in again at every step. A wrong Content-Length costs nothing: the buffer still grows.
+ */
 static void size_from_header(sink *s)
 {
 	s->sized = true;
