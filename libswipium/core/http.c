@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Only curl's types and constants are used here: the functions are reached through dlsym(). */
 #define CURL_DISABLE_TYPECHECK 1
@@ -92,7 +93,53 @@ typedef struct {
 	size_t max;
 	bool keep;   /* the caller wants the body */
 	bool capped; /* more than max bytes arrived; the transfer was stopped on purpose */
+	CURL *c;     /* the transfer, asked once for its Content-Length (NULL: never asked) */
+	bool sized;  /* the body's buffer was sized from the Content-Length already */
 } sink;
+
+/*
+ * A large buffer about to be filled from end to end: where the kernel makes transparent huge pages on
+ * request (madvise mode), its 2 MiB-aligned stretches take one page fault each instead of 512. Nothing
+ * else changes; a kernel without them ignores the hint.
+ */
+void sw__hint_huge_pages(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE /* Linux; elsewhere (macOS) there is nothing to ask for */
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	if (n < 2 * huge)
+		return;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+/*
+ * The first bytes of a body: when the answer says how long it is, the buffer takes that size at once
+ * (never more than the cap), so that an 11 MB WebDriverAgent source is not grown by doubling, copied
+ * and faulted in again at every step. A wrong Content-Length costs nothing: the buffer still grows.
+ */
+static void size_from_header(sink *s)
+{
+	s->sized = true;
+	if (!s->c || s->buf.cap)
+		return;
+	curl_off_t cl = -1;
+	if (curl.easy_getinfo(s->c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK || cl <= 0)
+		return;
+	size_t want = (uint64_t)cl < (uint64_t)s->max ? (size_t)cl : s->max;
+	/* exactly that (sw__buf_reserve would round up to a power of two: 64 MiB for a 36 MB body) */
+	char *p = malloc(want + 1);
+	if (!p)
+		return; /* the appends then try, and fail, on their own */
+	sw__hint_huge_pages(p, want + 1);
+	p[0] = '\0';
+	s->buf.data = p;
+	s->buf.cap = want + 1;
+}
 
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
@@ -100,6 +147,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 	size_t len = size * n;
 	if (!s->keep)
 		return len;
+	if (!s->sized)
+		size_from_header(s);
 	size_t room = s->max - s->buf.len;
 	if (len > room) {
 		sw__buf_append(&s->buf, p, room);
@@ -129,7 +178,7 @@ int sw__http_get(const char *url, long timeout_ms, long *status_out, char **body
 		return sw__error_nomem(err);
 	int rc = SW_OK;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	sink s = {SW_BUF_INIT, max_body, body_out != NULL, false};
+	sink s = {SW_BUF_INIT, max_body, body_out != NULL, false, c, false};
 	CURLcode cc = CURLE_OK;
 	/* Each option is checked: the libcurl loaded at run time may be older than the headers. */
 	if ((cc = curl.easy_setopt(c, CURLOPT_URL, url)) != CURLE_OK ||
@@ -221,7 +270,7 @@ int sw__http_request(const char *method, const char *url, const json_t *headers,
 		hl = nl;
 	}
 	char errbuf[CURL_ERROR_SIZE] = "";
-	sink s = {SW_BUF_INIT, max_body, body_out != NULL, false};
+	sink s = {SW_BUF_INIT, max_body, body_out != NULL, false, c, false};
 	CURLcode cc = CURLE_OK;
 	if ((cc = curl.easy_setopt(c, CURLOPT_URL, url)) != CURLE_OK ||
 	    (cc = curl.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https")) != CURLE_OK ||
@@ -291,7 +340,7 @@ int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **e
 		return sw__error_nomem(err);
 	int rc = SW_OK;
 	char errbuf[CURL_ERROR_SIZE] = "";
-	sink s = {SW_BUF_INIT, req->max_body ? req->max_body : ((size_t)64 << 20), true, false};
+	sink s = {SW_BUF_INIT, req->max_body ? req->max_body : ((size_t)64 << 20), true, false, c, false};
 	struct curl_slist *hdrs = NULL;
 	if (req->body && (!curl.slist_append || !curl.slist_free_all)) {
 		curl.easy_cleanup(c);
@@ -324,6 +373,9 @@ int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **e
 		                   "HTTP %s %s: the loaded libcurl rejects an option: %s", method, url, curl.easy_strerror(cc));
 		goto out;
 	}
+	/* larger reads for WebDriverAgent's multi-megabyte sources: fewer calls of on_body (an older libcurl
+	 * that refuses the size keeps its own, which only costs time) */
+	(void)curl.easy_setopt(c, CURLOPT_BUFFERSIZE, 256L * 1024L);
 	cc = curl.easy_perform(c);
 	if (s.buf.failed) {
 		rc = sw__error_nomem(err);

@@ -302,6 +302,9 @@ typedef struct sw__http_resp {
 /* Any HTTP status is a success (read resp->status); a transport failure is SW_EIO (SW_ETIMEOUT with
  * resp->timed_out) with curl's reason, and no failure code: the caller names it. */
 int sw__http_exchange(const sw__http_req *req, sw__http_resp *resp, sw_error **err);
+/* Asks for transparent huge pages over the 2 MiB-aligned part of a large buffer about to be filled whole
+ * (fewer page faults; ignored where the kernel has none). In http.c. */
+void sw__hint_huge_pages(void *p, size_t n);
 
 /* ---- metro (metro/metro.c) ------------------------------------------------ */
 

@@ -412,6 +412,84 @@ static const char *qname(sax_state *st, const xmlChar *prefix, const xmlChar *lo
 	return dst;
 }
 
+/* An element below the root starts at @depth: counted, and the subtrees it ends are closed. */
+static bool element_begin(sax_state *st, size_t depth)
+{
+	if (++st->elements > (size_t)SW__SNAPSHOT_MAX_NODES * 8) {
+		st->error = SAX_TOO_MANY;
+		return false;
+	}
+	while (st->n_open > 0 && st->raw[st->open_idx[st->n_open - 1]].depth >= depth) {
+		st->raw[st->open_idx[st->n_open - 1]].subtree_end = st->n_raw;
+		st->n_open--;
+	}
+	return true;
+}
+
+/* Room for @n more attributes; false (error set) when memory runs out. */
+static bool attrs_room(sax_state *st, size_t n)
+{
+	if (n <= st->cap_attrs - st->n_attrs)
+		return true;
+	size_t nc = st->cap_attrs ? st->cap_attrs : st->size_hint / 16 + 1024;
+	while (nc - st->n_attrs < n)
+		nc *= 2;
+	sw__attr *na = realloc(st->attrs, nc * sizeof(*na));
+	if (!na) {
+		st->error = SAX_NOMEM;
+		return false;
+	}
+	st->attrs = na;
+	st->cap_attrs = nc;
+	sw__hint_huge_pages(na, nc * sizeof(*na));
+	return true;
+}
+
+/* A <node> starts: its raw node, defaults set, attributes to come (NULL: error set). */
+static raw_node *node_begin(sax_state *st)
+{
+	if (st->n_raw >= SW__SNAPSHOT_MAX_NODES) {
+		st->error = SAX_OVER_CAP;
+		return NULL;
+	}
+	if (st->n_raw == st->cap_raw) {
+		/* a dump spends some 350 bytes per node: size for that at once, then double */
+		size_t nc = st->cap_raw ? st->cap_raw * 2 : st->size_hint / 256 + 256;
+		if (nc > SW__SNAPSHOT_MAX_NODES)
+			nc = SW__SNAPSHOT_MAX_NODES;
+		raw_node *nr = realloc(st->raw, nc * sizeof(*nr));
+		if (nr)
+			st->raw = nr;
+		size_t *no = realloc(st->open_idx, nc * sizeof(*no));
+		if (no)
+			st->open_idx = no;
+		if (!nr || !no) {
+			st->error = SAX_NOMEM;
+			return NULL;
+		}
+		st->cap_raw = nc;
+		sw__hint_huge_pages(nr, nc * sizeof(*nr));
+	}
+	raw_node *r = &st->raw[st->n_raw];
+	memset(r, 0, sizeof(*r));
+	raw_defaults(r);
+	r->attr_first = st->n_attrs;
+	return r;
+}
+
+/* The node's attributes are all in: its bounds, its list context, and it is open. */
+static void node_finish(sax_state *st, raw_node *r, size_t depth)
+{
+	r->n_attrs = st->n_attrs - r->attr_first;
+	r->depth = depth;
+	r->b_ok = parse_bounds(r->bounds, r->b);
+	if (st->n_open > 0)
+		r->in_list = st->raw[st->open_idx[st->n_open - 1]].child_in_list;
+	r->child_in_list = r->in_list || cls_info(&st->memo, r->cls)->list;
+	st->open_idx[st->n_open++] = st->n_raw;
+	st->n_raw++;
+}
+
 static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri, int nb_ns,
                       const xmlChar **ns, int nb_attributes, int nb_defaulted, const xmlChar **attributes)
 {
@@ -441,57 +519,16 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
 		}
 		return;
 	}
-	if (++st->elements > (size_t)SW__SNAPSHOT_MAX_NODES * 8) {
-		st->error = SAX_TOO_MANY;
-		return;
-	}
 	size_t depth = st->level - 2;
-	/* close subtrees that ended */
-	while (st->n_open > 0 && st->raw[st->open_idx[st->n_open - 1]].depth >= depth) {
-		st->raw[st->open_idx[st->n_open - 1]].subtree_end = st->n_raw;
-		st->n_open--;
-	}
+	if (!element_begin(st, depth))
+		return;
 	if (strcmp(name, "node") != 0) {
 		st->skip_level = st->level;
 		return;
 	}
-	if (st->n_raw >= SW__SNAPSHOT_MAX_NODES) {
-		st->error = SAX_OVER_CAP;
+	raw_node *r = node_begin(st);
+	if (!r || !attrs_room(st, (size_t)nb_attributes))
 		return;
-	}
-	if (st->n_raw == st->cap_raw) {
-		/* a dump spends some 350 bytes per node: size for that at once, then double */
-		size_t nc = st->cap_raw ? st->cap_raw * 2 : st->size_hint / 256 + 256;
-		if (nc > SW__SNAPSHOT_MAX_NODES)
-			nc = SW__SNAPSHOT_MAX_NODES;
-		raw_node *nr = realloc(st->raw, nc * sizeof(*nr));
-		if (nr)
-			st->raw = nr;
-		size_t *no = realloc(st->open_idx, nc * sizeof(*no));
-		if (no)
-			st->open_idx = no;
-		if (!nr || !no) {
-			st->error = SAX_NOMEM;
-			return;
-		}
-		st->cap_raw = nc;
-	}
-	if ((size_t)nb_attributes > st->cap_attrs - st->n_attrs) {
-		size_t nc = st->cap_attrs ? st->cap_attrs : st->size_hint / 16 + 1024;
-		while (nc - st->n_attrs < (size_t)nb_attributes)
-			nc *= 2;
-		sw__attr *na = realloc(st->attrs, nc * sizeof(*na));
-		if (!na) {
-			st->error = SAX_NOMEM;
-			return;
-		}
-		st->attrs = na;
-		st->cap_attrs = nc;
-	}
-	raw_node *r = &st->raw[st->n_raw];
-	memset(r, 0, sizeof(*r));
-	raw_defaults(r);
-	r->attr_first = st->n_attrs;
 	for (int k = 0; k < nb_attributes; k++) {
 		const xmlChar **a = attributes + 5 * k;
 		sw__attr *at = &st->attrs[st->n_attrs];
@@ -521,14 +558,7 @@ static void sax_start(void *ctx, const xmlChar *localname, const xmlChar *prefix
 		apply_attr(r, id, at->value, st->arena_len - before - 1);
 		st->n_attrs++;
 	}
-	r->n_attrs = st->n_attrs - r->attr_first;
-	r->depth = depth;
-	r->b_ok = parse_bounds(r->bounds, r->b);
-	if (st->n_open > 0)
-		r->in_list = st->raw[st->open_idx[st->n_open - 1]].child_in_list;
-	r->child_in_list = r->in_list || cls_info(&st->memo, r->cls)->list;
-	st->open_idx[st->n_open++] = st->n_raw;
-	st->n_raw++;
+	node_finish(st, r, depth);
 }
 
 static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
@@ -542,6 +572,341 @@ static void sax_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, 
 	st->level--;
 }
 
+/* ---- the plain-dump reader ----------------------------------------------------------------------
+ *
+ * Dumps nearly always come in one plain shape: uiautomator's, and the hierarchy the iOS driver writes
+ * from a WebDriverAgent source (<hierarchy rotation="0"><node a="v" ...>...</node></hierarchy>, the
+ * five predefined entities and &#9; &#10; &#13;, UTF-8). That shape is read here in one pass over the
+ * bytes, into the same nodes the libxml2 callbacks above make. Anything else at all (a DTD, a comment,
+ * a namespace, text between tags, another element, another entity, a literal tab or line break in a
+ * value, a byte that is not well-formed UTF-8 or not an XML character, a repeated attribute, deep
+ * nesting, a limit reached) makes it give up, and the whole dump is read again by libxml2, which then
+ * decides: so the plain reader never accepts a dump that libxml2 would refuse, and never reads one
+ * differently (check-snapshot compares the two readers on every dump it has, and on damaged copies).
+ */
+
+#define PLAIN_MAX_DEPTH 200         /* libxml2 refuses past 256 levels: deeper dumps are its to judge */
+#define PLAIN_MAX_VALUE ((size_t)1 << 20)
+#define PLAIN_MAX_OTHER_NAMES 32
+
+typedef struct plain {
+	sax_state *st;
+	const char *p, *end;
+	/* attribute names that are none of attr_names, copied to the arena once per parse */
+	const char *other[PLAIN_MAX_OTHER_NAMES];
+	size_t other_len[PLAIN_MAX_OTHER_NAMES];
+	size_t n_other;
+	/* the class and package values of the node before: a node with the same one shares its string (a
+	 * dump repeats them; one copy fewer, and the class lookups see the same pointer) */
+	const char *last[A_COUNT];
+	size_t last_len[A_COUNT];
+} plain;
+
+static inline bool is_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+static inline void skip_ws(plain *x)
+{
+	while (x->p < x->end && is_ws(*x->p))
+		x->p++;
+}
+
+/* Name bytes of the plain shape: 1 may start a name, 2 may follow (ASCII letters, '_'; digits, '-', '.'). */
+static const unsigned char NAME_CLASS[256] = {
+    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
+    ['8'] = 2, ['9'] = 2, ['_'] = 3, ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3,
+    ['H'] = 3, ['I'] = 3, ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3,
+    ['R'] = 3, ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3, ['a'] = 3,
+    ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3, ['j'] = 3, ['k'] = 3,
+    ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3,
+    ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3,
+};
+
+static bool name_char(unsigned char c, bool first)
+{
+	return NAME_CLASS[c] & (first ? 1 : 2);
+}
+
+/* The known attribute of a name, or A_OTHER. */
+static enum attr_id attr_id_of_n(const char *n, size_t len)
+{
+	static const unsigned char lens[A_COUNT] = {
+	    [A_TEXT] = 4,       [A_ID] = 11,        [A_CLASS] = 5,      [A_PKG] = 7,         [A_DESC] = 12,
+	    [A_HINT] = 4,       [A_BOUNDS] = 6,     [A_CLICKABLE] = 9,  [A_LONG_CLICKABLE] = 14, [A_FOCUSABLE] = 9,
+	    [A_FOCUSED] = 7,    [A_PASSWORD] = 8,   [A_SCROLLABLE] = 10, [A_CHECKABLE] = 9,  [A_CHECKED] = 7,
+	    [A_SELECTED] = 8,   [A_ENABLED] = 7,    [A_VISIBLE] = 15,
+	};
+	for (int i = 1; i < A_COUNT; i++)
+		if (lens[i] == len && attr_names[i][0] == n[0] && !memcmp(attr_names[i], n, len))
+			return (enum attr_id)i;
+	return A_OTHER;
+}
+
+/* The length of the well-formed UTF-8 sequence of a non-ASCII XML character at @p (0: not one). */
+static size_t utf8_xml_char(const unsigned char *p, const unsigned char *end)
+{
+	uint32_t cp = 0;
+	size_t n = sw__utf8_decode(p, (size_t)(end - p), &cp);
+	return n >= 2 && cp != 0xfffe && cp != 0xffff ? n : 0;
+}
+
+/* Bytes a value may hold as they are: printable ASCII except the quotes, '&' and '<'. */
+static const unsigned char PLAIN_SAFE[256] = {
+#define R8(v) v, v, v, v, v, v, v, v
+    R8(0), R8(0), R8(0), R8(0), /* 0x00-0x1f */
+    1, 1, 0, 1, 1, 1, 0, 0, R8(1), R8(1), 1, 1, 1, 1, 0, 1, 1, 1, /* 0x20-0x3f: no " & ' < */
+    R8(1), R8(1), R8(1), R8(1), R8(1), R8(1), R8(1), 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40-0x7f */
+#undef R8
+};
+
+/*
+ * A quoted value at x->p, decoded into the arena as libxml2 hands it over (with arena_put's '&'):
+ * the value, and its length in *vlen; NULL when the reader gives up.
+ */
+static const char *plain_value(plain *x, size_t *vlen)
+{
+	sax_state *st = x->st;
+	if (x->p >= x->end || (*x->p != '"' && *x->p != '\''))
+		return NULL;
+	char q = *x->p++;
+	const char *v = x->p;
+	/* decoding never lengthens: the raw bytes bound the room needed */
+	const char *close = memchr(v, q, (size_t)(x->end - v));
+	if (!close || (size_t)(close - v) > PLAIN_MAX_VALUE || (size_t)(close - v) + 1 > st->arena_cap - st->arena_len)
+		return NULL;
+	char *dst = st->arena + st->arena_len, *d = dst;
+	const unsigned char *p = (const unsigned char *)v, *e = (const unsigned char *)close;
+	while (p < e) {
+		const unsigned char *run = p;
+		while (p < e && PLAIN_SAFE[*p])
+			p++;
+		memcpy(d, run, (size_t)(p - run));
+		d += p - run;
+		if (p == e)
+			break;
+		unsigned char c = *p;
+		if (c >= 0x80) {
+			size_t n = utf8_xml_char(p, e);
+			if (!n)
+				return NULL;
+			memcpy(d, p, n);
+			d += n;
+			p += n;
+			continue;
+		}
+		if (c == '\'' || c == '"') { /* the other quote */
+			*d++ = (char)c;
+			p++;
+			continue;
+		}
+		if (c != '&')
+			return NULL; /* '<', or a control character, a tab or a line break (libxml2 normalises those) */
+		static const struct {
+			const char *ent;
+			size_t n;
+			char c;
+		} ents[] = {{"&amp;", 5, '&'},  {"&lt;", 4, '<'},   {"&gt;", 4, '>'},   {"&quot;", 6, '"'},
+		            {"&apos;", 6, '\''}, {"&#10;", 5, '\n'}, {"&#13;", 5, '\r'}, {"&#9;", 4, '\t'},
+		            {"&#38;", 5, '&'}};
+		size_t k = 0;
+		while (k < SW_ARRAY_SIZE(ents) &&
+		       ((size_t)(e - p) < ents[k].n || memcmp(p, ents[k].ent, ents[k].n) != 0))
+			k++;
+		if (k == SW_ARRAY_SIZE(ents))
+			return NULL;
+		*d++ = ents[k].c;
+		p += ents[k].n;
+	}
+	*d++ = '\0';
+	*vlen = (size_t)(d - dst) - 1;
+	st->arena_len = (size_t)(d - st->arena);
+	x->p = close + 1;
+	return dst;
+}
+
+/* One attribute name (NUL-terminated, lives with the screen) and its id; NULL when the reader gives up. */
+static const char *plain_name(plain *x, enum attr_id *id)
+{
+	const char *n = x->p;
+	if (x->p >= x->end || !name_char((unsigned char)*x->p, true))
+		return NULL;
+	while (x->p < x->end && name_char((unsigned char)*x->p, false))
+		x->p++;
+	size_t len = (size_t)(x->p - n);
+	if (len > 64 || (len >= 3 && (n[0] | 0x20) == 'x' && (n[1] | 0x20) == 'm' && (n[2] | 0x20) == 'l'))
+		return NULL; /* xmlns and the reserved xml names are libxml2's */
+	*id = attr_id_of_n(n, len);
+	if (*id != A_OTHER)
+		return attr_names[*id];
+	for (size_t i = 0; i < x->n_other; i++)
+		if (x->other_len[i] == len && !memcmp(x->other[i], n, len))
+			return x->other[i];
+	if (x->n_other == PLAIN_MAX_OTHER_NAMES)
+		return NULL;
+	sax_state *st = x->st;
+	const char *copy = arena_put(st, n, len);
+	if (!copy)
+		return NULL;
+	x->other[x->n_other] = copy;
+	x->other_len[x->n_other++] = len;
+	return copy;
+}
+
+/*
+ * The attributes of a start tag, up to its '>' or "/>" (*empty): each to @r (a node) or, for the root
+ * (@r NULL), its rotation read. False when the reader gives up.
+ */
+static bool plain_attrs(plain *x, raw_node *r, bool *empty)
+{
+	sax_state *st = x->st;
+	uint32_t seen = 0; /* known attributes already set (a repeat is libxml2's error to report) */
+	const char *others[PLAIN_MAX_OTHER_NAMES]; /* the other names of this tag (copies are unique) */
+	size_t n_others = 0;
+	for (;;) {
+		bool spaced = x->p < x->end && is_ws(*x->p);
+		skip_ws(x);
+		if (x->p >= x->end)
+			return false;
+		if (*x->p == '>' || (*x->p == '/' && x->end - x->p >= 2 && x->p[1] == '>')) {
+			*empty = *x->p == '/';
+			x->p += *empty ? 2 : 1;
+			return true;
+		}
+		if (!spaced)
+			return false;
+		enum attr_id id = A_OTHER;
+		const char *name = plain_name(x, &id);
+		if (!name)
+			return false;
+		if (id != A_OTHER) {
+			if (seen & (1u << id))
+				return false;
+			seen |= 1u << id;
+		} else {
+			for (size_t i = 0; i < n_others; i++)
+				if (others[i] == name)
+					return false;
+			if (n_others == PLAIN_MAX_OTHER_NAMES)
+				return false;
+			others[n_others++] = name;
+		}
+		skip_ws(x);
+		if (x->p >= x->end || *x->p != '=')
+			return false;
+		x->p++;
+		skip_ws(x);
+		size_t vlen = 0;
+		if (!r) {
+			/* the root: only its rotation is read */
+			const char *v = plain_value(x, &vlen);
+			if (!v)
+				return false;
+			if (!strcmp(name, "rotation"))
+				st->rotation = atoi(v);
+			continue;
+		}
+		if (!attrs_room(st, 1))
+			return false;
+		const char *v = plain_value(x, &vlen);
+		if (!v)
+			return false;
+		if (id == A_CLASS || id == A_PKG) {
+			if (x->last[id] && x->last_len[id] == vlen && !memcmp(x->last[id], v, vlen)) {
+				st->arena_len = (size_t)(v - st->arena); /* v was the arena's last string */
+				v = x->last[id];
+			} else {
+				x->last[id] = v;
+				x->last_len[id] = vlen;
+			}
+		}
+		sw__attr *at = &st->attrs[st->n_attrs++];
+		at->name = name;
+		at->value = v;
+		apply_attr(r, id, v, vlen);
+	}
+}
+
+static bool plain_lit(plain *x, const char *lit, size_t n)
+{
+	if ((size_t)(x->end - x->p) < n || memcmp(x->p, lit, n) != 0)
+		return false;
+	x->p += n;
+	return true;
+}
+
+/* The whole dump in the plain shape; false (the state then half-filled) when the reader gives up. */
+static bool plain_parse(sax_state *st, const char *xml, size_t len)
+{
+	plain x = {.st = st, .p = xml, .end = xml + len};
+	static const char decl1[] = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
+	static const char decl2[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+	if (!plain_lit(&x, decl1, sizeof(decl1) - 1))
+		(void)plain_lit(&x, decl2, sizeof(decl2) - 1);
+	skip_ws(&x);
+	bool empty = false;
+	if (!plain_lit(&x, "<hierarchy", 10) || x.p >= x.end || (!is_ws(*x.p) && *x.p != '>' && *x.p != '/'))
+		return false;
+	if (!plain_attrs(&x, NULL, &empty))
+		return false;
+	st->root_ok = true;
+	size_t depth = 0; /* nodes open */
+	while (!empty) {
+		skip_ws(&x);
+		if (x.end - x.p < 2 || *x.p != '<')
+			return false; /* text between tags, or the end before the root closed */
+		if (x.p[1] == '/') {
+			x.p += 2;
+			if (depth == 0) {
+				if (!plain_lit(&x, "hierarchy", 9))
+					return false;
+			} else if (!plain_lit(&x, "node", 4))
+				return false;
+			skip_ws(&x);
+			if (!plain_lit(&x, ">", 1))
+				return false;
+			if (depth == 0)
+				break;
+			depth--;
+			continue;
+		}
+		x.p++;
+		if (!plain_lit(&x, "node", 4) || x.p >= x.end || (!is_ws(*x.p) && *x.p != '>' && *x.p != '/'))
+			return false;
+		if (depth >= PLAIN_MAX_DEPTH || !element_begin(st, depth))
+			return false;
+		raw_node *r = node_begin(st);
+		if (!r)
+			return false;
+		bool leaf = false;
+		if (!plain_attrs(&x, r, &leaf))
+			return false;
+		node_finish(st, r, depth);
+		if (!leaf)
+			depth++;
+	}
+	skip_ws(&x);
+	return x.p == x.end && !st->error;
+}
+
+/* Back to an empty state for the libxml2 reader (the buffers are kept). */
+static void state_reset(sax_state *st)
+{
+	st->arena_len = 0;
+	st->n_attrs = 0;
+	st->n_raw = 0;
+	st->n_open = 0;
+	st->level = 0;
+	st->skip_level = 0;
+	st->elements = 0;
+	memset(&st->memo, 0, sizeof(st->memo));
+	st->rotation = 0;
+	st->root_ok = false;
+	st->error = 0;
+	memset(st->names, 0, sizeof(st->names));
+}
+
 static int fail(sw_error **err, const char *msg)
 {
 	return sw__error_set(err, SW_EDEVICE, "SNAPSHOT_FAILED",
@@ -549,6 +914,12 @@ static int fail(sw_error **err, const char *msg)
 }
 
 int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, sw__screen **out, sw_error **err)
+{
+	return sw__snapshot_parse_with(xml, len, screen_w, screen_h, true, out, err);
+}
+
+int sw__snapshot_parse_with(const char *xml, size_t len, int screen_w, int screen_h, bool plain_reader,
+                            sw__screen **out, sw_error **err)
 {
 	int rc = SW_OK;
 	xmlParserCtxtPtr ctxt = NULL;
@@ -572,6 +943,12 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		rc = sw__error_nomem(err);
 		goto out;
 	}
+	sw__hint_huge_pages(st.arena, st.arena_cap);
+	const char *reader = "plain";
+	if (plain_reader && plain_parse(&st, xml, len))
+		goto parsed;
+	reader = "libxml2";
+	state_reset(&st);
 	xmlInitParser();
 	ctxt = xmlCreateMemoryParserCtxt(xml, (int)len);
 	if (!ctxt) {
@@ -625,6 +1002,7 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		rc = sw__error_nomem(err);
 		goto out;
 	}
+parsed:;
 	raw_node *raw = st.raw;
 	size_t n_raw = st.n_raw;
 	while (st.n_open > 0)
@@ -636,6 +1014,7 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		goto out;
 	}
 	s->rotation = st.rotation;
+	s->reader = reader;
 
 	s->node_count = n_raw;
 	if (n_raw > 0)
@@ -677,6 +1056,7 @@ int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, 
 		rc = sw__error_nomem(err);
 		goto out;
 	}
+	sw__hint_huge_pages(s->els, (n_raw ? n_raw : 1) * sizeof(*s->els));
 	size_t overlay_cap = 0;
 	cls_memo memo = {0};
 	for (size_t i = 0; i < n_raw; i++) {

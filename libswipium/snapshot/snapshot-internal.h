@@ -85,6 +85,7 @@ typedef struct sw__screen {
 	/* interactive or labelled elements left out of els, by reason */
 	size_t omitted_offscreen, omitted_no_size, omitted_invisible;
 	const char *package;
+	const char *reader; /* which reader read the dump: "plain" or "libxml2" (parse.c) */
 } sw__screen;
 
 /*
@@ -93,6 +94,10 @@ typedef struct sw__screen {
  * dump's rotation.
  */
 int sw__snapshot_parse(const char *xml, size_t len, int screen_w, int screen_h, sw__screen **out, sw_error **err);
+/* The same with the plain-dump reader (parse.c) allowed or not: @plain_reader false reads every dump with
+ * libxml2 alone, which is how check-snapshot shows that both readers give one screen. */
+int sw__snapshot_parse_with(const char *xml, size_t len, int screen_w, int screen_h, bool plain_reader,
+                            sw__screen **out, sw_error **err);
 void sw__screen_free(sw__screen *s);
 
 /* Appends the element line of @e to @b, passing strings through @redact (nullable). */

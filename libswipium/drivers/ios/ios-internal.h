@@ -120,6 +120,7 @@ int sw__wda_source_get(sw__wda *w, long timeout_ms, char **out, size_t *out_len,
 
 typedef struct sw__wda_source_stats {
 	size_t nodes, hidden, bad_frames, empty_frames;
+	bool plain; /* the XML was read by the plain reader, not by libxml2 (wda-source.c) */
 } sw__wda_source_stats;
 /*
  * WDA source XML (root XCUIElementTypeApplication, an <AppiumAUT> wrapper accepted) to the uiautomator-

@@ -198,6 +198,7 @@ static int unwrap_xml(char *body, size_t len, size_t *xml_len, bool *is_text, sw
 			if (q < j.end && *q != '"')
 				return SW_OK; /* a tree or an error object: for the JSON reader, untouched */
 			j.dry = false;
+			j.dst = body; /* decoded straight to the front of the buffer, where the XML is wanted */
 			t = sw__jpull_next(&j);
 			j.dry = true;
 			if (t != SW__J_STR) {
@@ -228,7 +229,8 @@ static int unwrap_xml(char *body, size_t len, size_t *xml_len, bool *is_text, sw
 		free(shown);
 		return rc;
 	}
-	memmove(body, xml, n);
+	if (xml != body)
+		memmove(body, xml, n);
 	body[n] = '\0';
 	*xml_len = n;
 	*is_text = true;

@@ -36,6 +36,12 @@ void sw__wda_emit_tail(sw_buf *b);
 bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
                        sw__wda_source_stats *st);
 
+/* sw__wda_source_convert with the plain reader (wda-source.c) allowed or not: @plain_reader false reads
+ * every XML source with libxml2 alone, which is how check-wda-readers shows both give one hierarchy. */
+int sw__wda_source_convert_with(const char *xml, size_t len, const char *package, size_t node_limit,
+                                bool plain_reader, char **out, size_t *out_len, sw__wda_source_stats *stats,
+                                sw_error **err);
+
 /* "Button" or "XCUIElementTypeButton": whether the type is an Application (the tree's root). */
 bool sw__wda_type_is_app(const char *type);
 
@@ -75,6 +81,8 @@ typedef struct sw__jpull {
 	int want;
 	bool first; /* just after '{' or '[' */
 	bool dry;   /* validate strings but leave them as they stand (s, n: the escaped text) */
+	char *dst;  /* nullable: the next string is decoded to here instead of where it stands (at or before
+	               it in the same buffer), then this is cleared */
 	char *s;    /* the token's text */
 	size_t n;
 } sw__jpull;

@@ -145,6 +145,11 @@ static bool read_string(sw__jpull *j)
 {
 	unsigned char *p = (unsigned char *)j->p + 1, *end = (unsigned char *)j->end;
 	unsigned char *start = p, *d = NULL; /* d: the write position once an escape was seen */
+	if (j->dst && !j->dry) {
+		/* decoded to the place asked for from the first byte on, plain runs too */
+		start = d = (unsigned char *)j->dst;
+	}
+	j->dst = NULL;
 	for (;;) {
 		/* the plain run: the common case for element names and the whole of an XML source's text */
 		if (d && !j->dry) {

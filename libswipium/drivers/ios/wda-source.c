@@ -98,38 +98,6 @@ static const unsigned char SPECIAL[256] = {
     [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['&'] = 1, ['<'] = 1, ['>'] = 1, ['"'] = 1,
 };
 
-/* Appends @s escaped for a double-quoted attribute value: plain runs in one copy each. */
-static void put_escaped(sw_buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-	for (;; p++) {
-		if (!SPECIAL[*p])
-			continue;
-		if (p > run)
-			sw__buf_append(b, run, (size_t)(p - run));
-		run = p + 1;
-		switch (*p) {
-		case '\0': return;
-		case '&': sw__buf_append(b, "&amp;", 5); break;
-		case '<': sw__buf_append(b, "&lt;", 4); break;
-		case '>': sw__buf_append(b, "&gt;", 4); break;
-		case '"': sw__buf_append(b, "&quot;", 6); break;
-		case '\n': sw__buf_append(b, "&#10;", 5); break;
-		case '\r': sw__buf_append(b, "&#13;", 5); break;
-		case '\t': sw__buf_append(b, "&#9;", 4); break;
-		default: break; /* other control characters: not XML 1.0 characters */
-		}
-	}
-}
-
-static void put_attr(sw_buf *b, const char *name, size_t nlen, const char *value)
-{
-	sw__buf_append(b, name, nlen);
-	put_escaped(b, value);
-	sw__buf_putc(b, '"');
-}
-#define PUT_ATTR(b, lit, v) put_attr((b), " " lit "=\"", sizeof(" " lit "=\"") - 1, (v))
-
 /* A long as decimal digits, without printf. */
 static char *put_long(char *d, long v)
 {
@@ -159,7 +127,8 @@ static long coord(double v)
 
 void sw__wda_emit_head(sw_buf *b, size_t expect)
 {
-	sw__buf_reserve(b, expect);
+	if (sw__buf_reserve(b, expect))
+		sw__hint_huge_pages(b->data, b->cap);
 	sw__buf_puts(b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">");
 }
 
@@ -185,6 +154,40 @@ static size_t escaped_len(const char *s)
 		}
 	}
 	return n;
+}
+
+static size_t escaped_len_all(const char *const *texts, size_t n)
+{
+	size_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += escaped_len(texts[i]);
+	return sum;
+}
+
+/* put_escaped, writing at @d (room checked by the caller); returns the new end. */
+static char *esc_to(char *d, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	for (;; p++) {
+		if (!SPECIAL[*p])
+			continue;
+		if (p > run) {
+			memcpy(d, run, (size_t)(p - run));
+			d += p - run;
+		}
+		run = p + 1;
+		switch (*p) {
+		case '\0': return d;
+		case '&': memcpy(d, "&amp;", 5), d += 5; break;
+		case '<': memcpy(d, "&lt;", 4), d += 4; break;
+		case '>': memcpy(d, "&gt;", 4), d += 4; break;
+		case '"': memcpy(d, "&quot;", 6), d += 6; break;
+		case '\n': memcpy(d, "&#10;", 5), d += 5; break;
+		case '\r': memcpy(d, "&#13;", 5), d += 5; break;
+		case '\t': memcpy(d, "&#9;", 4), d += 4; break;
+		default: break; /* other control characters: not XML 1.0 characters */
+		}
+	}
 }
 
 bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool hidden_parent, bool *out_hidden,
@@ -222,55 +225,73 @@ bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 	size_t raw = 0;
 	for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
 		raw += strlen(texts[i]);
-	if (b->len + 6 * raw + 512 > SW__WDA_HIERARCHY_MAX_BYTES) {
-		size_t exact = 0;
-		for (size_t i = 0; i < SW_ARRAY_SIZE(texts); i++)
-			exact += escaped_len(texts[i]);
-		if (b->len + exact + 512 > SW__WDA_HIERARCHY_MAX_BYTES)
+	size_t need = 6 * raw; /* escaping makes text at most 6x */
+	if (b->len + need + 512 > SW__WDA_HIERARCHY_MAX_BYTES) {
+		need = escaped_len_all(texts, SW_ARRAY_SIZE(texts));
+		if (b->len + need + 512 > SW__WDA_HIERARCHY_MAX_BYTES)
 			return false;
 	}
+	/* room for all of it at once (the escaped texts plus under 400 bytes of names, flags and bounds),
+	 * then written straight into the buffer */
+	if (!sw__buf_reserve(b, need + 512))
+		return true; /* out of memory: b->failed says so to the caller */
+	char *d = b->data + b->len;
+#define LIT(s) (memcpy(d, (s), sizeof(s) - 1), d += sizeof(s) - 1)
 	/* the class is always the long XCUIElementType name, whichever form the source came in */
-	sw__buf_append(b, "<node class=\"", 13);
+	LIT("<node class=\"");
 	if (*type && strncmp(type, "XCUIElementType", 15) != 0)
-		sw__buf_append(b, "XCUIElementType", 15);
-	put_escaped(b, type);
-	sw__buf_putc(b, '"');
+		LIT("XCUIElementType");
+	d = esc_to(d, type);
+	*d++ = '"';
 	/* only what differs from the parser's defaults (empty strings, false, enabled): a 50,000-element
 	 * source stays small */
-	if (*text)
-		PUT_ATTR(b, "text", text);
-	if (*id)
-		PUT_ATTR(b, "resource-id", id);
-	if (package && *package)
-		PUT_ATTR(b, "package", package);
-	if (*desc)
-		PUT_ATTR(b, "content-desc", desc);
-	if (ph && *ph)
-		PUT_ATTR(b, "hint", ph);
+	if (*text) {
+		LIT(" text=\"");
+		d = esc_to(d, text);
+		*d++ = '"';
+	}
+	if (*id) {
+		LIT(" resource-id=\"");
+		d = esc_to(d, id);
+		*d++ = '"';
+	}
+	if (package && *package) {
+		LIT(" package=\"");
+		d = esc_to(d, package);
+		*d++ = '"';
+	}
+	if (*desc) {
+		LIT(" content-desc=\"");
+		d = esc_to(d, desc);
+		*d++ = '"';
+	}
+	if (ph && *ph) {
+		LIT(" hint=\"");
+		d = esc_to(d, ph);
+		*d++ = '"';
+	}
 	if (is_switch)
-		sw__buf_puts(b, " checkable=\"true\"");
+		LIT(" checkable=\"true\"");
 	if (is_switch && value && !strcmp(value, "1"))
-		sw__buf_puts(b, " checked=\"true\"");
+		LIT(" checked=\"true\"");
 	if (pressable || field)
-		sw__buf_puts(b, " clickable=\"true\"");
+		LIT(" clickable=\"true\"");
 	if (!a->enabled)
-		sw__buf_puts(b, " enabled=\"false\"");
+		LIT(" enabled=\"false\"");
 	if (field)
-		sw__buf_puts(b, " focusable=\"true\"");
+		LIT(" focusable=\"true\"");
 	if (a->focused)
-		sw__buf_puts(b, " focused=\"true\"");
+		LIT(" focused=\"true\"");
 	if (scroller)
-		sw__buf_puts(b, " scrollable=\"true\"");
+		LIT(" scrollable=\"true\"");
 	if (secure)
-		sw__buf_puts(b, " password=\"true\"");
+		LIT(" password=\"true\"");
 	if (a->selected)
-		sw__buf_puts(b, " selected=\"true\"");
+		LIT(" selected=\"true\"");
 	if (!visible)
-		sw__buf_puts(b, " visible-to-user=\"false\"");
+		LIT(" visible-to-user=\"false\"");
 	if (a->geo && a->w > 0 && a->h > 0) {
-		char bounds[128], *d = bounds;
-		memcpy(d, " bounds=\"[", 10);
-		d += 10;
+		LIT(" bounds=\"[");
 		d = put_long(d, coord(a->x));
 		*d++ = ',';
 		d = put_long(d, coord(a->y));
@@ -279,14 +300,15 @@ bool sw__wda_emit_node(sw_buf *b, const sw__wda_el *a, const char *package, bool
 		d = put_long(d, coord(a->x + a->w));
 		*d++ = ',';
 		d = put_long(d, coord(a->y + a->h));
-		memcpy(d, "]\">", 3);
-		d += 3;
-		sw__buf_append(b, bounds, (size_t)(d - bounds));
+		LIT("]\">");
 	} else {
 		if (a->geo)
 			st->empty_frames++;
-		sw__buf_append(b, " bounds=\"\">", 11);
+		LIT(" bounds=\"\">");
 	}
+#undef LIT
+	b->len = (size_t)(d - b->data);
+	b->data[b->len] = '\0';
 	return true;
 }
 
@@ -350,13 +372,15 @@ typedef struct xstate {
 	char *scratch;
 	size_t scratch_cap;
 	xmlParserCtxtPtr ctxt;
+	bool values_terminated; /* the plain reader's values end with a NUL: used where they stand */
 } xstate;
 
 static void stop(xstate *x, int error)
 {
 	if (!x->error)
 		x->error = error;
-	xmlStopParser(x->ctxt);
+	if (x->ctxt)
+		xmlStopParser(x->ctxt);
 }
 
 /* Copies one attribute value into the scratch area; NULL when it does not fit (the caller grew it). */
@@ -365,7 +389,10 @@ static const char *scratch_put(xstate *x, size_t *used, const xmlChar *v, const 
 	size_t n = (size_t)(vend - v);
 	char *d = x->scratch + *used, *start = d;
 	const char *s = (const char *)v, *e = (const char *)vend;
-	if (!memchr(s, '&', n)) {
+	bool amp = memchr(s, '&', n) != NULL;
+	if (!amp && x->values_terminated)
+		return s;
+	if (!amp) {
 		memcpy(d, s, n);
 		d += n;
 	} else {
@@ -382,15 +409,9 @@ static const char *scratch_put(xstate *x, size_t *used, const xmlChar *v, const 
 	return start;
 }
 
-static void x_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri, int nb_ns,
-                    const xmlChar **ns, int nb_attributes, int nb_defaulted, const xmlChar **attributes)
+/* One start tag, as libxml2's SAX2 hands it over (attributes: localname, prefix, URI, value, end). */
+static void el_start(xstate *x, const xmlChar *localname, int nb_attributes, const xmlChar **attributes)
 {
-	(void)prefix;
-	(void)uri;
-	(void)nb_ns;
-	(void)ns;
-	(void)nb_defaulted;
-	xstate *x = ((xmlParserCtxtPtr)ctx)->_private;
 	x->level++;
 	if (x->error)
 		return;
@@ -481,11 +502,19 @@ static void x_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, 
 	x->hidden_at[x->open] = hidden;
 }
 
-static void x_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
+static void x_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri, int nb_ns,
+                    const xmlChar **ns, int nb_attributes, int nb_defaulted, const xmlChar **attributes)
 {
 	(void)prefix;
 	(void)uri;
-	xstate *x = ((xmlParserCtxtPtr)ctx)->_private;
+	(void)nb_ns;
+	(void)ns;
+	(void)nb_defaulted;
+	el_start(((xmlParserCtxtPtr)ctx)->_private, localname, nb_attributes, attributes);
+}
+
+static void el_end(xstate *x, const xmlChar *localname)
+{
 	x->level--;
 	if (x->error || !strcmp((const char *)localname, "AppiumAUT"))
 		return;
@@ -493,6 +522,13 @@ static void x_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, co
 		x->open--;
 		sw__buf_append(&x->out, "</node>", 7);
 	}
+}
+
+static void x_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
+{
+	(void)prefix;
+	(void)uri;
+	el_end(((xmlParserCtxtPtr)ctx)->_private, localname);
 }
 
 static void x_dtd(void *ctx, const xmlChar *name, const xmlChar *external_id, const xmlChar *system_id)
@@ -503,8 +539,301 @@ static void x_dtd(void *ctx, const xmlChar *name, const xmlChar *external_id, co
 	stop(((xmlParserCtxtPtr)ctx)->_private, X_DTD);
 }
 
+/* ---- the plain reader ---------------------------------------------------------------------------
+ *
+ * WebDriverAgent writes its XML in one plain shape: a declaration, elements with double-quoted
+ * attributes, whitespace between tags, the predefined entities and &#9; &#10; &#13;, UTF-8. That shape
+ * is read here in one pass, each start and end tag handed to el_start/el_end exactly as libxml2's SAX2
+ * would hand it (values decoded, an escaped '&' as "&#38;"). Anything else (a DTD, a comment, a CDATA
+ * section, a namespace, text, another entity, a literal tab or line break in a value, bytes that are not
+ * well-formed UTF-8 or not XML characters, a repeated attribute, a mismatched end tag, deep nesting)
+ * makes it give up before the end, and the whole source is read again by libxml2, which then decides.
+ * A limit that el_start reaches (the node limit, the depth, the hierarchy's size, a root that is no
+ * Application) is final: libxml2 would have reached it at the same element with the same state, since
+ * everything before it was read the same. check-wda-readers compares the two on every seed and on
+ * damaged copies.
+ */
+
+#define PX_MAX_DEPTH 200 /* libxml2 refuses past 256 levels: deeper sources are its to judge */
+#define PX_MAX_ATTRS 64
+#define PX_MAX_NAME 200
+
+typedef struct px {
+	xstate *x;
+	const char *p, *end;
+	char *buf; /* one tag's names and decoded values, NUL-terminated */
+	size_t cap, used;
+	const char *open_name[PX_MAX_DEPTH];
+	size_t open_len[PX_MAX_DEPTH];
+	size_t depth;
+} px;
+
+static inline bool px_ws(char c)
+{
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+static inline void px_skip_ws(px *r)
+{
+	while (r->p < r->end && px_ws(*r->p))
+		r->p++;
+}
+
+/* Name bytes of the plain shape: 1 may start a name, 2 may follow (ASCII letters, '_'; digits, '-', '.'). */
+static const unsigned char PX_NAME[256] = {
+    ['-'] = 2, ['.'] = 2, ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2, ['6'] = 2, ['7'] = 2,
+    ['8'] = 2, ['9'] = 2, ['_'] = 3, ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3, ['E'] = 3, ['F'] = 3, ['G'] = 3,
+    ['H'] = 3, ['I'] = 3, ['J'] = 3, ['K'] = 3, ['L'] = 3, ['M'] = 3, ['N'] = 3, ['O'] = 3, ['P'] = 3, ['Q'] = 3,
+    ['R'] = 3, ['S'] = 3, ['T'] = 3, ['U'] = 3, ['V'] = 3, ['W'] = 3, ['X'] = 3, ['Y'] = 3, ['Z'] = 3, ['a'] = 3,
+    ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['g'] = 3, ['h'] = 3, ['i'] = 3, ['j'] = 3, ['k'] = 3,
+    ['l'] = 3, ['m'] = 3, ['n'] = 3, ['o'] = 3, ['p'] = 3, ['q'] = 3, ['r'] = 3, ['s'] = 3, ['t'] = 3, ['u'] = 3,
+    ['v'] = 3, ['w'] = 3, ['x'] = 3, ['y'] = 3, ['z'] = 3,
+};
+
+static bool px_name_char(unsigned char c, bool first)
+{
+	return PX_NAME[c] & (first ? 1 : 2);
+}
+
+/* A name at r->p: its length (0: none, too long, or one of the reserved xml names). */
+static size_t px_name(px *r)
+{
+	const char *n = r->p;
+	if (r->p >= r->end || !px_name_char((unsigned char)*r->p, true))
+		return 0;
+	while (r->p < r->end && px_name_char((unsigned char)*r->p, false))
+		r->p++;
+	size_t len = (size_t)(r->p - n);
+	if (len > PX_MAX_NAME || (len >= 3 && (n[0] | 0x20) == 'x' && (n[1] | 0x20) == 'm' && (n[2] | 0x20) == 'l'))
+		return 0;
+	return len;
+}
+
+/* Room for @n more bytes in the tag buffer (offsets into it stay valid, pointers do not). */
+static bool px_room(px *r, size_t n)
+{
+	if (n <= r->cap - r->used)
+		return true;
+	size_t nc = r->cap ? r->cap : 4096;
+	while (nc - r->used < n)
+		nc *= 2;
+	char *nb = realloc(r->buf, nc);
+	if (!nb)
+		return false;
+	r->buf = nb;
+	r->cap = nc;
+	return true;
+}
+
+static size_t px_copy(px *r, const char *s, size_t n)
+{
+	size_t at = r->used;
+	memcpy(r->buf + at, s, n);
+	r->buf[at + n] = '\0';
+	r->used += n + 1;
+	return at;
+}
+
+/* Printable ASCII a value holds as it is: all but the quotes, '&' and '<'. */
+static const unsigned char PX_SAFE[256] = {
+#define R8(v) v, v, v, v, v, v, v, v
+    R8(0), R8(0), R8(0), R8(0),                                  /* 0x00-0x1f */
+    1,     1,     0,     1,     1, 1, 0, 0, R8(1), R8(1), 1, 1, 1, 1, 0, 1, 1, 1, /* 0x20-0x3f */
+    R8(1), R8(1), R8(1), R8(1), R8(1), R8(1), R8(1), 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40-0x7f */
+#undef R8
+};
+
+/* A quoted value at r->p, decoded into the tag buffer as libxml2 hands it over: its offset and length. */
+static bool px_value(px *r, size_t *off, size_t *vlen)
+{
+	if (r->p >= r->end || (*r->p != '"' && *r->p != '\''))
+		return false;
+	char q = *r->p++;
+	const char *close = memchr(r->p, q, (size_t)(r->end - r->p));
+	/* decoding never lengthens ("&amp;" stays five bytes, as "&#38;") */
+	if (!close || !px_room(r, (size_t)(close - r->p) + 1))
+		return false;
+	char *dst = r->buf + r->used, *d = dst;
+	const unsigned char *p = (const unsigned char *)r->p, *e = (const unsigned char *)close;
+	while (p < e) {
+		const unsigned char *run = p;
+		while (p < e && PX_SAFE[*p])
+			p++;
+		memcpy(d, run, (size_t)(p - run));
+		d += p - run;
+		if (p == e)
+			break;
+		unsigned char c = *p;
+		if (c >= 0x80) {
+			uint32_t cp = 0;
+			size_t n = sw__utf8_decode(p, (size_t)(e - p), &cp);
+			if (n < 2 || cp == 0xfffe || cp == 0xffff)
+				return false;
+			memcpy(d, p, n);
+			d += n;
+			p += n;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			*d++ = (char)c;
+			p++;
+			continue;
+		}
+		if (c != '&')
+			return false; /* '<', a control character, or a tab or line break libxml2 would normalise */
+		static const struct {
+			const char *ent, *as;
+			size_t n;
+		} ents[] = {{"&amp;", "&#38;", 5}, {"&lt;", "<", 4},    {"&gt;", ">", 4},    {"&quot;", "\"", 6},
+		            {"&apos;", "'", 6},    {"&#10;", "\n", 5},  {"&#13;", "\r", 5},  {"&#9;", "\t", 4},
+		            {"&#38;", "&#38;", 5}};
+		size_t k = 0;
+		while (k < SW_ARRAY_SIZE(ents) &&
+		       ((size_t)(e - p) < ents[k].n || memcmp(p, ents[k].ent, ents[k].n) != 0))
+			k++;
+		if (k == SW_ARRAY_SIZE(ents))
+			return false;
+		size_t an = strlen(ents[k].as);
+		memcpy(d, ents[k].as, an);
+		d += an;
+		p += ents[k].n;
+	}
+	*d = '\0';
+	*off = r->used;
+	*vlen = (size_t)(d - dst);
+	r->used += *vlen + 1;
+	r->p = close + 1;
+	return true;
+}
+
+/* One start tag at r->p (just past '<'), handed to el_start (and el_end when empty). */
+static bool px_start_tag(px *r)
+{
+	const char *name = r->p;
+	size_t nlen = px_name(r);
+	if (!nlen || r->p >= r->end || (!px_ws(*r->p) && *r->p != '>' && *r->p != '/'))
+		return false;
+	r->used = 0;
+	size_t an_off[PX_MAX_ATTRS], an_len[PX_MAX_ATTRS], av_off[PX_MAX_ATTRS], av_len[PX_MAX_ATTRS];
+	const char *an_raw[PX_MAX_ATTRS];
+	size_t n = 0;
+	bool empty = false;
+	for (;;) {
+		bool spaced = r->p < r->end && px_ws(*r->p);
+		px_skip_ws(r);
+		if (r->p >= r->end)
+			return false;
+		if (*r->p == '>' || (*r->p == '/' && r->end - r->p >= 2 && r->p[1] == '>')) {
+			empty = *r->p == '/';
+			r->p += empty ? 2 : 1;
+			break;
+		}
+		if (!spaced || n == PX_MAX_ATTRS)
+			return false;
+		const char *an = r->p;
+		size_t al = px_name(r);
+		if (!al)
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if (an_len[i] == al && an_raw[i][0] == an[0] && !memcmp(an_raw[i], an, al))
+				return false; /* a repeated attribute: libxml2's error to report */
+		px_skip_ws(r);
+		if (r->p >= r->end || *r->p != '=')
+			return false;
+		r->p++;
+		px_skip_ws(r);
+		if (!px_room(r, al + 1))
+			return false;
+		an_raw[n] = an;
+		an_len[n] = al;
+		an_off[n] = px_copy(r, an, al);
+		if (!px_value(r, &av_off[n], &av_len[n]))
+			return false;
+		n++;
+	}
+	if (!px_room(r, nlen + 1))
+		return false;
+	size_t name_off = px_copy(r, name, nlen);
+	const xmlChar *atts[5 * PX_MAX_ATTRS];
+	for (size_t i = 0; i < n; i++) {
+		atts[5 * i] = (const xmlChar *)r->buf + an_off[i];
+		atts[5 * i + 1] = atts[5 * i + 2] = NULL;
+		atts[5 * i + 3] = (const xmlChar *)r->buf + av_off[i];
+		atts[5 * i + 4] = atts[5 * i + 3] + av_len[i];
+	}
+	const xmlChar *nm = (const xmlChar *)r->buf + name_off;
+	el_start(r->x, nm, (int)n, atts);
+	if (empty)
+		el_end(r->x, nm);
+	else {
+		if (r->depth == PX_MAX_DEPTH)
+			return false;
+		r->open_name[r->depth] = name;
+		r->open_len[r->depth++] = nlen;
+	}
+	return true;
+}
+
+/*
+ * The whole source in the plain shape: true when it was read to its end or el_start stopped it (x->error),
+ * false when the reader gave up (x then half-filled: the caller starts again with libxml2).
+ */
+static bool px_read(xstate *x, const char *xml, size_t len)
+{
+	px r = {.x = x, .p = xml, .end = xml + len};
+	bool ok = false;
+	x->values_terminated = true;
+	static const char decl[] = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+	if ((size_t)(r.end - r.p) >= sizeof(decl) - 1 && !memcmp(r.p, decl, sizeof(decl) - 1))
+		r.p += sizeof(decl) - 1;
+	bool root_done = false;
+	for (;;) {
+		px_skip_ws(&r);
+		if (root_done || x->error) {
+			ok = x->error || r.p == r.end;
+			break;
+		}
+		if (r.end - r.p < 2 || *r.p != '<')
+			break; /* text, or the end before the root closed */
+		if (r.p[1] == '/') {
+			r.p += 2;
+			const char *n = r.p;
+			size_t nl = px_name(&r);
+			if (!nl || !r.depth || r.open_len[r.depth - 1] != nl || memcmp(r.open_name[r.depth - 1], n, nl) != 0)
+				break;
+			px_skip_ws(&r);
+			if (r.p >= r.end || *r.p != '>')
+				break;
+			r.p++;
+			char nm[PX_MAX_NAME + 1];
+			memcpy(nm, n, nl);
+			nm[nl] = '\0';
+			r.depth--;
+			el_end(x, (const xmlChar *)nm);
+			root_done = r.depth == 0;
+			continue;
+		}
+		r.p++;
+		bool was_empty_doc = r.depth == 0;
+		size_t before = r.depth;
+		if (!px_start_tag(&r))
+			break;
+		if (was_empty_doc && r.depth == before)
+			root_done = true; /* <Root/> */
+	}
+	free(r.buf);
+	return ok;
+}
+
 int sw__wda_source_convert(const char *xml, size_t len, const char *package, size_t node_limit, char **out,
                            size_t *out_len, sw__wda_source_stats *stats, sw_error **err)
+{
+	return sw__wda_source_convert_with(xml, len, package, node_limit, true, out, out_len, stats, err);
+}
+
+int sw__wda_source_convert_with(const char *xml, size_t len, const char *package, size_t node_limit,
+                                bool plain_reader, char **out, size_t *out_len, sw__wda_source_stats *stats,
+                                sw_error **err)
 {
 	size_t skip = 0;
 	while (skip < len && (xml[skip] == ' ' || xml[skip] == '\t' || xml[skip] == '\n' || xml[skip] == '\r'))
@@ -532,9 +861,29 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 		return sw__error_nomem(err);
 	x->package = package;
 	x->node_limit = node_limit;
+	/* a 50,000-element source converts to about 100 bytes per element */
+	sw__wda_emit_head(&x->out, len / 2 + 256);
+	size_t head_len = x->out.len;
+	bool well_formed = true;
+	if (plain_reader && px_read(x, xml, len)) {
+		x->st.plain = true;
+		goto read;
+	}
+	/* the plain reader gave up: everything again, through libxml2 */
+	if (x->out.data) {
+		x->out.len = head_len;
+		x->out.data[head_len] = '\0';
+	}
+	memset(&x->st, 0, sizeof(x->st));
+	x->values_terminated = false;
+	x->open = x->level = x->error = 0;
+	x->root_seen = false;
+	x->root_name[0] = '\0';
 	xmlInitParser();
 	x->ctxt = xmlCreateMemoryParserCtxt(xml, (int)len);
 	if (!x->ctxt) {
+		sw__buf_free(&x->out);
+		free(x->scratch);
 		free(x);
 		return sw__error_nomem(err);
 	}
@@ -555,10 +904,9 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 	sax->startDocument = NULL; /* no document object either */
 	sax->endDocument = NULL;
 	x->ctxt->_private = x;
-	/* a 50,000-element source converts to about 100 bytes per element */
-	sw__wda_emit_head(&x->out, len / 2 + 256);
 	xmlParseDocument(x->ctxt);
-	bool well_formed = x->ctxt->wellFormed;
+	well_formed = x->ctxt->wellFormed;
+read:;
 	int rc = SW_OK;
 	switch (x->error) {
 	case X_NOT_APP:
@@ -602,9 +950,10 @@ int sw__wda_source_convert(const char *xml, size_t len, const char *package, siz
 			                   "Retry; if it repeats, restart WebDriverAgent",
 			                   "The WebDriverAgent source has no elements");
 	}
-	if (x->ctxt->myDoc)
+	if (x->ctxt && x->ctxt->myDoc)
 		xmlFreeDoc(x->ctxt->myDoc);
-	xmlFreeParserCtxt(x->ctxt);
+	if (x->ctxt)
+		xmlFreeParserCtxt(x->ctxt);
 	free(x->scratch);
 	if (rc == SW_OK) {
 		sw__wda_emit_tail(&x->out);
