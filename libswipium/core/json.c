@@ -106,9 +106,13 @@ static void indent(sw_buf *b, int width, int depth)
 {
 	if (width <= 0)
 		return;
-	sw__buf_putc(b, '\n');
-	for (int i = 0; i < width * depth; i++)
-		sw__buf_putc(b, ' ');
+	size_t n = (size_t)width * (size_t)depth;
+	if (!sw__buf_reserve(b, 1 + n))
+		return;
+	b->data[b->len++] = '\n';
+	memset(b->data + b->len, ' ', n);
+	b->len += n;
+	b->data[b->len] = '\0';
 }
 
 static void dump(sw_buf *b, const json_t *v, int width, int depth)
@@ -161,9 +165,12 @@ static void dump(sw_buf *b, const json_t *v, int width, int depth)
 	case JSON_STRING:
 		sw__buf_json_string(b, json_string_value(v), json_string_length(v));
 		break;
-	case JSON_INTEGER:
-		sw__buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	case JSON_INTEGER: {
+		char digits[32];
+		int n = snprintf(digits, sizeof(digits), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		sw__buf_append(b, digits, (size_t)n);
 		break;
+	}
 	case JSON_REAL:
 		sw__buf_js_number(b, json_real_value(v));
 		break;
@@ -171,6 +178,11 @@ static void dump(sw_buf *b, const json_t *v, int width, int depth)
 	case JSON_FALSE: sw__buf_puts(b, "false"); break;
 	case JSON_NULL: sw__buf_puts(b, "null"); break;
 	}
+}
+
+void sw__json_pretty_at(sw_buf *b, const json_t *v, int depth)
+{
+	dump(b, v, 2, depth);
 }
 
 char *sw__json_pretty(const json_t *v)

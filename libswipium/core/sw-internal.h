@@ -189,6 +189,9 @@ void sw__writeset_free(sw__writeset *ws);
 
 /* Pretty JSON the way JavaScript's JSON.stringify(v, null, 2) writes it. */
 char *sw__json_pretty(const json_t *v);
+/* @v appended to @b as sw__json_pretty writes it when it sits at @depth of a larger document (its inner lines
+ * indented by 2 x (@depth + 1) spaces), so that a part can be written or compared on its own. */
+void sw__json_pretty_at(sw_buf *b, const json_t *v, int depth);
 /* Compact JSON (JSON.stringify(v)). */
 char *sw__json_compact(const json_t *v);
 /* Writes a JavaScript-style number (shortest round-trip form) for @d. */

@@ -248,77 +248,11 @@ void sw__suite_file_close(sw__suite_file *f)
 }
 
 /* A line break and the indentation of @depth (two spaces a level), as sw__json_pretty writes them. */
-static void newline(sw_buf *b, int depth)
-{
-	if (!sw__buf_reserve(b, 1 + 2 * (size_t)depth))
-		return;
-	b->data[b->len++] = '\n';
-	memset(b->data + b->len, ' ', 2 * (size_t)depth);
-	b->len += 2 * (size_t)depth;
-	b->data[b->len] = '\0';
-}
-
-/* @v as sw__json_pretty writes it when it sits at @depth of a document: a case at depth 2 is written straight
- * into the file's text (or compared with its bytes) with no copy of its own. */
-static void dump(sw_buf *b, const json_t *v, int depth)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: {
-		if (json_object_size(v) == 0) {
-			sw__buf_puts(b, "{}");
-			break;
-		}
-		sw__buf_putc(b, '{');
-		bool first = true;
-		for (void *it = json_object_iter((json_t *)v); it; it = json_object_iter_next((json_t *)v, it)) {
-			if (!first)
-				sw__buf_putc(b, ',');
-			first = false;
-			newline(b, depth + 1);
-			sw__buf_json_string(b, json_object_iter_key(it), json_object_iter_key_len(it));
-			sw__buf_append(b, ": ", 2);
-			dump(b, json_object_iter_value(it), depth + 1);
-		}
-		newline(b, depth);
-		sw__buf_putc(b, '}');
-		break;
-	}
-	case JSON_ARRAY: {
-		size_t n = json_array_size(v);
-		if (n == 0) {
-			sw__buf_puts(b, "[]");
-			break;
-		}
-		sw__buf_putc(b, '[');
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				sw__buf_putc(b, ',');
-			newline(b, depth + 1);
-			dump(b, json_array_get(v, i), depth + 1);
-		}
-		newline(b, depth);
-		sw__buf_putc(b, ']');
-		break;
-	}
-	case JSON_STRING: sw__buf_json_string(b, json_string_value(v), json_string_length(v)); break;
-	case JSON_INTEGER: {
-		char digits[32];
-		int n = snprintf(digits, sizeof(digits), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		sw__buf_append(b, digits, (size_t)n);
-		break;
-	}
-	case JSON_REAL: sw__buf_js_number(b, json_real_value(v)); break;
-	case JSON_TRUE: sw__buf_puts(b, "true"); break;
-	case JSON_FALSE: sw__buf_puts(b, "false"); break;
-	case JSON_NULL: sw__buf_puts(b, "null"); break;
-	}
-}
-
 /* Whether @slice (a case at depth 2 of the file) is byte for byte what saving @c writes. */
 static bool canonical(sw__suite_file *f, const json_t *c, const char *slice, size_t len)
 {
 	f->scratch.len = 0;
-	dump(&f->scratch, c, 2);
+	sw__json_pretty_at(&f->scratch, c, 2);
 	return !f->scratch.failed && f->scratch.len == len && !memcmp(f->scratch.data, slice, len);
 }
 
@@ -523,7 +457,7 @@ int sw__suite_file_put(sw__suite_file *f, size_t i, const json_t *c, sw_error **
 	if (i > f->n || (i == f->n && !grow_cases(f, f->n + 1)))
 		return sw__error_nomem(err);
 	f->scratch.len = 0;
-	dump(&f->scratch, c, 2);
+	sw__json_pretty_at(&f->scratch, c, 2);
 	char *text = f->scratch.failed ? NULL : keep_text(f, f->scratch.data, f->scratch.len);
 	if (!text)
 		return sw__error_nomem(err);
@@ -587,7 +521,7 @@ int sw__suite_file_save(sw__suite_file *f, sw_error **err)
 					rc = sw__error_nomem(err);
 					break;
 				}
-				dump(&b, c, 2);
+				sw__json_pretty_at(&b, c, 2);
 				json_decref(c);
 			}
 		}
