@@ -39,6 +39,7 @@ struct sw_drive {
 	char *obs_log;        /* the log lines the last settle read, for the health check after the act */
 	char obs_log_since[40];
 	char *obs_focus;      /* "package/Activity" the last settle saw (gfxinfo), or NULL */
+	bool no_focus;        /* a look gave no focus (the driver reports none, as on iOS): do not look for it again */
 	bool last_settled;    /* the current snapshot is the one an act settled on (nothing acted since) */
 	bool trust_settled;   /* back-to-back steps (a flow): a selector resolves on that snapshot, no new dump */
 	json_t *acted;        /* what the last act acted on, for the session's recording (sw__drive_take_acted) */
@@ -1442,12 +1443,17 @@ int sw__drive_act(sw_drive *d, const json_t *args_in, json_t **out_res, sw_error
 		goto out;
 	}
 	c.had_snapshot = sw_snapshot_tracker_has_snapshot(d->t);
-	if (!d->obs_focus && d->session && c.had_snapshot) {
-		/* the recording names the screen by its activity: learnt once, when no settle has read it yet */
+	if (!d->obs_focus && !d->no_focus && d->session && c.had_snapshot) {
+		/* the recording names the screen by its activity: learnt once, when no settle has read it yet; a
+		 * driver whose looks carry no focus (iOS) is asked once, not before every act */
 		const sw__screen *cur = sw__snapshot_current(d->t);
 		sw_observation o = {0};
-		if (cur && cur->package && look(d, cur->package, NULL, &o, NULL) == SW_OK && o.focus)
-			d->obs_focus = sw__strdup(o.focus);
+		if (cur && cur->package && look(d, cur->package, NULL, &o, NULL) == SW_OK) {
+			if (o.focus)
+				d->obs_focus = sw__strdup(o.focus);
+			else
+				d->no_focus = true;
+		}
 		sw_observation_clear(&o);
 	}
 	screen = screen_name(d);

@@ -235,6 +235,25 @@ class TestWda(WdaCase):
                 with open(os.path.join(root, f), "rb") as fh:
                     self.assertNotIn(b"hunter2", fh.read(), f)
 
+    def test_a_tap_reads_the_screen_once_before_tapping(self):
+        # WDA looks carry no focus (Android's activity): the act asks for it once, not with a whole extra
+        # GET /source before every act
+        s, sid = self.attached()
+        self.tool_ok(s, "qa_snapshot", sid)
+        self.tool_ok(s, "qa_act", sid, action="type", target={"id": "email"}, text="ann@example.com")
+        self.tool_ok(s, "qa_act", sid, action="type", target={"id": "password"}, text="hunter2")
+        before = []
+        for text in ("Sign in", "Back", "Sign in"):
+            n = len(self.requests())
+            act = self.tool_ok(s, "qa_act", sid, action="tap", target={"text": text})
+            self.assertTrue(act["changed"] and not act.get("stopped"), act)
+            sent = self.requests()[n:]
+            taps = [i for i, r in enumerate(sent) if r["path"].endswith("/wda/tap")]
+            self.assertEqual(len(taps), 1, sent)
+            before.append(len([r for r in sent[:taps[0]] if r["method"] == "GET" and r["path"].endswith("/source")]))
+        self.assertEqual(before[1:], [1, 1], "an act read the screen more than once before its tap: %s" % before)
+        self.assertEqual(s.close(), 0)
+
     def test_dead_session_is_recreated_once_with_a_warning(self):
         s, sid = self.attached()
         self.tool_ok(s, "qa_snapshot", sid)
