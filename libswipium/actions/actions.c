@@ -276,7 +276,9 @@ static int refresh_keyboard(sw_drive *d, sw_error **err)
 }
 
 /* Feeds @xml to the tracker with the keyboard and screen; @extra (nullable) adds options. */
-static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json_t **res, sw_error **err)
+/* Feeds the dump *@xml (@len bytes, malloc'd) to the tracker. On success the drive keeps it as the last dump and
+ * *@xml is NULL (no copy of a dump that can be megabytes); on failure it stays the caller's. */
+static int observe(sw_drive *d, char **xml, size_t len, json_t *extra, json_t **res, sw_error **err)
 {
 	json_t *opts = extra ? json_deep_copy(extra) : json_object();
 	if (!opts)
@@ -290,7 +292,7 @@ static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json
 	if (!o)
 		return sw__error_nomem(err);
 	char *out = NULL;
-	int rc = sw_snapshot_take_xml(d->t, xml, len, o, &out, err);
+	int rc = sw_snapshot_take_xml(d->t, *xml, len, o, &out, err);
 	free(o);
 	if (rc < 0)
 		return rc;
@@ -300,8 +302,9 @@ static int observe(sw_drive *d, const char *xml, size_t len, json_t *extra, json
 		return sw__error_nomem(err);
 	adopt_geometry(d, *res);
 	free(d->last_xml);
-	d->last_xml = sw__strndup(xml, len);
-	d->last_len = d->last_xml ? len : 0;
+	d->last_xml = *xml;
+	d->last_len = len;
+	*xml = NULL;
 	return SW_OK;
 }
 
@@ -378,7 +381,7 @@ static int snapshot_now(sw_drive *d, json_t *extra, json_t **res, sw_error **err
 	int rc = look(d, NULL, NULL, &o, err);
 	if (rc < 0)
 		return rc;
-	rc = observe(d, o.xml, o.xml_len, extra, res, err);
+	rc = observe(d, &o.xml, o.xml_len, extra, res, err);
 	sw_observation_clear(&o);
 	d->last_settled = false;
 	return rc;
@@ -400,7 +403,7 @@ int sw__drive_snapshot(sw_drive *d, const json_t *opts, json_t **res, sw_error *
 		char *xml = sw__strndup(d->last_xml, d->last_len);
 		if (!xml)
 			return sw__error_nomem(err);
-		rc = observe(d, xml, d->last_len, (json_t *)opts, res, err);
+		rc = observe(d, &xml, d->last_len, (json_t *)opts, res, err);
 		free(xml);
 		return rc;
 	}
@@ -474,7 +477,7 @@ static int settle(sw_drive *d, int timeout_ms, bool verbose, const char *log_sin
 			sleep_ms(150);
 	}
 	json_t *extra = json_pack("{sbsb}", "diff", true, "verbose", verbose);
-	rc = observe(d, cur.xml, cur.xml_len, extra, res, err);
+	rc = observe(d, &cur.xml, cur.xml_len, extra, res, err);
 	json_decref(extra);
 	d->last_settled = rc == SW_OK && *settled;
 out:
