@@ -8,11 +8,41 @@
 
 #define ARENA_BLOCK (64u * 1024u)
 
-struct sw__sindex_block {
-	struct sw__sindex_block *next;
+struct sw__text_block {
+	struct sw__text_block *next;
 	size_t used, cap;
 	char data[];
 };
+
+char *sw__text_arena_copy(sw__text_arena *a, const char *s, size_t len)
+{
+	struct sw__text_block *b = a->blocks;
+	if (!b || b->cap - b->used < len + 1) {
+		size_t block = a->block ? a->block : ARENA_BLOCK;
+		size_t cap = len + 1 > block ? len + 1 : block;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = a->blocks;
+		a->blocks = b;
+	}
+	char *p = b->data + b->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	b->used += len + 1;
+	return p;
+}
+
+void sw__text_arena_free(sw__text_arena *a)
+{
+	for (struct sw__text_block *b = a->blocks, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	a->blocks = NULL;
+}
 
 static uint64_t hash_of(const char *s, size_t len)
 {
@@ -32,31 +62,8 @@ void sw__sindex_init(sw__sindex *x)
 void sw__sindex_free(sw__sindex *x)
 {
 	free(x->slots);
-	for (struct sw__sindex_block *b = x->blocks, *n; b; b = n) {
-		n = b->next;
-		free(b);
-	}
+	sw__text_arena_free(&x->keys);
 	memset(x, 0, sizeof(*x));
-}
-
-static const char *arena_copy(sw__sindex *x, const char *s, size_t len)
-{
-	struct sw__sindex_block *b = x->blocks;
-	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->used = 0;
-		b->cap = cap;
-		b->next = x->blocks;
-		x->blocks = b;
-	}
-	char *p = b->data + b->used;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	b->used += len + 1;
-	return p;
 }
 
 static sw__sindex_slot *find(const sw__sindex *x, const char *s, size_t len, uint64_t h)
@@ -121,7 +128,7 @@ long *sw__sindex_put_key(sw__sindex *x, const char *key, long value, bool *exist
 	if (existed)
 		*existed = sl->hash != 0;
 	if (!sl->hash) {
-		const char *k = arena_copy(x, key, len);
+		const char *k = sw__text_arena_copy(&x->keys, key, len);
 		if (!k)
 			return NULL;
 		sl->key = k;

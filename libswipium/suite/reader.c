@@ -223,11 +223,7 @@ static void drop_cases(sw__suite_file *f)
 	free(f->cases);
 	f->cases = NULL;
 	f->n = f->cap = 0;
-	for (struct sw__suite_text_block *b = f->texts, *n; b; b = n) {
-		n = b->next;
-		free(b);
-	}
-	f->texts = NULL;
+	sw__text_arena_free(&f->texts);
 }
 
 void sw__suite_file_close(sw__suite_file *f)
@@ -254,27 +250,6 @@ static bool canonical(sw__suite_file *f, const json_t *c, const char *slice, siz
 	f->scratch.len = 0;
 	sw__json_pretty_at(&f->scratch, c, 2);
 	return !f->scratch.failed && f->scratch.len == len && !memcmp(f->scratch.data, slice, len);
-}
-
-/* A copy of @s in the file's text blocks (freed with the file). NULL when out of memory. */
-static char *keep_text(sw__suite_file *f, const char *s, size_t len)
-{
-	struct sw__suite_text_block *b = f->texts;
-	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > 256 * 1024 ? len + 1 : 256 * 1024;
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->used = 0;
-		b->cap = cap;
-		b->next = f->texts;
-		f->texts = b;
-	}
-	char *p = b->data + b->used;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	b->used += len + 1;
-	return p;
 }
 
 /* A missing "cases" or "idCounters" is added, as sw__suite_open does (same order). */
@@ -329,6 +304,7 @@ int sw__suite_file_open(const char *root, bool for_write, bool set_aside_corrupt
 {
 	memset(f, 0, sizeof(*f));
 	f->lock_fd = -1;
+	f->texts.block = 256 * 1024; /* the texts of changed cases: a few large blocks */
 	f->root = sw__strdup(root);
 	if (!f->root)
 		return sw__error_nomem(err);
@@ -458,7 +434,7 @@ int sw__suite_file_put(sw__suite_file *f, size_t i, const json_t *c, sw_error **
 		return sw__error_nomem(err);
 	f->scratch.len = 0;
 	sw__json_pretty_at(&f->scratch, c, 2);
-	char *text = f->scratch.failed ? NULL : keep_text(f, f->scratch.data, f->scratch.len);
+	char *text = f->scratch.failed ? NULL : sw__text_arena_copy(&f->texts, f->scratch.data, f->scratch.len);
 	if (!text)
 		return sw__error_nomem(err);
 	if (i == f->n) {

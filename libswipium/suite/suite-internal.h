@@ -106,6 +106,15 @@ long sw__suite_id_number(const char *id, const char *token);
 
 /* ---- a string -> number hash index (index.c): open addressing, keys copied into an arena ------------- */
 
+/* Texts copied into large blocks, freed together (suite/index.c). */
+typedef struct sw__text_arena {
+	struct sw__text_block *blocks;
+	size_t block; /* bytes per block (0: 64 KiB); a longer text gets a block of its own */
+} sw__text_arena;
+/* A NUL-terminated copy of @len bytes of @s in @a, or NULL when out of memory. */
+char *sw__text_arena_copy(sw__text_arena *a, const char *s, size_t len);
+void sw__text_arena_free(sw__text_arena *a);
+
 typedef struct sw__sindex_slot {
 	const char *key;
 	size_t len;
@@ -116,7 +125,7 @@ typedef struct sw__sindex_slot {
 typedef struct sw__sindex {
 	sw__sindex_slot *slots;
 	size_t cap, n;
-	struct sw__sindex_block *blocks;
+	sw__text_arena keys;
 } sw__sindex;
 
 void sw__sindex_init(sw__sindex *x);
@@ -168,11 +177,7 @@ typedef struct sw__suite_file {
 		json_t *tree;    /* its tree: from a whole-file parse or kept by sw__suite_file_keep; else NULL */
 		bool verbatim;   /* opened for writing: the original bytes are what saving the case writes */
 	} *cases;
-	struct sw__suite_text_block {
-		struct sw__suite_text_block *next;
-		size_t used, cap;
-		char data[];
-	} *texts;        /* where the texts put live */
+	sw__text_arena texts; /* where the texts put live (256 KiB blocks) */
 	sw_buf scratch;  /* reused while writing one case */
 } sw__suite_file;
 
