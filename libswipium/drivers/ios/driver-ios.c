@@ -30,6 +30,8 @@ typedef struct ios_dev {
 	int pw, ph;    /* the screen in points, once known */
 	const char *back_via; /* how the last "back" went: "nav_button" | "edge_swipe" (static), NULL */
 	json_t *apps;  /* the last `simctl listapps`, NULL until read (an install forgets it) */
+	sw__ios_logstream *ls; /* `log stream` for the act loop's looks, started by the first one (logstream.c) */
+	int64_t ls_retry_ms;   /* after a stream that failed or ended: not restarted before this (monotonic) */
 } ios_dev;
 
 static void dev_free(ios_dev *d)
@@ -43,6 +45,7 @@ static void dev_free(ios_dev *d)
 	free(d->app_id);
 	sw__wda_free(d->wda);
 	json_decref(d->apps);
+	sw__ios_logstream_free(d->ls);
 	free(d);
 }
 
@@ -730,9 +733,13 @@ static bool log_line(sw_buf *out, const char *l, size_t n, json_t *apps, char pr
 	return true;
 }
 
-static int log_read(void *state, const char *since, char **text, size_t *len, sw_error **err)
+/* `log show --style compact --last` from @since (NULL: ten minutes), as threadtime lines. A show that starts
+ * while this handle's `log stream` is live tells the stream what it proved (logstream.c). */
+static int log_show(ios_dev *d, const char *since, char **text, size_t *len, sw_error **err)
 {
-	ios_dev *d = state;
+	char live_at[19] = "";
+	if (d->ls)
+		sw__ios_logstream_mark_live(d->ls, live_at);
 	char last[24];
 	long secs = seconds_since(since);
 	if (secs < 0)
@@ -757,6 +764,8 @@ static int log_read(void *state, const char *since, char **text, size_t *len, sw
 		                     "simctl log show --last %s printed more than the runner keeps; the log was not scanned",
 		                     last);
 	}
+	if (d->ls)
+		sw__ios_logstream_shown(d->ls, live_at, since, r.out ? r.out : "", r.out_len);
 	json_t *apps = apps_of(d, NULL); /* without the list the tags are process names */
 	size_t n = 0;
 	char *t = sw__ios_log_convert(r.out ? r.out : "", r.out_len, apps, &n);
@@ -765,6 +774,83 @@ static int log_read(void *state, const char *since, char **text, size_t *len, sw
 		return sw__error_nomem(err);
 	*text = t;
 	*len = n;
+	return SW_OK;
+}
+
+/* The log slot (qa_check_health, the Metro bridge): always a complete `log show`, whatever the stream holds. */
+static int log_read(void *state, const char *since, char **text, size_t *len, sw_error **err)
+{
+	return log_show(state, since, text, len, err);
+}
+
+/*
+ * The log for the act loop's look after an action: from the handle's `log stream` when it holds everything
+ * from @since on, else `log show` (which starts the stream for the next looks). A line the simulator logged
+ * an instant before this read may still be on its way through the stream: it is read by the next look or
+ * health check, since those read from the newest line already seen.
+ */
+static int log_recent(ios_dev *d, const char *since, char **text, size_t *len, sw_error **err)
+{
+	if (d->ls && sw__ios_logstream_ended(d->ls)) {
+		sw__ios_logstream_free(d->ls);
+		d->ls = NULL;
+		d->ls_retry_ms = sw_monotonic_ms() + 30000;
+	}
+	if (d->ls) {
+		char *raw = NULL;
+		size_t n = 0;
+		int r = sw__ios_logstream_read(d->ls, since, &raw, &n);
+		if (r == 1) {
+			json_t *apps = apps_of(d, NULL);
+			size_t cn = 0;
+			char *t = sw__ios_log_convert(raw, n, apps, &cn);
+			free(raw);
+			if (!t)
+				return sw__error_nomem(err);
+			*text = t;
+			*len = cn;
+			return SW_OK;
+		}
+		if (r < 0) {
+			sw__ios_logstream_free(d->ls);
+			d->ls = NULL;
+			d->ls_retry_ms = sw_monotonic_ms() + 30000;
+		}
+	}
+	if (!d->ls && since && sw_monotonic_ms() >= d->ls_retry_ms) {
+		/* a stream that cannot start (or is not live within 3 s) is no error: `log show` answers, and the
+		 * stream is tried again later */
+		if (sw__ios_logstream_start(d->udid, &d->ls, NULL) == SW_OK && !sw__ios_logstream_wait_live(d->ls, 3000) &&
+		    sw__ios_logstream_ended(d->ls)) {
+			sw__ios_logstream_free(d->ls);
+			d->ls = NULL;
+		}
+		if (!d->ls)
+			d->ls_retry_ms = sw_monotonic_ms() + 30000;
+	}
+	return log_show(d, since, text, len, err);
+}
+
+/* One look for the act loop: the UI tree (WDA) and, when asked, the log from the stream (log_recent). */
+static int observe(void *state, const sw_observe_request *req, sw_observation *out, sw_error **err)
+{
+	ios_dev *d = state;
+	sw_error *e = NULL;
+	int rc = dump_ui(d, &out->xml, &out->xml_len, &e);
+	if (rc < 0) {
+		if (!e || strcmp(sw_error_failure_code(e), "SNAPSHOT_FAILED") != 0) {
+			sw__error_propagate(err, e);
+			return rc;
+		}
+		out->xml = NULL;
+		out->xml_len = 0;
+		out->dump_error = sw__strdup(sw_error_message(e));
+		sw_error_free(e);
+	}
+	if (req->want_log && log_recent(d, req->log_since, &out->log, &out->log_len, NULL) < 0) {
+		out->log = NULL;
+		out->log_len = 0;
+	}
 	return SW_OK;
 }
 
@@ -930,7 +1016,7 @@ static const struct sw_driver_ops ios_ops = {
     .name = "ios",
     .caps = SW_DRIVER_CAP_DUMP | SW_DRIVER_CAP_SCREENCAP | SW_DRIVER_CAP_INPUT | SW_DRIVER_CAP_OPEN_URL |
             SW_DRIVER_CAP_APP | SW_DRIVER_CAP_FOREGROUND | SW_DRIVER_CAP_PROPS | SW_DRIVER_CAP_RECORD |
-            SW_DRIVER_CAP_LOGS,
+            SW_DRIVER_CAP_LOGS | SW_DRIVER_CAP_OBSERVE,
     .probe = probe,
     .release = release,
     .describe = describe,
@@ -953,6 +1039,7 @@ static const struct sw_driver_ops ios_ops = {
     .record_poll = record_poll,
     .record_stop = record_stop,
     .log_read = log_read,
+    .observe = observe,
     .clock_offset = clock_offset,
 };
 

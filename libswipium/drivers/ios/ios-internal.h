@@ -160,6 +160,27 @@ int sw__ios_selector_bounds(sw_device *dev, json_t *sel, int b[4], bool *handled
  * the bundle id of @apps (listapps' object, nullable) whose CFBundleExecutable is the process. (transfer full)
  */
 char *sw__ios_log_convert(const char *text, size_t len, json_t *apps, size_t *out_len);
+/*
+ * A `xcrun simctl spawn <udid> log stream --style compact` read by a thread into a bounded buffer (logstream.c).
+ * Stamps are threadtime's "MM-DD HH:MM:SS.mmm" on the simulator's log clock.
+ */
+typedef struct sw__ios_logstream sw__ios_logstream;
+int sw__ios_logstream_start(const char *udid, sw__ios_logstream **out, sw_error **err);
+/* Waits at most @timeout_ms for its first output: true once it is live. */
+bool sw__ios_logstream_wait_live(sw__ios_logstream *ls, int timeout_ms);
+bool sw__ios_logstream_ended(sw__ios_logstream *ls);
+/* Before a `log show`: what the stream vouches for now (@out "" when not live), for _shown() after it. */
+void sw__ios_logstream_mark_live(sw__ios_logstream *ls, char out[19]);
+/* After a complete `log show` from @since that started when _mark_live() gave @live_at: its raw output. */
+void sw__ios_logstream_shown(sw__ios_logstream *ls, const char *live_at, const char *since, const char *text,
+                             size_t len);
+/*
+ * The raw lines stamped at or after @since: 1 with *text (transfer full), 0 when the stream does not hold all of
+ * them (run `log show`), -1 when the stream has ended.
+ */
+int sw__ios_logstream_read(sw__ios_logstream *ls, const char *since, char **text, size_t *len);
+/* Stops the stream (SIGTERM to its group) and frees it. NULL is accepted. */
+void sw__ios_logstream_free(sw__ios_logstream *ls);
 /* Whether @dev is an iOS simulator without WebDriverAgent (no UI tree: taps go through idb, unobserved). */
 bool sw__ios_visual_only(sw_device *dev);
 

@@ -13,6 +13,7 @@ Every server runs with a private HOME and the stand-ins first on PATH (see test_
 import json
 import os
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -390,6 +391,61 @@ class TestIosLogsAndApps(PathsCase):
         self.assertTrue(act["health"]["crashed"], act["health"])
         self.knobs({})
         self.assertEqual(s.close(), 0)
+
+    def streams(self):
+        try:
+            with open(os.path.join(self.home, ".fake-simctl", "log-streams")) as f:
+                return [int(l.split()[0]) for l in f if l.strip()]
+        except OSError:
+            return []
+
+    def test_act_loop_reads_the_log_from_one_stream(self):
+        s, sid = self.attached()
+        n = [0]
+
+        def step():  # an act that changes the screen (the no-change budget would stop taps on one field)
+            n[0] += 1
+            return self.act(s, sid, action="type", target={"id": "email"}, text="ann%d@example.com" % n[0])
+
+        self.tool_ok(s, "qa_snapshot", sid)
+        # the first act's look reads `log show` and starts `log stream` for the next ones
+        step()
+        self.assertEqual(len(self.streams()), 1, self.streams())
+        shows = self.sim_state().get("logShows", 0)
+        for _ in range(4):
+            act = step()
+            self.assertFalse(act["health"]["crashed"], act["health"])
+        self.assertEqual(self.sim_state().get("logShows", 0), shows, "a `log show` per act")
+        self.assertEqual(len(self.streams()), 1, self.streams())
+        # a crash logged while the stream runs: an act finds it (its line may need a look or two to arrive)
+        self.knobs({"logExtra": [["E ", "Shop[4102:31c2]", CRASH]]})
+        crashed = None
+        for _ in range(10):  # within the session's 20 actions
+            act = step()
+            if act["health"]["crashed"]:
+                crashed = act
+                break
+            time.sleep(0.1)
+        self.assertIsNotNone(crashed, "the stream's crash line was never found")
+        self.assertEqual(self.sim_state().get("logShows", 0), shows)
+        # an explicit health check still reads the whole log from the newest line seen: the crash is not new
+        h = self.tool_ok(s, "qa_check_health", sid)
+        self.assertTrue(h["checked"]["logcat"], h)
+        self.assertEqual(self.sim_state().get("logShows", 0), shows + 1)
+        self.knobs({})
+        pid = self.streams()[0]
+        os.kill(pid, 0)  # still running while the session is
+        self.assertEqual(s.close(), 0)
+        # the server's exit ends the stream (closed pipe or its parent gone)
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            self.fail("log stream %d outlived the server" % pid)
 
     def test_visual_only_health_looks_at_the_log_and_says_what_it_could_not(self):
         s, sid = self.ready()
