@@ -74,6 +74,15 @@ def ms(v):
     return v * 1000
 
 
+def log_shows(home):
+    """How many `log show` the simctl stand-in has run (its state's logShows)."""
+    try:
+        with open(os.path.join(home, ".fake-simctl", "state.json")) as f:
+            return json.load(f).get("logShows", 0)
+    except (OSError, ValueError):
+        return 0
+
+
 class Bench:
     def __init__(self, mcp, runs, nodes):
         self.runs, self.nodes = runs, nodes
@@ -214,6 +223,7 @@ class Bench:
         # Sign in (login -> home) and Back (home -> login): every tap changes the screen
         steps = [("Sign in", (196, 335)), ("Back", (38, 69))]
         bare, tool = [], []
+        shows = log_shows(self.home)
         for _ in range(self.runs):
             for _text, (x, y) in steps:
                 t0 = time.perf_counter()
@@ -231,6 +241,8 @@ class Bench:
         print("wda act: bare POST /wda/tap + GET /source %.1f ms, qa_act tap (settled, observed) %.1f ms, "
               "ratio %.2fx (target <= 6x); fastest runs %.1f ms and %.1f ms, ratio %.2fx"
               % (ms(b), ms(t), t / b, ms(min(bare)), ms(min(tool)), min(tool) / min(bare)))
+        print("wda act: %d qa_act, %d `simctl spawn log show` among them (the health check's log comes from the "
+              "session's `log stream`)" % (len(tool), log_shows(self.home) - shows))
 
     # ---- 4 ----
     def startup(self):
