@@ -572,7 +572,7 @@ class TestIosToolsWithoutXcrun(IosCase):
         self.assertFalse(os.path.exists(os.path.join(self.home, ".fake-simctl", "state.json")))
         self.assertEqual(s.close(), 0)
 
-    def test_wda_actions_that_answer_without_xcrun(self):
+    def test_wda_http_actions_are_refused_without_xcrun_too(self):
         s, sid = self.start()
         try:
             for action in WDA_ACTIONS_GAP:
